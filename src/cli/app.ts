@@ -1,0 +1,94 @@
+/**
+ * The dispatcher: picks the subcommand, parses its argv once from the command's spec and
+ * runs it. Returns the exit code; `main.ts` is the only file that exits.
+ */
+import { parseArgs } from 'node:util';
+import { type Command, type Io, UsageError, UserError } from './command.ts';
+import { commands } from './commands.ts';
+
+const io: Io = {
+  stdout: (t) => void process.stdout.write(t),
+  stderr: (t) => void process.stderr.write(t),
+};
+
+/** The help text for one command, from its spec. */
+export function commandHelp(cmd: Command): string {
+  const lines = [`usage: agentwatch ${cmd.usage}`, '', cmd.summary];
+  const names = Object.keys(cmd.options);
+  if (names.length) lines.push('', 'options:');
+  for (const name of names) {
+    const o = cmd.options[name];
+    const flag = `--${name}${o.type === 'string' ? ' ' + name.toUpperCase() : ''}`;
+    lines.push(`  ${(o.short ? `-${o.short}, ` : '    ') + flag.padEnd(24)} ${cmd.help?.[name] ?? ''}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** The top-level help: every visible command with its summary. */
+export function mainHelp(): string {
+  const rows = commands.filter((c) => !c.hidden).map((c) => `  ${c.name.padEnd(10)} ${c.summary}`);
+  return [
+    'agentwatch: tells you which of your AI coding agents needs you',
+    '',
+    'usage: agentwatch COMMAND [OPTIONS] [ARGS]',
+    '',
+    'commands:',
+    ...rows,
+    '',
+    "Run 'agentwatch COMMAND --help' for a command's options.",
+    '',
+  ].join('\n');
+}
+
+/** Runs agentwatch with `argv` (without node and script); returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(mainHelp());
+    return name ? 0 : 2;
+  }
+  if (name === '--version' || name === '-V') {
+    io.stdout(`agentwatch ${VERSION}\n`);
+    return 0;
+  }
+  const cmd = commands.find((c) => c.name === name);
+  if (!cmd) {
+    io.stderr(`agentwatch: unknown command '${name}'\n\n${mainHelp()}`);
+    return 2;
+  }
+  try {
+    let own = rest;
+    let passthrough: string[] = [];
+    const dd = rest.indexOf('--');
+    if (cmd.passthrough && dd >= 0) {
+      own = rest.slice(0, dd);
+      passthrough = rest.slice(dd); // keeps the '--' so the command can split several commands
+    }
+    if (own.includes('--help') || own.includes('-h')) {
+      io.stdout(commandHelp(cmd));
+      return 0;
+    }
+    let parsed;
+    try {
+      parsed = parseArgs({ args: own, options: cmd.options, allowPositionals: true, strict: true });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    return await cmd.run(parsed.values, [...parsed.positionals, ...passthrough], io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`agentwatch ${cmd.name}: ${e.message}\n\n${commandHelp(cmd)}`);
+      return 2;
+    }
+    if (e instanceof UserError) {
+      io.stderr(`agentwatch ${cmd.name}: ${e.message}\n`);
+      return e.exitCode;
+    }
+    io.stderr(`agentwatch ${cmd.name}: internal error: ${(e as Error)?.stack ?? e}\n`);
+    return 70;
+  }
+}
+
+/** Replaced by the build (esbuild define); 'dev' when run from source. */
+declare const AGENTWATCH_VERSION: string | undefined;
+const VERSION = typeof AGENTWATCH_VERSION === 'string' ? AGENTWATCH_VERSION : 'dev';

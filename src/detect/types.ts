@@ -1,0 +1,52 @@
+/**
+ * Types shared by the detection layer. Pure data: no I/O, no imports from the layers above.
+ *
+ * Data flow: PTY bytes -> `src/vt` screen -> {@link ScreenInput} -> rules -> {@link Evaluation}.
+ */
+
+/** The state a manifest rule can assign. `exited` is decided by the runtime, never by a rule. */
+export type RuleState = 'blocked' | 'working' | 'idle';
+
+/** Every state a session can be in. */
+export type SessionState = RuleState | 'exited';
+
+/**
+ * What the detection layer reads of a terminal: a snapshot of the visible screen (no
+ * scrollback, on purpose: an answered prompt scrolled up must not read as blocked forever).
+ */
+export interface ScreenInput {
+  /** Visible rows, top first, each with trailing blanks trimmed. Length = terminal rows. */
+  readonly rows: readonly string[];
+  /** `wrapped[i]` is true when row i continues on row i+1 (soft wrap by deferred autowrap). */
+  readonly wrapped: readonly boolean[];
+  /** The window title (OSC 0 / OSC 2), '' when never set. */
+  readonly title: string;
+  /** Latest payload per OSC number, without the number and its ';' (7501 -> 'state=idle:app=codex'). */
+  readonly osc: ReadonlyMap<number, string>;
+}
+
+/** Where a rule looks. Parsed once from the manifest into this union. */
+export type Region =
+  | { readonly kind: 'screen' }
+  /** The last `lines` non-blank logical lines (wrapped rows joined). */
+  | { readonly kind: 'bottom'; readonly lines: number }
+  /** The logical lines below the last horizontal rule (a row made of `─`/`━`, at least 8 of them). */
+  | { readonly kind: 'below_last_rule' }
+  | { readonly kind: 'title' }
+  /** The latest payload of OSC `number`. */
+  | { readonly kind: 'osc'; readonly number: number };
+
+/** The result of evaluating one screen against one manifest. */
+export interface Evaluation {
+  readonly state: RuleState;
+  /** Index of the matching rule in the manifest's `[[rules]]` (0-based), null when none matched. */
+  readonly rule: number | null;
+  /** The pattern (source text) whose match decided, null when none matched. */
+  readonly pattern: string | null;
+  /** The matched text, null when none matched. */
+  readonly match: string | null;
+  /** The region the decisive pattern was matched in, as written in the manifest (e.g. 'bottom 6'). */
+  readonly region: string | null;
+  /** Human-readable reason, e.g. 'rule 0 (blocked): all 2 patterns matched' or 'no rule matched'. */
+  readonly reason: string;
+}
