@@ -1,0 +1,34 @@
+/**
+ * Types of build/Release/agentwatch_foreground.node, built from native/foreground.c by
+ * node-gyp (binding.gyp). Loaded only by src/runtime/foreground.ts, lazily, with
+ * process.dlopen.
+ */
+
+/** One process as the kernel names it. */
+export interface ProcessInfo {
+  readonly pid: number;
+  /**
+   * Linux: /proc/PID/comm (at most 15 bytes; the exec'd file's basename or a name set by
+   * prctl(PR_SET_NAME)). macOS: basename of proc_pidpath(), else proc_name().
+   */
+  readonly name: string;
+  /**
+   * Linux: /proc/PID/cmdline split at NUL; macOS: sysctl KERN_PROCARGS2. [] when it cannot
+   * be read (a zombie; another user's process on macOS). Cut at 256 KiB.
+   */
+  readonly argv: string[];
+}
+
+export interface ForegroundAddon {
+  /**
+   * tcgetpgrp(fd) (POSIX.1) on a PTY master: the foreground process group of its terminal,
+   * 0 when it has none. Throws an Error with code (e.g. 'EBADF', 'ENOTTY'), errno and
+   * syscall 'tcgetpgrp' when the call fails; TypeError/RangeError for a bad fd argument.
+   */
+  foregroundPgid(fd: number): number;
+  /**
+   * The process's name and argv, or null when it does not exist. Throws an Error with
+   * code/errno/syscall on any other failure; RangeError when pid < 1.
+   */
+  processInfo(pid: number): ProcessInfo | null;
+}
