@@ -1,0 +1,191 @@
+/**
+ * foreground(): real PTYs, real processes. bash in a PTY holds its terminal; `sleep 5` typed
+ * into it takes the foreground; Ctrl-C gives it back. Every source (addon, /proc, ps) must
+ * see the same, and a dead child must give null.
+ */
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { isatty } from 'node:tty';
+import * as pty from 'node-pty';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  executableName,
+  type Foreground,
+  foreground,
+  foregroundDiagnostics,
+  type ForegroundVia,
+  loadForegroundAddon,
+  type PtyMaster,
+  ptyMasterFd,
+  setAddonPath,
+} from '../src/runtime/foreground.ts';
+
+const WAIT_MS = 3000;
+const STEP_MS = 20;
+const BASH = { name: 'bash', argv: ['bash', '--norc', '--noprofile', '-i'] };
+const SOURCES: ForegroundVia[] = process.platform === 'linux'
+  ? ['addon', 'proc', 'ps']
+  : ['addon', 'ps'];
+
+function spawnBash(): pty.IPty {
+  return pty.spawn('bash', ['--norc', '--noprofile', '-i'], {
+    name: 'xterm-256color',
+    cols: 80,
+    rows: 24,
+    cwd: tmpdir(),
+    env: { ...process.env, HISTFILE: '/dev/null', PS1: '$ ' },
+  });
+}
+
+/** Polls `read` every STEP_MS until `done` holds, for at most WAIT_MS; returns the last value. */
+async function waitFor<T>(read: () => T, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + WAIT_MS;
+  let value = read();
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, STEP_MS));
+    value = read();
+  }
+  return value;
+}
+
+/** Kills the PTY's child and any foreground group it left, and waits for node-pty's exit. */
+async function killAll(p: pty.IPty, groups: number[]): Promise<void> {
+  const exited = new Promise<void>((resolve) => p.onExit(() => resolve()));
+  for (const pgid of groups) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch { /* already gone */ }
+  }
+  try {
+    process.kill(p.pid, 'SIGKILL');
+  } catch { /* already gone */ }
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, WAIT_MS))]);
+}
+
+/** Asserts that every source, asked alone, gives `expected` (and names itself in `via`). */
+function everySourceSays(m: PtyMaster, expected: Omit<Foreground, 'via'>): void {
+  for (const via of SOURCES) assert.equal(foreground(m, { via }), { ...expected, via }, via);
+}
+
+test('the addon is built and loads', () => {
+  const d = foregroundDiagnostics();
+  assert.is(d.addon, 'loaded', d.summary);
+  assert.ok(d.loadedFrom?.endsWith(path.join('build', 'Release', 'agentwatch_foreground.node')));
+});
+
+test('bash, then sleep 5, then bash again after Ctrl-C; addon, /proc and ps agree', async () => {
+  const p = spawnBash();
+  const groups: number[] = [];
+  try {
+    const fd = ptyMasterFd(p);
+    assert.type(fd, 'number');
+    assert.ok(isatty(fd!), 'the master fd is a terminal');
+    const m = { fd, pid: p.pid };
+
+    const bash = await waitFor(() => foreground(m), (f) => f?.name === 'bash');
+    const bashHolds = { pgid: p.pid, pid: p.pid, ...BASH };
+    assert.equal(bash, { ...bashHolds, via: 'addon' });
+    everySourceSays(m, bashHolds);
+
+    p.write('sleep 5\r');
+    const sleep = await waitFor(() => foreground(m), (f) => f?.name === 'sleep');
+    assert.ok(sleep);
+    groups.push(sleep.pgid);
+    assert.is(sleep.name, 'sleep');
+    assert.equal(sleep.argv, ['sleep', '5']);
+    assert.is.not(sleep.pgid, p.pid);
+    assert.is(sleep.pid, sleep.pgid);
+    assert.is(sleep.via, 'addon');
+    everySourceSays(m, { pgid: sleep.pgid, pid: sleep.pgid, name: 'sleep', argv: ['sleep', '5'] });
+
+    p.write('\x03');
+    const back = await waitFor(() => foreground(m), (f) => f?.pgid === p.pid);
+    assert.equal(back, { ...bashHolds, via: 'addon' });
+    everySourceSays(m, bashHolds);
+  } finally {
+    await killAll(p, groups);
+  }
+});
+
+test('AGENTWATCH_NO_ADDON=1 and a missing fd fall back to /proc (Linux) or ps', async () => {
+  const p = spawnBash();
+  const fallback = process.platform === 'linux' ? 'proc' : 'ps';
+  try {
+    const m = { fd: ptyMasterFd(p), pid: p.pid };
+    const before = process.env.AGENTWATCH_NO_ADDON;
+    process.env.AGENTWATCH_NO_ADDON = '1';
+    try {
+      const f = await waitFor(() => foreground(m), (v) => v?.name === 'bash');
+      assert.equal(f, { pgid: p.pid, pid: p.pid, ...BASH, via: fallback });
+      assert.is(foregroundDiagnostics().addon, 'disabled');
+      assert.throws(() => foreground(m, { via: 'addon' }), /AGENTWATCH_NO_ADDON/);
+    } finally {
+      if (before === undefined) delete process.env.AGENTWATCH_NO_ADDON;
+      else process.env.AGENTWATCH_NO_ADDON = before;
+    }
+    assert.is(foreground({ pid: p.pid })?.via, fallback);
+  } finally {
+    await killAll(p, []);
+  }
+});
+
+test('an fd that is not the master: the addon throws naming errno, the default falls back', async () => {
+  const p = spawnBash();
+  try {
+    const bad = { fd: 1_000_000, pid: p.pid };
+    assert.throws(() => foreground(bad, { via: 'addon' }), /tcgetpgrp\(1000000\).*EBADF/);
+    const f = await waitFor(() => foreground(bad), (v) => v?.name === 'bash');
+    assert.is(f?.via, process.platform === 'linux' ? 'proc' : 'ps');
+    assert.is(f?.pgid, p.pid);
+  } finally {
+    await killAll(p, []);
+  }
+});
+
+test('a dead PTY child gives null from every source, not a throw', async () => {
+  const p = spawnBash();
+  const m = { fd: ptyMasterFd(p), pid: p.pid };
+  await waitFor(() => foreground(m), (f) => f?.name === 'bash');
+  await killAll(p, []);
+  assert.is(await waitFor(() => foreground(m), (f) => f === null), null);
+  for (const via of SOURCES) assert.is(foreground(m, { via }), null, via);
+});
+
+test('a missing addon path is reported, never thrown', () => {
+  const missing = path.join(tmpdir(), 'agentwatch-no-such-dir', 'agentwatch_foreground.node');
+  const notAnAddon = path.join(tmpdir(), `agentwatch-not-an-addon-${process.pid}.node`);
+  writeFileSync(notAnAddon, 'not a shared object\n');
+
+  const load = loadForegroundAddon([missing, notAnAddon]);
+  assert.is(load.addon, undefined);
+  assert.equal(load.tried.map((t) => t.path), [missing, notAnAddon]);
+  for (const t of load.tried) assert.ok(t.error.length > 0, t.path);
+
+  setAddonPath(missing);
+  try {
+    const d = foregroundDiagnostics();
+    assert.is(d.tried[0].path, missing);
+    assert.match(d.tried[0].error, /No such file|cannot open|not found/i);
+    assert.is(d.addon, 'loaded', 'the build folder is still tried after the explicit path');
+  } finally {
+    setAddonPath(undefined);
+  }
+});
+
+test('executableName: basename, no .exe, a 15-byte comm completed from argv[0]', () => {
+  const claude = ['node_modules/@anthropic-ai/claude-code/bin/claude.exe', '--version'];
+  assert.is(executableName('claude.exe', claude), 'claude');
+  assert.is(executableName('claude', ['node_modules/.bin/claude']), 'claude');
+  assert.is(executableName('bash', ['-bash']), 'bash');
+  assert.is(
+    executableName('agentwatch-fore', ['/usr/bin/agentwatch-foreground']),
+    'agentwatch-foreground',
+  );
+  assert.is(executableName('agentwatch-fore', ['something-else']), 'agentwatch-fore');
+  assert.is(executableName('/Applications/Foo.app/Contents/MacOS/Foo', []), 'Foo');
+  assert.is(executableName('', ['/opt/bin/codex']), 'codex');
+});
+
+test.run();
