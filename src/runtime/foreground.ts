@@ -213,9 +213,10 @@ export function foreground(master: PtyMaster, options: ForegroundOptions = {}): 
   }
   if (!isAlive(pid)) return null;
 
+  const useAddon = fd !== undefined && !addonDisabled() && loadedAddon().addon !== undefined;
   const sources: ForegroundVia[] = options.via !== undefined
     ? [options.via]
-    : [...(addonDisabled() || fd === undefined ? [] : ['addon' as const]), defaultFallback()];
+    : [...(useAddon ? ['addon' as const] : []), defaultFallback()];
   const failures: string[] = [];
   for (const source of sources) {
     try {
