@@ -1,0 +1,265 @@
+/**
+ * Real Claude Code (node_modules/.bin/claude, a native binary) in a real PTY, against the fake
+ * Anthropic API on 127.0.0.1, with a throwaway HOME. One session, in order:
+ *
+ * 1. start-up reaches the idle footer "? for shortcuts";
+ * 2. `task-bash ...` makes the model ask for Bash `touch hello.txt`: the permission prompt
+ *    shows (blocked: no "esc to interrupt", no "? for shortcuts");
+ * 3. Enter on "1. Yes": the tool runs, hello.txt exists, the server got the tool_result, and the
+ *    session is idle again;
+ * 4. `task-slow ...`: the server stalls, and meanwhile the footer says "esc to interrupt".
+ *
+ * Screens are compared with the fixtures in fixtures/claude-code/ (same version, same size).
+ * Skipped, with a printed reason, only when node_modules/.bin/claude is missing.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import { type FakeAnthropic, startFakeAnthropic } from './support/fake-anthropic.ts';
+import { CLAUDE_BIN, type ClaudeHome, makeClaudeHome, REPO_ROOT } from './support/claude-home.ts';
+import { type PtyDriver, startPty } from './support/pty-driver.ts';
+
+const FIXTURES = join(REPO_ROOT, 'fixtures', 'claude-code');
+const FIXTURE_PROJECT = '/home/dev/claude/proj';
+/** How long the server stalls on task-slow, ms. */
+const SLOW_MS = 4000;
+/** Keys typed in the first ~100-200 ms after a prompt shows are dropped by Claude Code. */
+const ANSWER_DELAY_MS = 500;
+
+const test = suite('claude-real');
+
+interface State {
+  server?: FakeAnthropic;
+  home?: ClaudeHome;
+  pty?: PtyDriver;
+  failed?: string;
+  timings: Record<string, number>;
+}
+const st: State = { timings: {} };
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Screen text with this run's project path replaced by the fixtures' one. */
+function normal(screen: string): string {
+  return st.home ? screen.split(st.home.project).join(FIXTURE_PROJECT) : screen;
+}
+
+function fixtureScreen(name: string): string {
+  return readFileSync(join(FIXTURES, `${name}.screen.txt`), 'utf8');
+}
+
+/** Lines of `screen` from the first line matching `from` through the first matching `to`. */
+function block(screen: string, from: RegExp, to: RegExp): string[] {
+  const lines = screen.split('\n').map((l) => l.trimEnd());
+  const a = lines.findIndex((l) => from.test(l));
+  if (a < 0) return [];
+  const b = lines.findIndex((l, i) => i >= a && to.test(l));
+  return lines.slice(a, b < 0 ? undefined : b + 1);
+}
+
+function context(): string {
+  return `\n--- screen now (${st.pty?.emulator ?? 'no pty'}) ---\n${st.pty?.screen() ?? ''}\n` +
+    `--- fake API log ---\n${st.server?.dump() ?? ''}\n--- timings (ms) ---\n` +
+    JSON.stringify(st.timings);
+}
+
+/** Fails with the screen, the server log and the timings in the message. */
+function check(ok: boolean, what: string, screen?: string): void {
+  if (ok) return;
+  throw new Error(
+    `${what}${screen !== undefined ? `\n--- screen checked ---\n${screen}` : ''}${context()}`,
+  );
+}
+
+/** Starts the server, the HOME and Claude Code (done in a step: uvu swallows `before` errors). */
+async function setUp(): Promise<PtyDriver> {
+  st.server = await startFakeAnthropic({ slowMs: SLOW_MS });
+  st.home = makeClaudeHome({ baseUrl: st.server.url });
+  st.timings.spawn = Date.now();
+  st.pty = await startPty({
+    command: CLAUDE_BIN,
+    args: ['--permission-mode', 'manual'],
+    cwd: st.home.project,
+    env: st.home.env,
+  });
+  return st.pty;
+}
+
+/** Runs one step; an earlier failure skips it, a failure carries the server log. */
+function step(name: string, fn: (pty: PtyDriver) => Promise<void>) {
+  test(name, async () => {
+    if (st.failed) throw new Error(`not run: the earlier step "${st.failed}" failed`);
+    try {
+      await fn(st.pty ?? await setUp());
+    } catch (err) {
+      st.failed = name;
+      const e = err as Error;
+      if (!e.message.includes('--- fake API log ---')) e.message += context();
+      throw e;
+    }
+  });
+}
+
+async function submit(pty: PtyDriver, prompt: string): Promise<number> {
+  await pty.type(prompt);
+  await sleep(250);
+  pty.send('\r');
+  return Date.now();
+}
+
+if (!existsSync(CLAUDE_BIN)) {
+  console.log(
+    `claude-real: skipped: ${CLAUDE_BIN} is missing ` +
+      '(the dev dependency @anthropic-ai/claude-code is not installed)',
+  );
+  test.skip('real Claude Code session');
+} else {
+  test.after(async () => {
+    await st.pty?.close();
+    await st.server?.close();
+    st.home?.cleanup();
+    const t = st.timings;
+    console.log(
+      `claude-real (${st.pty?.emulator}): start-up to idle footer ${t.startup} ms, ` +
+        `Enter to blocked prompt ${t.enterToBlocked} ms, answer to idle ${t.answerToIdle} ms, ` +
+        `Enter to "esc to interrupt" ${t.enterToWorking} ms, whole session ${
+          Date.now() - t.spawn
+        } ms`,
+    );
+  });
+
+  step('start-up reaches the idle footer', async (pty) => {
+    const screen = await pty.waitForScreen(/\? for shortcuts/, 30_000);
+    st.timings.startup = Date.now() - st.timings.spawn;
+    check(/Claude Code v\d/.test(screen), 'banner "Claude Code v…" missing', screen);
+    check(!/esc to interrupt/.test(screen), 'idle screen shows "esc to interrupt"', screen);
+    check(!/Do you want to proceed/.test(screen), 'idle screen shows a prompt', screen);
+    check(
+      /^ {2}⏸ manual mode on · \? for shortcuts/m.test(screen),
+      'manual-mode idle footer',
+      screen,
+    );
+  });
+
+  step('task-bash: the Bash permission prompt blocks the session', async (pty) => {
+    const entered = await submit(pty, 'task-bash please create hello.txt');
+    const screen = normal(
+      await pty.waitForScreen(/Do you want to proceed\?[\s\S]*Esc to cancel/, 20_000),
+    );
+    st.timings.enterToBlocked = Date.now() - entered;
+    check(/^ ❯ 1\. Yes$/m.test(screen), '"❯ 1. Yes" missing', screen);
+    check(!/esc to interrupt/.test(screen), 'blocked screen shows "esc to interrupt"', screen);
+    check(!/\? for shortcuts/.test(screen), 'blocked screen shows "? for shortcuts"', screen);
+    // The dialog is the fixture's, line for line (paths normalised).
+    const want = block(fixtureScreen('claude.blocked'), /^ Bash command$/, /Esc to cancel/);
+    const got = block(screen, /^ Bash command$/, /Esc to cancel/);
+    check(want.length > 5, 'fixture claude.blocked.screen.txt has no Bash dialog');
+    check(
+      JSON.stringify(got) === JSON.stringify(want),
+      `dialog differs from fixture claude.blocked:\nwant:\n${want.join('\n')}\ngot:\n${
+        got.join('\n')
+      }`,
+      screen,
+    );
+    const asked = st.server!.messages().find((e) => e.rule === 'task-bash/tool');
+    check(asked !== undefined, 'the server never issued the Bash tool_use');
+    check(st.server!.toolResults().length === 0, 'a tool_result came back before the answer');
+  });
+
+  step('Enter on "1. Yes": the tool runs and the session is idle again', async (pty) => {
+    await sleep(ANSWER_DELAY_MS);
+    pty.send('\r');
+    const answered = Date.now();
+    const screen = normal(
+      await pty.waitForScreen(
+        /Created hello\.txt in the project directory[\s\S]*\? for shortcuts/,
+        20_000,
+        {
+          not: /esc to interrupt|Do you want to proceed/,
+        },
+      ),
+    );
+    st.timings.answerToIdle = Date.now() - answered;
+    check(
+      existsSync(join(st.home!.project, 'hello.txt')),
+      'hello.txt was not created in the project',
+    );
+    const results = st.server!.toolResults();
+    check(
+      results.some((r) =>
+        r.toolUse?.name === 'Bash' && r.toolUse.rule === 'task-bash/tool' && !r.isError
+      ),
+      `the server saw no successful tool_result for the Bash tool_use: ${JSON.stringify(results)}`,
+    );
+    check(
+      st.server!.messages().some((e) => e.rule === 'task-bash/done'),
+      'no request after the tool_result',
+    );
+    // As in fixture claude.idle.after: the turn, then the empty input box and the idle footer.
+    const fx = fixtureScreen('claude.idle.after');
+    for (
+      const line of [
+        "● I'll create the file.",
+        '  Ran 1 shell command',
+        '● Created hello.txt in the project directory.',
+      ]
+    ) {
+      check(fx.includes(line), `fixture claude.idle.after lacks ${JSON.stringify(line)}`);
+      check(
+        screen.includes(line),
+        `idle screen lacks ${JSON.stringify(line)} (fixture has it)`,
+        screen,
+      );
+    }
+    check(/^✻ \S+ for \d+s · done /m.test(screen), 'no "✻ <Verb>ed for Ns · done" line', screen);
+    check(
+      /^❯[ \u00a0]*\n─+\n {2}⏸ manual mode on · \? for shortcuts/m.test(screen),
+      'empty input box + idle footer',
+      screen,
+    );
+  });
+
+  step('task-slow: "esc to interrupt" shows while the server stalls', async (pty) => {
+    const entered = await submit(pty, 'task-slow check the project');
+    const screen = await pty.waitForScreen(/esc to interrupt/, 10_000);
+    st.timings.enterToWorking = Date.now() - entered;
+    check(!/\? for shortcuts/.test(screen), 'working screen shows "? for shortcuts"', screen);
+    check(!/Do you want to proceed/.test(screen), 'working screen shows a prompt', screen);
+    check(
+      /^ {2}⏸ manual mode on · esc to interrupt/m.test(screen),
+      'manual-mode working footer',
+      screen,
+    );
+    // As in fixture claude.working: a spinner line (glyph + verb…) above the input box.
+    check(
+      /^[·✢✳✶✻✽*] \S+…/m.test(fixtureScreen('claude.working')),
+      'fixture claude.working has no spinner',
+    );
+    check(/^[·✢✳✶✻✽*] \S+…/m.test(screen), 'no spinner line "<glyph> <Verb>…"', screen);
+    // Still working well into the stall: the request is pending and the footer unchanged.
+    await sleep(Math.min(1500, SLOW_MS / 2));
+    const slow = st.server!.messages().find((e) => e.rule === 'task-slow');
+    check(slow !== undefined && slow.status === undefined, 'the task-slow request is not pending');
+    const mid = pty.screen();
+    check(
+      /esc to interrupt/.test(mid) && !/\? for shortcuts/.test(mid),
+      'not working mid-stall',
+      mid,
+    );
+    const done = await pty.waitForScreen(
+      /nothing else to change[\s\S]*\? for shortcuts/,
+      SLOW_MS + 15_000,
+      {
+        not: /esc to interrupt/,
+      },
+    );
+    st.timings.slowTurn = Date.now() - entered;
+    check(
+      st.timings.slowTurn >= SLOW_MS,
+      `the slow turn ended after ${st.timings.slowTurn} ms`,
+      done,
+    );
+  });
+}
+
+test.run();
