@@ -15,8 +15,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
 import { type FakeAnthropic, startFakeAnthropic } from './support/fake-anthropic.ts';
-import { CLAUDE_BIN, type ClaudeHome, makeClaudeHome, REPO_ROOT } from './support/claude-home.ts';
+import {
+  CLAUDE_BIN,
+  claudeArgs,
+  type ClaudeHome,
+  makeClaudeHome,
+  REPO_ROOT,
+} from './support/claude-home.ts';
 import { type PtyDriver, startPty } from './support/pty-driver.ts';
 
 const FIXTURES = join(REPO_ROOT, 'fixtures', 'claude-code');
@@ -25,6 +32,142 @@ const FIXTURE_PROJECT = '/home/dev/claude/proj';
 const SLOW_MS = 4000;
 /** Keys typed in the first ~100-200 ms after a prompt shows are dropped by Claude Code. */
 const ANSWER_DELAY_MS = 500;
+
+// The fake server alone, fast, and also when Claude Code is missing.
+const api = suite('fake-anthropic');
+
+async function post(url: string, body: unknown): Promise<Response> {
+  return await fetch(`${url}/v1/messages?beta=true`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+/** Parses an SSE body into `[event, data]` pairs. */
+function sse(text: string): Array<[string, Record<string, unknown>]> {
+  return text.trim().split('\n\n').map((chunk) => {
+    const event = /^event: (.*)$/m.exec(chunk)?.[1] ?? '';
+    const data = JSON.parse(/^data: (.*)$/m.exec(chunk)?.[1] ?? 'null');
+    return [event, data];
+  });
+}
+
+const TOOLS = [{ name: 'Bash', input_schema: { type: 'object' } }];
+
+api('streams a tool_use, then answers its tool_result', async () => {
+  const server = await startFakeAnthropic({ chunkDelayMs: 0 });
+  try {
+    const prompt = { role: 'user', content: [{ type: 'text', text: 'task-bash make it' }] };
+    const r1 = await post(server.url, {
+      model: 'm',
+      stream: true,
+      tools: TOOLS,
+      messages: [prompt],
+    });
+    assert.is(r1.headers.get('content-type')?.startsWith('text/event-stream'), true);
+    const events = sse(await r1.text());
+    assert.equal(
+      [...new Set(events.map(([e]) => e))],
+      [
+        'message_start',
+        'ping',
+        'content_block_start',
+        'content_block_delta',
+        'content_block_stop',
+        'message_delta',
+        'message_stop',
+      ],
+    );
+    const start = events.find(([e, d]) =>
+      e === 'content_block_start' &&
+      (d.content_block as { type: string }).type === 'tool_use'
+    )![1];
+    const toolUse = start.content_block as { id: string; name: string };
+    assert.is(toolUse.name, 'Bash');
+    const json = events
+      .filter(([e, d]) => e === 'content_block_delta' && d.index === start.index)
+      .map(([, d]) => (d.delta as { partial_json: string }).partial_json).join('');
+    assert.equal(JSON.parse(json), {
+      command: 'touch hello.txt',
+      description: 'Create empty hello.txt file',
+    });
+    const stop = events.find(([e]) => e === 'message_delta')![1];
+    assert.is((stop.delta as { stop_reason: string }).stop_reason, 'tool_use');
+
+    const r2 = await post(server.url, {
+      model: 'm',
+      stream: false,
+      tools: TOOLS,
+      messages: [prompt, { role: 'assistant', content: [{ type: 'tool_use', id: toolUse.id }] }, {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: 'ok' }],
+      }],
+    });
+    const msg = await r2.json() as { content: Array<{ text: string }>; stop_reason: string };
+    assert.is(msg.stop_reason, 'end_turn');
+    assert.match(msg.content[0].text, /Created hello\.txt/);
+    assert.equal(server.messages().map((e) => e.rule), ['task-bash/tool', 'task-bash/done']);
+    assert.is(server.toolResults()[0].toolUse?.name, 'Bash');
+  } finally {
+    await server.close();
+  }
+});
+
+api('injected rules win; other endpoints get benign answers; close ends a stall', async () => {
+  const server = await startFakeAnthropic({ slowMs: 60_000 });
+  try {
+    server.addRules({
+      name: 'mine',
+      match: (c) => c.promptText.includes('hello there'),
+      reply: () => ({ content: [{ type: 'text', text: 'General Kenobi' }] }),
+    });
+    const r = await post(server.url, {
+      stream: false,
+      tools: TOOLS,
+      messages: [{ role: 'user', content: 'hello there' }],
+    });
+    assert.is(
+      ((await r.json()) as { content: Array<{ text: string }> }).content[0].text,
+      'General Kenobi',
+    );
+    const side = await post(server.url, {
+      stream: false,
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    assert.is(
+      ((await side.json()) as { content: Array<{ text: string }> }).content[0].text,
+      'Fake title',
+    );
+    const count = await fetch(`${server.url}/v1/messages/count_tokens`, {
+      method: 'POST',
+      body: '{}',
+    });
+    assert.equal(await count.json(), { input_tokens: 100 });
+    assert.is((await fetch(`${server.url}/v1/models`)).status, 200);
+    const stalled = post(server.url, {
+      stream: true,
+      tools: TOOLS,
+      messages: [{ role: 'user', content: 'task-slow' }],
+    }).then(() => 'answered', () => 'dropped');
+    await sleep(100);
+    const t0 = Date.now();
+    await server.close();
+    assert.is(await stalled, 'dropped');
+    assert.ok(Date.now() - t0 < 2000, 'close() waited for the stall');
+    assert.equal(server.log.map((e) => e.rule ?? e.url), [
+      'mine',
+      'side',
+      '/v1/messages/count_tokens',
+      '/v1/models',
+      'task-slow',
+    ]);
+  } finally {
+    await server.close();
+  }
+});
+
+api.run();
 
 const test = suite('claude-real');
 
@@ -78,7 +221,7 @@ async function setUp(): Promise<PtyDriver> {
   st.timings.spawn = Date.now();
   st.pty = await startPty({
     command: CLAUDE_BIN,
-    args: ['--permission-mode', 'manual'],
+    args: claudeArgs({ permissionMode: 'manual' }),
     cwd: st.home.project,
     env: st.home.env,
   });
@@ -110,7 +253,7 @@ async function submit(pty: PtyDriver, prompt: string): Promise<number> {
 if (!existsSync(CLAUDE_BIN)) {
   console.log(
     `claude-real: skipped: ${CLAUDE_BIN} is missing ` +
-      '(the dev dependency @anthropic-ai/claude-code is not installed)',
+      '(npm ci installs the dev dependency @anthropic-ai/claude-code; AGENTWATCH_CLAUDE_BIN overrides the path)',
   );
   test.skip('real Claude Code session');
 } else {

@@ -11,8 +11,12 @@ import { fileURLToPath } from 'node:url';
 /** The repository root (two levels above this file). */
 export const REPO_ROOT: string = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** Path of the Claude Code binary installed as a dev dependency (may be missing). */
-export const CLAUDE_BIN: string = join(REPO_ROOT, 'node_modules', '.bin', 'claude');
+/**
+ * Path of the Claude Code binary: env AGENTWATCH_CLAUDE_BIN if set, else the one installed as a
+ * dev dependency (node_modules/.bin/claude). May be missing.
+ */
+export const CLAUDE_BIN: string = process.env.AGENTWATCH_CLAUDE_BIN ||
+  join(REPO_ROOT, 'node_modules', '.bin', 'claude');
 
 /** The fake key used by default; Claude Code approves it by its last 20 characters. */
 export const FAKE_API_KEY =
@@ -185,4 +189,25 @@ export function makeClaudeHome(options: ClaudeHomeOptions = {}): ClaudeHome {
       }
     },
   };
+}
+
+/** Options of {@link claudeArgs}. */
+export interface ClaudeArgsOptions {
+  /** `--permission-mode`: `manual` (default), `plan`, `acceptEdits`, ...; null for none (auto mode). */
+  permissionMode?: string | null;
+  /** Passed as `--settings '<json>'` (e.g. `{hooks: {...}}`), on top of the user settings. */
+  settings?: Record<string, unknown>;
+  /** Appended as they are. */
+  extra?: string[];
+}
+
+/**
+ * The argv (without the program) for Claude Code as the fixtures ran it:
+ * `['--permission-mode', 'manual']`, plus `--settings <json>` when settings are given.
+ */
+export function claudeArgs(options: ClaudeArgsOptions = {}): string[] {
+  const mode = options.permissionMode === undefined ? 'manual' : options.permissionMode;
+  const args = mode === null ? [] : ['--permission-mode', mode];
+  if (options.settings) args.push('--settings', JSON.stringify(options.settings));
+  return [...args, ...(options.extra ?? [])];
 }

@@ -221,8 +221,9 @@ function answers(ctx: TurnContext, rulePrefix: string): boolean {
 /**
  * The default script, as the lab server had it:
  * - no tools offered (title, plan-file name and other side requests): a short text;
- * - `task-bash`: text + Bash `touch hello.txt` (a write, so manual mode asks), then on its
- *   tool_result "Created hello.txt in the project directory.";
+ * - `task-bash`: text + Bash `touch hello.txt`, then on its tool_result "Created hello.txt in
+ *   the project directory.". The command writes on purpose: in manual mode Claude Code runs
+ *   read-only commands (`sleep`, `echo`) without asking, so they would never block;
  * - `task-slowbash`: Bash `slowBashCommand`, then "The long-running command finished.";
  * - `task-write`: Write hello.py, then a text; `task-ask`: AskUserQuestion, then a text;
  * - `task-slow`: stall `slowMs`, then "I checked the project; there is nothing else to change.";

@@ -43,7 +43,8 @@ interface VtTerminal {
   write(data: Uint8Array): void;
   screenText(): string;
   takeReplies(): Uint8Array | null;
-  resize?(cols: number, rows: number): void;
+  /** Rows first, as src/runtime calls it. */
+  resize?(rows: number, cols: number): void;
 }
 
 class XtermEmulator implements Emulator {
@@ -103,7 +104,7 @@ class VtEmulator implements Emulator {
     return this.term.takeReplies();
   }
   resize(cols: number, rows: number): void {
-    this.term.resize?.(cols, rows);
+    this.term.resize?.(rows, cols);
   }
 }
 
