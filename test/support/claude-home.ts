@@ -49,7 +49,7 @@ export interface ClaudeHomeOptions {
 
 /** A prepared HOME; see {@link makeClaudeHome}. */
 export interface ClaudeHome {
-  /** The temp root holding `home/` and `proj/` (realpath). */
+  /** The temp root holding `home/`, `proj/` and `tmp/` (TMPDIR) (realpath). */
   root: string;
   /** HOME for Claude Code. */
   home: string;
@@ -86,7 +86,8 @@ export function installedClaudeVersion(): string {
  * Creates a throwaway HOME (mkdtemp under os.tmpdir()) with ~/.claude.json as in the fixtures'
  * README (onboarding done, theme dark, API key approved, project trusted), a project dir with
  * greet.py, and the environment to run Claude Code with: HOME, TERM=xterm-256color,
- * COLORTERM=truecolor, LANG=C.UTF-8, SHELL, USER, PATH, ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY
+ * COLORTERM=truecolor, LANG=C.UTF-8, SHELL, USER, PATH, TMPDIR (inside the root),
+ * ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY
  * and the switches that turn off the updater, telemetry, error reports, nonessential traffic and
  * the official plugin marketplace clone. Nothing else of process.env is passed on.
  *
@@ -101,6 +102,8 @@ export function makeClaudeHome(options: ClaudeHomeOptions = {}): ClaudeHome {
   const project = join(root, 'proj');
   mkdirSync(join(home, '.claude'), { recursive: true });
   mkdirSync(project, { recursive: true });
+  const tmp = join(root, 'tmp');
+  mkdirSync(tmp, { recursive: true });
 
   const apiKey = options.apiKey ?? FAKE_API_KEY;
   const version = options.version ?? installedClaudeVersion();
@@ -164,6 +167,10 @@ export function makeClaudeHome(options: ClaudeHomeOptions = {}): ClaudeHome {
     // Not in the fixtures' environment, but without it Claude Code 2.1.332 runs git and ssh to
     // clone github.com/anthropics/claude-plugins-official at start-up (seen with strace).
     CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: '1',
+    // Claude Code keeps task state in $TMPDIR/claude-<uid>/<project>/ and leaves it behind:
+    // keep it inside the root so that cleanup() removes it.
+    TMPDIR: tmp,
+    CLAUDE_CODE_TMPDIR: tmp,
   };
   for (const [k, v] of Object.entries(options.env ?? {})) {
     if (v === undefined) delete env[k];

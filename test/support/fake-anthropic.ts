@@ -128,7 +128,11 @@ export interface FakeAnthropicOptions {
   script?: ScriptRule[];
   /** Stall of `task-slow` before streaming, ms. Default 9000 (as in the captures). */
   slowMs?: number;
-  /** Command of `task-slowbash`. Default `sleep 9 && touch build.log`. */
+  /**
+   * Command of `task-slowbash`. Default `sleep 9 && touch build.log`. Claude Code 2.1.332
+   * refuses a leading `sleep N` with N >= 25 s (tool_result error "Blocked: sleep 37 followed
+   * by: ..."), and runs a command that only sleeps without asking, hence the `touch`.
+   */
   slowBashCommand?: string;
   /** Delay between SSE events, ms. Default 5 (gives the UI a few frames of streaming). */
   chunkDelayMs?: number;

@@ -288,13 +288,17 @@ export async function startPty(options: PtyDriverOptions): Promise<PtyDriver> {
   });
 
   // Output is fed to the emulator in order; a chain keeps async writes (xterm) ordered.
+  // An emulator error is kept and reported by waitForScreen() rather than breaking the chain.
   let chain = Promise.resolve();
+  let emuError: Error | undefined;
   proc.onData((d: string | Buffer) => {
     const data = typeof d === 'string' ? Buffer.from(d, 'utf8') : new Uint8Array(d);
     output.push({ t: Date.now() - startedAt, data });
     chain = chain.then(() => emu.write(data)).then(() => {
       const reply = emu.takeReplies();
       if (reply && !exit) proc.write(Buffer.from(reply));
+    }).catch((err: Error) => {
+      emuError ??= err;
     });
   });
 
@@ -313,6 +317,11 @@ export async function startPty(options: PtyDriverOptions): Promise<PtyDriver> {
       const t0 = Date.now();
       for (;;) {
         await chain;
+        if (emuError) {
+          throw new Error(
+            `waitForScreen(${pattern}): the ${emu.name} emulator failed: ${emuError.stack}`,
+          );
+        }
         const s = emu.screenText();
         if (pattern.test(s) && !(opts.not && opts.not.test(s))) return s;
         const waited = Date.now() - t0;
@@ -362,7 +371,7 @@ export async function startPty(options: PtyDriverOptions): Promise<PtyDriver> {
         }
         await Promise.race([exited, sleep(2000)]);
       }
-      await chain.catch(() => {});
+      await chain;
     },
   };
   return driver;
