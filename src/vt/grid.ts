@@ -1,0 +1,259 @@
+/**
+ * One screen buffer (the normal or the alternate screen) in typed arrays, with the cell and
+ * row primitives the screen's handlers are built from. No scrollback: only visible rows.
+ *
+ * Memory layout (a 32x120 grid: 15,360 + 64 + 32 + 122 = 15,578 bytes):
+ *
+ *   cells   Uint32Array(rows * cols)   one word per cell, physical row-major:
+ *           | 31..24 unused | 23..22 width | 21 combined | 20..0 code point |
+ *           width 1 or 2 for a character (2: the next cell is its spacer), 0 for the
+ *           spacer right of a wide character (code point 0) or for a lone zero-width
+ *           character; `combined` set: the cell's text (base + joined marks) is the string
+ *           in `combined` under the cell's index, and the code point bits are unused.
+ *           A blank cell is BLANK (width 1, no code point); it reads as ' '.
+ *   rowMap  Uint16Array(rows)   visible row y -> physical row; scrolling rotates this map
+ *           instead of moving cells.
+ *   wrapped Uint8Array(rows)    per physical row: 1 when the row continues the row above it
+ *           (soft wrap by deferred autowrap; xterm's `isWrapped`).
+ *   tabs    Uint8Array(cols + 2) 1 at each tab stop column (index cols and cols + 1 exist
+ *           because the cursor can sit there: pending wrap, see screen.ts).
+ *   combined Map<cell index, string>: only cells carrying combining marks; bounded by the
+ *           cell count (keys are cell indices).
+ *
+ * The cell word, the wide-character fix-ups and the text rules follow xterm.js 6.0.0
+ * `src/common/buffer/BufferLine.ts` (MIT), the reference the tests compare against.
+ */
+
+/** Bits 0..20 of a cell word: the code point. */
+export const CP_MASK = 0x1fffff;
+/** Bit 21: the cell's text lives in `Grid.combined`. */
+export const COMBINED = 0x200000;
+/** Code point or combined flag: the cell holds text. */
+export const CONTENT_MASK = 0x3fffff;
+/** Bits 22..23 hold the width. */
+export const WIDTH_SHIFT = 22;
+/** An erased cell: width 1, no text. */
+export const BLANK = 1 << WIDTH_SHIFT;
+
+/** Tab stop distance of the default stops (xterm `tabStopWidth`). */
+const TAB_WIDTH = 8;
+
+/** One buffer: cells, row map, wrap flags, tab stops, cursor and the state xterm keeps per buffer. */
+export class Grid {
+  readonly cells: Uint32Array;
+  readonly rowMap: Uint16Array;
+  readonly wrapped: Uint8Array;
+  readonly tabs: Uint8Array;
+  /** Text of cells with combining marks, by cell index (physical row * cols + col). */
+  readonly combined: Map<number, string> = new Map();
+  /** Cursor column, 0..cols+1: `cols` means a wrap is pending (deferred autowrap). */
+  x = 0;
+  /** Cursor row, 0..rows-1. */
+  y = 0;
+  /** Scroll region (DECSTBM), inclusive rows. */
+  scrollTop = 0;
+  scrollBottom: number;
+  /** Saved cursor (DECSC): column, absolute row (ybase + y) and charset. */
+  savedX = 0;
+  savedY = 0;
+  savedCharset = 0;
+  /**
+   * Rows scrolled off the top into xterm's scrollback (at most 1000), kept only as a count:
+   * xterm saves the cursor row as `ybase + y`, so DECRC after scrolling lands on the moved
+   * text. Always 0 for the alternate screen.
+   */
+  ybase = 0;
+
+  constructor(readonly rows: number, readonly cols: number) {
+    this.cells = new Uint32Array(rows * cols).fill(BLANK);
+    this.rowMap = new Uint16Array(rows);
+    for (let y = 0; y < rows; y++) this.rowMap[y] = y;
+    this.wrapped = new Uint8Array(rows);
+    this.tabs = new Uint8Array(cols + 2);
+    this.scrollBottom = rows - 1;
+    this.resetTabs();
+  }
+
+  /** Index of the first cell of visible row `y` in `cells`. */
+  rowStart(y: number): number {
+    return this.rowMap[y] * this.cols;
+  }
+
+  /** True when visible row `y` continues row y-1 (xterm `isWrapped`). */
+  isWrapped(y: number): boolean {
+    return this.wrapped[this.rowMap[y]] === 1;
+  }
+
+  setWrapped(y: number, on: boolean): void {
+    this.wrapped[this.rowMap[y]] = on ? 1 : 0;
+  }
+
+  /** Default tab stops: columns 0, 8, 16, ... (xterm `setupTabStops`). */
+  resetTabs(): void {
+    this.tabs.fill(0);
+    for (let i = 0; i < this.cols; i += TAB_WIDTH) this.tabs[i] = 1;
+  }
+
+  /** Blanks every cell, clears wrap flags and combined text; cursor and state stay. */
+  clearAll(): void {
+    this.cells.fill(BLANK);
+    this.wrapped.fill(0);
+    this.combined.clear();
+  }
+
+  /** Blanks visible row `y` and sets its wrap flag to `wrapped`. */
+  clearRow(y: number, wrapped = false): void {
+    const p = this.rowMap[y];
+    const start = p * this.cols;
+    this.cells.fill(BLANK, start, start + this.cols);
+    this.wrapped[p] = wrapped ? 1 : 0;
+    if (this.combined.size > 0) this.dropCombined(start, start + this.cols);
+  }
+
+  /** Forgets combined text of cells [from, to) (cell indices). */
+  private dropCombined(from: number, to: number): void {
+    for (const k of this.combined.keys()) if (k >= from && k < to) this.combined.delete(k);
+  }
+
+  /**
+   * Rows top..bottom move up by one; the row leaving at the top is blanked and enters at
+   * the bottom with wrap flag `wrapped` (scroll up, DL, SU).
+   */
+  rotateUp(top: number, bottom: number, wrapped = false): void {
+    const map = this.rowMap;
+    const p = map[top];
+    for (let y = top; y < bottom; y++) map[y] = map[y + 1];
+    map[bottom] = p;
+    this.clearRow(bottom, wrapped);
+  }
+
+  /** Rows top..bottom move down by one; a blank row enters at the top (scroll down, IL, SD, RI). */
+  rotateDown(top: number, bottom: number): void {
+    const map = this.rowMap;
+    const p = map[bottom];
+    for (let y = bottom; y > top; y--) map[y] = map[y - 1];
+    map[top] = p;
+    this.clearRow(top);
+  }
+
+  /** Width field of cell (y, x); 0 outside the row. */
+  width(y: number, x: number): number {
+    if (x < 0 || x >= this.cols) return 0;
+    return this.cells[this.rowStart(y) + x] >>> WIDTH_SHIFT;
+  }
+
+  /** Text of one cell: '' for a blank or spacer (xterm `getString`). */
+  cellText(y: number, x: number): string {
+    if (x < 0 || x >= this.cols) return '';
+    const i = this.rowStart(y) + x;
+    const c = this.cells[i];
+    if (c & COMBINED) return this.combined.get(i) ?? '';
+    const cp = c & CP_MASK;
+    return cp ? String.fromCodePoint(cp) : '';
+  }
+
+  /** Copies cell `from` to cell `to` (cell indices), combined text included. */
+  private moveCell(from: number, to: number): void {
+    const c = this.cells[from];
+    this.cells[to] = c;
+    if (c & COMBINED) this.combined.set(to, this.combined.get(from) ?? '');
+  }
+
+  /**
+   * ICH/DECIC/SR on row `y`: n blanks enter at column `pos` (taken modulo cols, as xterm
+   * does), the cells right of it shift right and fall off the edge; wide characters cut in
+   * half are blanked (xterm `BufferLine.insertCells`).
+   */
+  insertCells(y: number, pos: number, n: number): void {
+    const cols = this.cols;
+    const base = this.rowStart(y);
+    const cells = this.cells;
+    pos %= cols;
+    if (pos && cells[base + pos - 1] >>> WIDTH_SHIFT === 2) cells[base + pos - 1] = BLANK;
+    if (n < cols - pos) {
+      for (let i = cols - pos - n - 1; i >= 0; --i) {
+        this.moveCell(base + pos + i, base + pos + n + i);
+      }
+      cells.fill(BLANK, base + pos, base + pos + n);
+    } else {
+      cells.fill(BLANK, base + pos, base + cols);
+    }
+    if (cells[base + cols - 1] >>> WIDTH_SHIFT === 2) cells[base + cols - 1] = BLANK;
+  }
+
+  /**
+   * DCH/DECDC/SL on row `y`: n cells at column `pos` (modulo cols) are removed, the rest
+   * shifts left and blanks enter at the right edge (xterm `BufferLine.deleteCells`).
+   */
+  deleteCells(y: number, pos: number, n: number): void {
+    const cols = this.cols;
+    const base = this.rowStart(y);
+    const cells = this.cells;
+    pos %= cols;
+    if (n < cols - pos) {
+      for (let i = 0; i < cols - pos - n; ++i) this.moveCell(base + pos + n + i, base + pos + i);
+      cells.fill(BLANK, base + cols - n, base + cols);
+    } else {
+      cells.fill(BLANK, base + pos, base + cols);
+    }
+    if (pos && cells[base + pos - 1] >>> WIDTH_SHIFT === 2) cells[base + pos - 1] = BLANK;
+    const c = cells[base + pos];
+    if (c >>> WIDTH_SHIFT === 0 && (c & CONTENT_MASK) === 0) cells[base + pos] = BLANK;
+  }
+
+  /**
+   * Blanks columns [start, end) of row `y` (erase: EL, ED, ECH); a wide character cut at
+   * either edge is blanked whole (xterm `BufferLine.replaceCells`).
+   */
+  eraseCells(y: number, start: number, end: number): void {
+    const cols = this.cols;
+    const base = this.rowStart(y);
+    const cells = this.cells;
+    if (start && start <= cols && cells[base + start - 1] >>> WIDTH_SHIFT === 2) {
+      cells[base + start - 1] = BLANK;
+    }
+    if (end < cols && end > 0 && cells[base + end - 1] >>> WIDTH_SHIFT === 2) {
+      cells[base + end] = BLANK;
+    }
+    if (start < end && start < cols) cells.fill(BLANK, base + start, base + Math.min(end, cols));
+  }
+
+  /**
+   * Visible row `y` as text, like xterm's `translateToString(true)` followed by trimming
+   * trailing spaces: cells up to the last one with text (a trailing lone zero-width cell
+   * does not count, as in xterm), a wide character once, blanks and spacers as ' '.
+   */
+  rowText(y: number): string {
+    const cols = this.cols;
+    const base = this.rowStart(y);
+    const cells = this.cells;
+    let end = 0;
+    for (let i = cols - 1; i >= 0; --i) {
+      const c = cells[base + i];
+      if (c & CONTENT_MASK) {
+        end = i + (c >>> WIDTH_SHIFT);
+        break;
+      }
+    }
+    let s = '';
+    let x = 0;
+    while (x < end) {
+      const c = cells[base + x];
+      if (c & COMBINED) s += this.combined.get(base + x) ?? '';
+      else {
+        const cp = c & CP_MASK;
+        s += cp === 0 ? ' ' : cp < 0x10000 ? String.fromCharCode(cp) : String.fromCodePoint(cp);
+      }
+      x += c >>> WIDTH_SHIFT || 1;
+    }
+    let n = s.length;
+    while (n > 0 && s.charCodeAt(n - 1) === 0x20) n--;
+    return n === s.length ? s : s.slice(0, n);
+  }
+
+  /** Bytes held in typed arrays (the memory layout above). */
+  byteSize(): number {
+    return this.cells.byteLength + this.rowMap.byteLength + this.wrapped.byteLength +
+      this.tabs.byteLength;
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * The VT core's public face: a terminal without a display. Feed it a program's output bytes
+ * and read back the visible screen as text, the window title, OSC payloads and the replies a
+ * real terminal would send. The layers above (detect, runtime, cli) use only this class.
+ *
+ * Same screen text as @xterm/headless 6.0.0 with Unicode 11 widths for the same bytes
+ * (DESIGN.md section 3), checked by test/vt-*.test.ts on every fixture, on every split of
+ * the Claude Code captures and on random streams.
+ */
+import { Parser } from './parser.ts';
+import { Perform } from './perform.ts';
+import { Screen } from './screen.ts';
+
+/** What detection reads of a terminal (structurally `ScreenInput` of src/detect/types.ts). */
+export interface ScreenSnapshot {
+  /** Visible rows, top first, trailing blanks trimmed; length = rows. */
+  rows: string[];
+  /** `wrapped[y]`: row y continues on row y+1 (soft wrap). */
+  wrapped: boolean[];
+  /** Window title (OSC 0 / OSC 2), '' when never set. */
+  title: string;
+  /** Latest payload per OSC number (a copy). */
+  osc: ReadonlyMap<number, string>;
+}
+
+/** A headless terminal of `rows` x `cols` cells. Single-threaded; no I/O. */
+export class Terminal {
+  private readonly screen: Screen;
+  private readonly perform: Perform;
+  private readonly parser: Parser;
+
+  /**
+   * @param rows visible rows, clamped to 1..1000 (default 32)
+   * @param cols columns in cells, clamped to 2..2000 (default 120)
+   */
+  constructor(rows = 32, cols = 120) {
+    this.screen = new Screen(rows, cols);
+    this.perform = new Perform(this.screen);
+    this.parser = new Parser(this.perform);
+  }
+
+  /** Visible rows (cells). */
+  get rows(): number {
+    return this.screen.rows;
+  }
+
+  /** Columns (cells). */
+  get cols(): number {
+    return this.screen.cols;
+  }
+
+  /**
+   * Feeds program output. Chunks may be split anywhere, also inside an escape sequence or a
+   * UTF-8 character. Invalid UTF-8 bytes are dropped (as xterm.js does). Never throws.
+   */
+  write(data: Uint8Array): void {
+    this.parser.write(data);
+  }
+
+  /**
+   * Changes the size (clamped like the constructor). Text stays at the top left, rows above
+   * the cursor are dropped if the cursor would fall off; soft-wrapped rows are not reflowed.
+   */
+  resize(rows: number, cols: number): void {
+    this.screen.resize(rows, cols);
+  }
+
+  /** The visible rows (never scrollback), each trimmed of trailing blanks, joined by '\n'. */
+  screenText(): string {
+    const g = this.screen.g;
+    const out: string[] = [];
+    for (let y = 0; y < this.screen.rows; y++) out.push(g.rowText(y));
+    return out.join('\n');
+  }
+
+  /** Visible row `y` (0-based) trimmed of trailing blanks; '' outside the screen. */
+  rowText(y: number): string {
+    if (!(y >= 0 && y < this.screen.rows)) return '';
+    return this.screen.g.rowText(Math.floor(y));
+  }
+
+  /** True when row `y` continues on row y+1 because of autowrap (soft wrap). */
+  isWrapped(y: number): boolean {
+    if (!(y >= 0 && y + 1 < this.screen.rows)) return false;
+    return this.screen.g.isWrapped(Math.floor(y) + 1);
+  }
+
+  /** Rows, wrap flags, title and OSC payloads at this moment. */
+  snapshot(): ScreenSnapshot {
+    const rows: string[] = [];
+    const wrapped: boolean[] = [];
+    for (let y = 0; y < this.screen.rows; y++) {
+      rows.push(this.rowText(y));
+      wrapped.push(this.isWrapped(y));
+    }
+    return { rows, wrapped, title: this.perform.title, osc: new Map(this.perform.osc) };
+  }
+
+  /** Cursor position, 0-based; at a pending wrap the column is the last one. */
+  get cursor(): { row: number; col: number } {
+    const g = this.screen.g;
+    return { row: g.y, col: Math.min(g.x, this.screen.cols - 1) };
+  }
+
+  /** Window title set by OSC 0 or OSC 2, '' when never set. */
+  get title(): string {
+    return this.perform.title;
+  }
+
+  /** Latest payload of OSC `n` (without the number and ';'), undefined when never seen. */
+  oscPayload(n: number): string | undefined {
+    return this.perform.osc.get(n);
+  }
+
+  /** Latest payload per OSC number (live view; at most 64 numbers, each at most 4 KB). */
+  get osc(): ReadonlyMap<number, string> {
+    return this.perform.osc;
+  }
+
+  /** True while the program shows the alternate screen (?47/?1047/?1049). */
+  get altScreen(): boolean {
+    return this.screen.altScreen;
+  }
+
+  /**
+   * Increases whenever visible cells, the title or an OSC payload change (also on some
+   * writes that leave them equal); compare with the last value seen to skip re-evaluation.
+   */
+  get version(): number {
+    return this.screen.version;
+  }
+
+  /**
+   * The bytes a terminal would have answered since the last call (DSR, DA1/DA2, DECRQM,
+   * XTVERSION, OSC 4/10/11/12 colour queries, kitty keyboard query, DECRQSS, XTGETTCAP,
+   * window size), or null when nothing was asked. At most 4 KB are held.
+   */
+  takeReplies(): Uint8Array | null {
+    return this.perform.replies.take();
+  }
+
+  /** Control sequences seen that the emulator does not know (counted, not logged). */
+  get unknownSequences(): number {
+    return this.perform.unknownSequences;
+  }
+
+  /**
+   * kitty keyboard protocol flags the program set (`CSI > flags u`); 0 means legacy key
+   * encoding. Whoever types into the program must encode keys accordingly.
+   */
+  get keyboardFlags(): number {
+    return this.perform.keyboardFlags;
+  }
+
+  /** Bytes of typed arrays held by this terminal (grids, parser buffers). */
+  byteSize(): number {
+    return this.screen.byteSize() + this.parser.byteSize();
+  }
+}
