@@ -1,0 +1,70 @@
+/**
+ * Evaluation: one screen against one manifest, first matching rule wins. Pure and cheap: it
+ * runs in the sweep for every changed pane (100 panes every 700 ms). Each region's text is
+ * computed at most once per call and only when a rule needs it; patterns are tested on RE2's
+ * DFA and only the deciding pattern is re-run to extract the matched text.
+ */
+import type { Manifest, Rule } from './manifest.ts';
+import { findMatch, type Pattern, testPattern } from './patterns.ts';
+import { RegionTexts } from './regions.ts';
+import type { Evaluation, ScreenInput } from './types.ts';
+
+/** The reason given when no rule matches (the screen is then `idle`, never `blocked`). */
+export const NO_RULE_MATCHED = 'no rule matched';
+
+/**
+ * Whether `rule` matches `text`: every `all` pattern matches, no `none` pattern matches and,
+ * when `any` is given, at least one of it matches. Returns the deciding pattern (the first
+ * matching `any`, else the first `all`) or null.
+ */
+export function matchRule(rule: Rule, text: string): Pattern | null {
+  for (const p of rule.all) if (!testPattern(p, text)) return null;
+  for (const p of rule.none) if (testPattern(p, text)) return null;
+  if (rule.any.length === 0) return rule.all[0];
+  for (const p of rule.any) if (testPattern(p, text)) return p;
+  return null;
+}
+
+/** Names a rule in reasons: `rule 2 'permission prompt' (blocked)`. */
+export function describeRule(rule: Pick<Rule, 'index' | 'name' | 'state'>): string {
+  return `rule ${rule.index}${rule.name ? ` '${rule.name}'` : ''} (${rule.state})`;
+}
+
+/** Why `rule` matched, in words (`any[1] matched, all 2 matched, none of 3 matched`). */
+function matchedBecause(rule: Rule, decisive: Pattern): string {
+  const parts: string[] = [];
+  if (rule.any.length) parts.push(`any[${rule.any.indexOf(decisive)}] matched`);
+  if (rule.all.length) parts.push(`all ${rule.all.length} matched`);
+  if (rule.none.length) parts.push(`none of ${rule.none.length} matched`);
+  return parts.join(', ');
+}
+
+/**
+ * Classifies `screen` with `manifest`'s rules, in order; the first rule that matches decides.
+ * No rule matching gives `idle` with reason {@link NO_RULE_MATCHED}: a false "needs you"
+ * costs more than a late one.
+ */
+export function evaluate(screen: ScreenInput, manifest: Manifest): Evaluation {
+  const texts = new RegionTexts(screen);
+  for (const rule of manifest.rules) {
+    const text = texts.text(rule.region);
+    const decisive = matchRule(rule, text);
+    if (!decisive) continue;
+    return {
+      state: rule.state,
+      rule: rule.index,
+      pattern: decisive.source,
+      match: findMatch(decisive, text),
+      region: rule.regionLabel,
+      reason: `${describeRule(rule)}: ${matchedBecause(rule, decisive)} in ${rule.regionLabel}`,
+    };
+  }
+  return {
+    state: 'idle',
+    rule: null,
+    pattern: null,
+    match: null,
+    region: null,
+    reason: NO_RULE_MATCHED,
+  };
+}

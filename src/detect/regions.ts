@@ -1,0 +1,179 @@
+/**
+ * Regions: where a rule looks. Parsed once from the manifest into the {@link Region} union;
+ * their text is computed at most once per evaluation, and only when a rule asks for it.
+ *
+ * Screen-based regions are built from *logical lines*: a row that soft-wraps (`wrapped[i]`)
+ * is joined with the next one, so a rule survives narrow panes and soft wraps. Each logical
+ * line has its trailing blanks removed (including U+00A0 and the U+200B that Qwen Code
+ * writes after its cursor), and lines are joined with '\n'.
+ */
+import type { Region, ScreenInput } from './types.ts';
+
+/** Region names accepted as a plain string in a manifest. */
+const NAMED = ['screen', 'title', 'below_last_rule'] as const;
+/** The largest `bottom = N` accepted (a screen is rarely taller). */
+export const MAX_BOTTOM_LINES = 1000;
+/** The largest OSC number accepted in `{ osc = N }`. */
+export const MAX_OSC_NUMBER = 65535;
+/** A horizontal rule row needs at least this many `─`/`━`. */
+export const RULE_MIN_DASHES = 8;
+
+/** Parses a manifest's `region` value; returns the region or a one-line error. */
+export function parseRegion(value: unknown): { region: Region } | { error: string } {
+  const expected = `expected "screen", "title", "below_last_rule", { bottom = N } or { osc = N }`;
+  if (value === undefined) return { region: { kind: 'screen' } };
+  if (typeof value === 'string') {
+    if ((NAMED as readonly string[]).includes(value)) {
+      return { region: { kind: value as (typeof NAMED)[number] } as Region };
+    }
+    return { error: `unknown region '${value}' (${expected})` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { error: `region must be a string or a table (${expected})` };
+  }
+  const keys = Object.keys(value);
+  if (keys.length !== 1 || (keys[0] !== 'bottom' && keys[0] !== 'osc')) {
+    return { error: `region table must have exactly one key, bottom or osc (${expected})` };
+  }
+  const n = (value as Record<string, unknown>)[keys[0]];
+  if (keys[0] === 'bottom') {
+    if (!Number.isInteger(n) || (n as number) < 1 || (n as number) > MAX_BOTTOM_LINES) {
+      return { error: `region bottom must be an integer from 1 to ${MAX_BOTTOM_LINES}` };
+    }
+    return { region: { kind: 'bottom', lines: n as number } };
+  }
+  if (!Number.isInteger(n) || (n as number) < 0 || (n as number) > MAX_OSC_NUMBER) {
+    return { error: `region osc must be an integer from 0 to ${MAX_OSC_NUMBER}` };
+  }
+  return { region: { kind: 'osc', number: n as number } };
+}
+
+/** The region as a manifest author would name it: 'screen', 'bottom 6', 'osc 7501', ... */
+export function regionLabel(region: Region): string {
+  switch (region.kind) {
+    case 'bottom':
+      return `bottom ${region.lines}`;
+    case 'osc':
+      return `osc ${region.number}`;
+    default:
+      return region.kind;
+  }
+}
+
+/** Removes trailing blanks: spaces, tabs, U+00A0 and other White_Space, and U+200B. */
+function trimLineEnd(line: string): string {
+  let end = line.length;
+  while (end > 0) {
+    const c = line.charCodeAt(end - 1);
+    if (c === 0x20 || c === 0x09 || c === 0xa0 || c === 0x200b || c === 0x3000) end--;
+    else if (c > 0x7f && /\s/.test(line[end - 1])) end--;
+    else break;
+  }
+  return end === line.length ? line : line.slice(0, end);
+}
+
+/**
+ * True when `line` is a horizontal rule: at least {@link RULE_MIN_DASHES} `─`/`━`, and
+ * otherwise only blanks and box-drawing corners or tees (`╭╮╰╯┌┐└┘├┤┬┴┼` and heavy forms).
+ */
+export function isRuleLine(line: string): boolean {
+  let dashes = 0;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 0x2500 || c === 0x2501) dashes++;
+    else if (c === 0x20 || c === 0xa0 || c === 0x09) continue;
+    else if (!CORNERS.has(c)) return false;
+  }
+  return dashes >= RULE_MIN_DASHES;
+}
+
+const CORNERS = new Set(
+  [...'╭╮╰╯┌┐└┘┏┓┗┛├┤┬┴┼┣┫┳┻╋╴╶╸╺'].map((c) => c.charCodeAt(0)),
+);
+
+/**
+ * Logical lines of a screen: rows joined across soft wraps, trailing blanks trimmed.
+ * Rows past the end of `wrapped` count as not wrapped.
+ */
+export function logicalLines(screen: ScreenInput): string[] {
+  const out: string[] = [];
+  const { rows, wrapped } = screen;
+  let i = 0;
+  while (i < rows.length) {
+    let line = rows[i];
+    while (wrapped[i] && i + 1 < rows.length) line += rows[++i];
+    out.push(trimLineEnd(line));
+    i++;
+  }
+  return out;
+}
+
+/** Joins lines with '\n' after dropping trailing blank lines. */
+function joinTrimmed(lines: readonly string[], from: number): string {
+  let end = lines.length;
+  while (end > from && lines[end - 1].length === 0) end--;
+  return from === 0 && end === lines.length ? lines.join('\n') : lines.slice(from, end).join('\n');
+}
+
+/**
+ * The text of every region of one screen, computed lazily and at most once each. Make one per
+ * evaluation; it holds no reference beyond the screen it was made for.
+ */
+export class RegionTexts {
+  readonly #screen: ScreenInput;
+  #lines: string[] | null = null;
+  #whole: string | null = null;
+  #belowRule: string | null = null;
+  #bottom: Map<number, string> | null = null;
+
+  constructor(screen: ScreenInput) {
+    this.#screen = screen;
+  }
+
+  /** The logical lines of the screen (computed once). */
+  lines(): readonly string[] {
+    return (this.#lines ??= logicalLines(this.#screen));
+  }
+
+  /** The text `region` covers on this screen ('' when there is nothing, e.g. no such OSC). */
+  text(region: Region): string {
+    switch (region.kind) {
+      case 'screen':
+        return (this.#whole ??= joinTrimmed(this.lines(), 0));
+      case 'title':
+        return this.#screen.title;
+      case 'osc':
+        return this.#screen.osc.get(region.number) ?? '';
+      case 'below_last_rule':
+        return (this.#belowRule ??= this.#computeBelowRule());
+      case 'bottom': {
+        this.#bottom ??= new Map();
+        let t = this.#bottom.get(region.lines);
+        if (t === undefined) {
+          t = this.#computeBottom(region.lines);
+          this.#bottom.set(region.lines, t);
+        }
+        return t;
+      }
+    }
+  }
+
+  /** The last `n` non-blank logical lines, top first. */
+  #computeBottom(n: number): string {
+    const lines = this.lines();
+    const picked: string[] = [];
+    for (let i = lines.length - 1; i >= 0 && picked.length < n; i--) {
+      if (lines[i].length > 0) picked.push(lines[i]); // lines are trimmed: '' is blank
+    }
+    return picked.reverse().join('\n');
+  }
+
+  /** The logical lines under the last horizontal rule; '' when there is no rule. */
+  #computeBelowRule(): string {
+    const lines = this.lines();
+    for (let i = lines.length - 1; i >= 0; i--) {
+      if (isRuleLine(lines[i])) return joinTrimmed(lines, i + 1);
+    }
+    return '';
+  }
+}
