@@ -562,6 +562,11 @@ async function buildAll(targets: Target[]): Promise<void> {
   }
 }
 
+// run as a script, not when a test imports the Mach-O helpers (and no top-level await:
+// uvu's tsx hook compiles to CommonJS)
 if (process.argv[1] === import.meta.filename) {
-  await buildAll(targetsFromArgs(process.argv.slice(2)));
+  buildAll(targetsFromArgs(process.argv.slice(2))).catch((e: unknown) => {
+    console.error(e);
+    process.exitCode = 1;
+  });
 }
