@@ -18,8 +18,12 @@
 
 /** What the parser reports. Parameters are only valid during the call. */
 export interface Actions {
-  /** Printable code points `codes[0..n)` (>= 0x20, never 0x7F..0x9F), in order. */
-  print(codes: Uint32Array, n: number): void;
+  /**
+   * Printable code points `codes[0..n)` (>= 0x20, never 0x7F..0x9F), in order. `cont` is
+   * true when they continue the previous `print` with nothing in between (the run was only
+   * cut by a chunk boundary or the code buffer's size).
+   */
+  print(codes: Uint32Array, n: number, cont: boolean): void;
   /** A C0 control (< 0x20) or a C1 control (0x80..0x9F) to execute. */
   execute(code: number): void;
   /**
@@ -90,6 +94,8 @@ export class Parser {
   private readonly codes = new Uint32Array(CODES);
   /** Result of the last `decode` call. */
   private cp = 0;
+  /** The last action was a `print` cut only by the end of a chunk or of the code buffer. */
+  private runOpen = false;
 
   constructor(private readonly actions: Actions) {}
 
@@ -216,15 +222,18 @@ export class Parser {
 
   /** A decoded code point >= 0x80 in the current state (C1 controls, then per-state rules). */
   private nonAscii(cp: number): void {
+    if (this.state !== GROUND) this.runOpen = false;
     if (cp < 0xa0) {
+      this.runOpen = false;
       this.c1(cp);
       return;
     }
     switch (this.state) {
       case GROUND:
         this.codes[0] = cp;
-        this.actions.print(this.codes, 1);
-        break;
+        this.actions.print(this.codes, 1, this.runOpen);
+        this.runOpen = true;
+        return;
       case OSC_STRING:
       case DCS_PASSTHROUGH:
         this.putCodePoint(cp);
@@ -298,6 +307,7 @@ export class Parser {
   private ground(data: Uint8Array, i: number, len: number): number {
     const codes = this.codes;
     const actions = this.actions;
+    let cont = this.runOpen;
     let n = 0;
     while (i < len) {
       const b = data[i];
@@ -305,18 +315,21 @@ export class Parser {
         codes[n++] = b;
         i++;
         if (n === CODES) {
-          actions.print(codes, n);
+          actions.print(codes, n, cont);
+          cont = true;
           n = 0;
         }
         continue;
       }
       if (b < 0x80) {
         if (n > 0) {
-          actions.print(codes, n);
+          actions.print(codes, n, cont);
           n = 0;
         }
+        cont = false;
         i++;
         if (b === 0x1b) {
+          this.runOpen = false;
           this.clear();
           this.state = ESCAPE;
           return i;
@@ -329,19 +342,26 @@ export class Parser {
       if (cp >= 0xa0) {
         codes[n++] = cp;
         if (n === CODES) {
-          actions.print(codes, n);
+          actions.print(codes, n, cont);
+          cont = true;
           n = 0;
         }
       } else if (cp >= 0) {
         if (n > 0) {
-          actions.print(codes, n);
+          actions.print(codes, n, cont);
           n = 0;
         }
+        cont = false;
+        this.runOpen = false;
         this.c1(cp);
         if (this.state !== GROUND) return i;
       }
     }
-    if (n > 0) actions.print(codes, n);
+    if (n > 0) {
+      actions.print(codes, n, cont);
+      cont = true;
+    }
+    this.runOpen = cont;
     return i;
   }
 

@@ -114,8 +114,8 @@ export class Perform implements Actions {
     return s.length ? s[s.length - 1] : 0;
   }
 
-  print(codes: Uint32Array, n: number): void {
-    this.screen.print(codes, n);
+  print(codes: Uint32Array, n: number, cont: boolean): void {
+    this.screen.print(codes, n, cont);
   }
 
   /** C0 and C1 controls (ECMA-48 section 8.3 / ECMA-35). */

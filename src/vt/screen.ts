@@ -105,9 +105,11 @@ export class Screen {
    * mode, wide characters (2 cells; one that does not fit in the last column wraps whole and
    * leaves that column blank) and zero-width characters (joined to the preceding cell, or
    * alone in a cell when nothing precedes them in this print run), exactly as xterm.js's
-   * `InputHandler.print`.
+   * `InputHandler.print`. `cont`: these code points continue the previous call's run (cut
+   * only by a chunk boundary), so the run-start fix-up is skipped and the result does not
+   * depend on how the stream was chunked.
    */
-  print(buf: Uint32Array, n: number): void {
+  print(buf: Uint32Array, n: number, cont = false): void {
     if (n <= 0) return;
     const g = this.g;
     const cols = this.cols;
@@ -221,7 +223,7 @@ export class Screen {
       buf[len++] = ch.codePointAt(0) ?? 0;
     }
     n = Math.min(n, MAX_REPEAT);
-    for (let i = 0; i < n; i++) this.print(buf, len);
+    for (let i = 0; i < n; i++) this.print(buf, len, i > 0);
   }
 
   // ---------------------------------------------------------------------------------------
