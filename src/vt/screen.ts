@@ -120,7 +120,7 @@ export class Screen {
     let base = g.rowStart(y);
     let join = this.joinWidth;
     // Overwriting the right half of a wide character blanks its left half.
-    if (x > 0 && x <= cols && cells[base + x - 1] >>> WIDTH_SHIFT === 2) {
+    if (!cont && x > 0 && x <= cols && cells[base + x - 1] >>> WIDTH_SHIFT === 2) {
       cells[base + x - 1] = BLANK;
     }
     for (let k = 0; k < n; k++) {
