@@ -1,0 +1,203 @@
+/**
+ * The board's rendering, pure: a list of sessions, the time and the terminal's size in, the
+ * frame's lines out (exactly `height` lines, each at most `width` cells, with SGR colours
+ * unless `color` is false). `watch` and `demo` paint what this returns; tests compare it.
+ *
+ * Layout (one row per session, blocked first):
+ * ```
+ *  agentwatch · 3 sessions · 1 blocked · 1 working · 1 idle
+ *
+ *    NAME       AGENT    STATE    FOR     DETAIL
+ *  > backend    claude   blocked  12s     Do you want to proceed?
+ *    frontend   claude   working  3s      rule 3 (working) matched ...
+ *
+ *  ↑/↓ select · Enter attach · n new · q quit
+ * ```
+ * Widths count code points as cells (names and questions of the agents seen are narrow text);
+ * a narrow terminal drops the AGENT, then the FOR column, then cuts the rest with `…`.
+ */
+import type { SessionInfo } from '../runtime/protocol.ts';
+import type { SessionState } from '../detect/types.ts';
+import { duration, fit } from './format.ts';
+
+/** What the board shows besides the sessions. */
+export interface BoardView {
+  /** Current time, ms since the epoch (time in state = now - since). */
+  now: number;
+  /** Terminal size in cells. */
+  width: number;
+  height: number;
+  /** Id of the selected session (its row is marked), if any. */
+  selected?: string;
+  /** First words of the title line (default 'agentwatch'). */
+  title?: string;
+  /** A message line above the key help (errors, confirmations, the demo's countdown). */
+  status?: string;
+  /** When set, the bottom line is an input prompt: `label` then `text` and a cursor block. */
+  input?: { label: string; text: string };
+  /** Key help line (default: the watch keys). */
+  keys?: string;
+  /** SGR colours (default true). */
+  color?: boolean;
+}
+
+/** The default key help. */
+export const WATCH_KEYS = '↑/↓ select · Enter attach (Ctrl-] detaches) · n new session · q quit';
+
+const STATE_ORDER: Record<SessionState, number> = { blocked: 0, working: 1, idle: 1, exited: 2 };
+
+/** SGR per state: blocked red bold, working yellow, idle green, exited grey. */
+export const STATE_SGR: Record<SessionState, string> = {
+  blocked: '1;31',
+  working: '33',
+  idle: '32',
+  exited: '90',
+};
+
+/**
+ * The board's order: blocked first (the longest waiting on top), then working and idle in
+ * the order they started (rows must not jump about as states change), exited last.
+ */
+export function sortSessions(infos: readonly SessionInfo[]): SessionInfo[] {
+  return [...infos].sort((a, b) => {
+    const o = STATE_ORDER[a.state] - STATE_ORDER[b.state];
+    if (o) return o;
+    if (a.state === 'blocked') return a.since - b.since || a.id.localeCompare(b.id);
+    return a.startedAt - b.startedAt || a.id.localeCompare(b.id);
+  });
+}
+
+/** Removes SGR sequences (for tests and width checks). */
+export function stripSgr(text: string): string {
+  return text.replace(/\x1b\[[0-9;]*m/g, '');
+}
+
+/** The detail column: the question for a blocked session, else how the state was decided. */
+export function detailOf(info: SessionInfo): string {
+  if (info.state === 'blocked') {
+    return info.question || info.options?.[0] || 'a prompt waits for you';
+  }
+  if (info.state === 'exited' && info.exit) {
+    return info.exit.signal ? `ended by signal ${info.exit.signal}` : `exit code ${info.exit.code}`;
+  }
+  return info.reason;
+}
+
+function counts(infos: readonly SessionInfo[]): string {
+  const n: Record<string, number> = {};
+  for (const i of infos) n[i.state] = (n[i.state] ?? 0) + 1;
+  const parts = (['blocked', 'working', 'idle', 'exited'] as const).filter((s) => n[s]).map((s) =>
+    `${n[s]} ${s}`
+  );
+  const total = `${infos.length} session${infos.length === 1 ? '' : 's'}`;
+  return [total, ...parts].join(' · ');
+}
+
+function pad(text: string, width: number): string {
+  const cut = fit(text, width);
+  return cut + ' '.repeat(Math.max(0, width - [...cut].length));
+}
+
+/** The columns that fit in `width`, with their widths (DETAIL takes the rest). */
+function layout(infos: readonly SessionInfo[], width: number) {
+  const nameW = Math.min(24, Math.max(4, ...infos.map((i) => [...i.name].length)));
+  const agentW = Math.min(10, Math.max(5, ...infos.map((i) => [...(i.agent || '-')].length)));
+  const stateW = 7;
+  const forW = 6;
+  const showAgent = width >= 60;
+  const showFor = width >= 40;
+  // marker (3) + name + gaps
+  const fixed = 3 + nameW + 2 + (showAgent ? agentW + 2 : 0) + stateW + 2 +
+    (showFor ? forW + 2 : 0);
+  const detailW = width - fixed;
+  return { nameW, agentW, stateW, forW, showAgent, showFor, detailW: detailW >= 8 ? detailW : 0 };
+}
+
+/**
+ * The board's frame: exactly `view.height` lines (at least 1), none wider than `view.width`.
+ * The selected session's row is kept visible; rows that do not fit are counted in a
+ * `… N more` line.
+ */
+export function renderBoard(infos: readonly SessionInfo[], view: BoardView): string[] {
+  const width = Math.max(10, view.width);
+  const height = Math.max(1, view.height);
+  const color = view.color !== false;
+  const sgr = (
+    code: string,
+    text: string,
+  ) => (color && text ? `\x1b[${code}m${text}\x1b[0m` : text);
+  const sorted = sortSessions(infos);
+  const L = layout(sorted, width);
+
+  const title = fit(`${view.title ?? 'agentwatch'} · ${counts(sorted)}`, width - 1);
+  const head: string[] = [' ' + sgr('1', title), ''];
+  const bottom: string[] = [];
+  if (view.status) bottom.push(' ' + fit(view.status, width - 1));
+  if (view.input) {
+    const line = `${view.input.label}${view.input.text}`;
+    const shown = [...line].length < width - 2
+      ? line
+      : '…' + [...line].slice(-(width - 3)).join('');
+    bottom.push(' ' + shown + (color ? '\x1b[7m \x1b[0m' : '_'));
+  } else {
+    bottom.push(' ' + sgr('2', fit(view.keys ?? WATCH_KEYS, width - 1)));
+  }
+
+  const cols = (
+    name: string,
+    agent: string,
+    state: string,
+    stateSgr: string | null,
+    forText: string,
+    detail: string,
+  ) => {
+    let line = pad(name, L.nameW) + '  ';
+    if (L.showAgent) line += pad(agent, L.agentW) + '  ';
+    const st = pad(state, L.stateW);
+    line += (stateSgr ? sgr(stateSgr, st) : st) + '  ';
+    if (L.showFor) line += pad(forText, L.forW) + '  ';
+    return { line, detail: L.detailW ? fit(detail, L.detailW) : '' };
+  };
+
+  const body: string[] = [];
+  if (!sorted.length) {
+    body.push(
+      '   ' + fit("no sessions yet: start one with 'agentwatch run -- CMD' or press n", width - 3),
+    );
+  } else {
+    const h = cols('NAME', 'AGENT', 'STATE', null, 'FOR', 'DETAIL');
+    body.push('   ' + sgr('2', (h.line + h.detail).trimEnd()));
+    const room = Math.max(1, height - head.length - bottom.length - 2); // header row + blank
+    let first = 0;
+    let last = sorted.length;
+    if (sorted.length > room) {
+      const visible = Math.max(1, room - 1); // keep a line for '… N more'
+      const sel = Math.max(0, sorted.findIndex((i) => i.id === view.selected));
+      first = Math.min(Math.max(0, sel - visible + 1), sorted.length - visible);
+      last = first + visible;
+    }
+    for (const info of sorted.slice(first, last)) {
+      const selected = info.id === view.selected;
+      const r = cols(
+        info.name,
+        info.agent || '-',
+        info.state,
+        STATE_SGR[info.state],
+        duration(view.now - info.since),
+        detailOf(info),
+      );
+      const detail = info.state === 'blocked' ? sgr('1', r.detail) : sgr('2', r.detail);
+      const marker = selected ? (color ? '\x1b[1m > \x1b[0m' : ' > ') : '   ';
+      body.push(marker + r.line + detail);
+    }
+    const more = sorted.length - (last - first);
+    if (more > 0) body.push('   ' + sgr('2', `… ${more} more (${first} above)`));
+  }
+
+  const lines = [...head, ...body];
+  const fillTo = height - bottom.length;
+  while (lines.length < fillTo) lines.push('');
+  lines.length = Math.max(0, fillTo);
+  lines.push(...bottom);
+  return lines.slice(-height).map((l) => l.trimEnd());
+}

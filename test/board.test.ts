@@ -1,0 +1,174 @@
+/**
+ * The board's pure rendering: fixed session lists -> expected frame lines (order, columns,
+ * colours, selection, scrolling, narrow terminals).
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { renderBoard, sortSessions, stripSgr } from '../src/cli/board.ts';
+import type { SessionInfo } from '../src/runtime/protocol.ts';
+
+const NOW = 1_800_000_000_000;
+
+function info(
+  id: string,
+  state: SessionInfo['state'],
+  sinceAgoMs: number,
+  extra: Partial<SessionInfo> = {},
+): SessionInfo {
+  return {
+    id,
+    name: id.replace(/-[0-9a-f]{4}$/, ''),
+    agent: 'claude',
+    state,
+    since: NOW - sinceAgoMs,
+    reason: `rule (${state})`,
+    by: 'screen',
+    pid: 100,
+    command: ['claude'],
+    foreground: 'claude',
+    rows: 32,
+    cols: 120,
+    startedAt: NOW - 600_000,
+    lastOutput: NOW,
+    host: 1,
+    socket: `/tmp/x/${id}.sock`,
+    ...extra,
+  };
+}
+
+const SESSIONS = [
+  info('api-0001', 'working', 3_000, { startedAt: NOW - 900_000 }),
+  info('web-0002', 'blocked', 12_000, {
+    question: 'Do you want to proceed?',
+    startedAt: NOW - 800_000,
+  }),
+  info('docs-0003', 'idle', 62_000, { startedAt: NOW - 700_000 }),
+  info('old-0004', 'exited', 5_000, { exit: { code: 0 }, startedAt: NOW - 1_000_000 }),
+  info('db-0005', 'blocked', 40_000, {
+    question: 'Do you want to make this edit to schema.sql?',
+    startedAt: NOW - 600_000,
+  }),
+];
+
+test('sortSessions: blocked first (longest waiting on top), then by start, exited last', () => {
+  assert.equal(sortSessions(SESSIONS).map((s) => s.id), [
+    'db-0005',
+    'web-0002',
+    'api-0001',
+    'docs-0003',
+    'old-0004',
+  ]);
+});
+
+test('renderBoard: a full frame at 24x100 without colours', () => {
+  const lines = renderBoard(SESSIONS, {
+    now: NOW,
+    width: 100,
+    height: 12,
+    selected: 'web-0002',
+    color: false,
+  });
+  assert.is(lines.length, 12);
+  assert.equal(lines.slice(0, 9), [
+    ' agentwatch · 5 sessions · 2 blocked · 1 working · 1 idle · 1 exited',
+    '',
+    '   NAME  AGENT   STATE    FOR     DETAIL',
+    '   db    claude  blocked  40s     Do you want to make this edit to schema.sql?',
+    ' > web   claude  blocked  12s     Do you want to proceed?',
+    '   api   claude  working  3s      rule (working)',
+    '   docs  claude  idle     1m02s   rule (idle)',
+    '   old   claude  exited   5s      exit code 0',
+    '',
+  ]);
+  assert.is(lines[11], ' ↑/↓ select · Enter attach (Ctrl-] detaches) · n new session · q quit');
+});
+
+test('renderBoard: state colours (blocked red bold, working yellow, idle green, exited grey)', () => {
+  const lines = renderBoard(SESSIONS, { now: NOW, width: 100, height: 12 });
+  const row = (name: string) => lines.find((l) => stripSgr(l).includes(` ${name} `))!;
+  assert.ok(row('db').includes('\x1b[1;31mblocked'), row('db'));
+  assert.ok(row('api').includes('\x1b[33mworking'));
+  assert.ok(row('docs').includes('\x1b[32midle'));
+  assert.ok(row('old').includes('\x1b[90mexited'));
+  assert.ok(row('db').includes('\x1b[1mDo you want to make this edit'), 'the question is bold');
+  assert.equal(
+    lines.map(stripSgr),
+    renderBoard(SESSIONS, { now: NOW, width: 100, height: 12, color: false }),
+  );
+});
+
+test('renderBoard: no line is wider than a narrow terminal; columns drop, text is cut', () => {
+  for (const width of [30, 45, 70]) {
+    const lines = renderBoard(SESSIONS, { now: NOW, width, height: 12, color: false });
+    for (const l of lines) {
+      assert.ok([...l].length <= width, `${width}: '${l}' is ${[...l].length} wide`);
+    }
+  }
+  const w70 = renderBoard(SESSIONS, { now: NOW, width: 70, height: 12, color: false });
+  assert.is(w70[3], '   db    claude  blocked  40s     Do you want to make this edit to sc…');
+  const w45 = renderBoard(SESSIONS, { now: NOW, width: 45, height: 12, color: false });
+  assert.is(
+    w45[3],
+    '   db    blocked  40s     Do you want to mak…',
+    'AGENT dropped below 60 cells',
+  );
+  const w30 = renderBoard(SESSIONS, { now: NOW, width: 30, height: 12, color: false });
+  assert.is(w30[3], '   db    blocked  Do you want…', 'FOR dropped below 40 cells');
+});
+
+test('renderBoard: long names are cut; an unknown agent shows as -', () => {
+  const lines = renderBoard([
+    info('a-very-long-session-name-indeed-0001', 'idle', 1000, { agent: '' }),
+  ], {
+    now: NOW,
+    width: 80,
+    height: 6,
+    color: false,
+  });
+  assert.is(lines[3], '   a-very-long-session-nam…  -      idle     1s      rule (idle)');
+});
+
+test('renderBoard: more sessions than rows keeps the selection visible and counts the rest', () => {
+  const many = Array.from(
+    { length: 20 },
+    (_, i) =>
+      info(`s${String(i).padStart(2, '0')}-0000`, 'idle', 1000, { startedAt: NOW - 1000 + i }),
+  );
+  const lines = renderBoard(many, {
+    now: NOW,
+    width: 60,
+    height: 10,
+    selected: 's15-0000',
+    color: false,
+  });
+  assert.is(lines.length, 10);
+  assert.ok(lines.some((l) => l.startsWith(' > s15 ')), lines.join('\n'));
+  assert.ok(lines.some((l) => /… \d+ more \(\d+ above\)/.test(l)), lines.join('\n'));
+});
+
+test('renderBoard: status and input lines; an empty board says how to start', () => {
+  const lines = renderBoard([], {
+    now: NOW,
+    width: 80,
+    height: 8,
+    status: 'cannot start foo',
+    input: { label: 'command: ', text: 'claude' },
+    color: false,
+  });
+  assert.is(lines.length, 8);
+  assert.match(lines[2], /no sessions yet/);
+  assert.is(lines[6], ' cannot start foo');
+  assert.is(lines[7], ' command: claude_');
+});
+
+test('renderBoard: a blocked session without a readable question still says it waits', () => {
+  const lines = renderBoard([info('x-0001', 'blocked', 0)], {
+    now: NOW,
+    width: 80,
+    height: 6,
+    color: false,
+  });
+  assert.match(lines[3], /blocked\s+0s\s+a prompt waits for you/);
+});
+
+test.run();
