@@ -1,0 +1,730 @@
+/**
+ * `agentwatch watch [--json] [--agent ID] [-- CMD ARGS... [-- CMD ...]]`: the live board of every
+ * session on this machine.
+ *
+ * * Sessions of `agentwatch run` in other terminals (and of other watches) are found in the
+ *   socket directory, which is read every second, and followed with `subscribe`.
+ * * Sessions this watch starts (each `-- CMD ...` group, or the `n` key) run headless in this
+ *   process's {@link SessionHost}; they end when the watch quits.
+ *
+ * The board (alternate screen, restored on exit, signal and crash) shows one row per session
+ * (see `board.ts`), redrawn when something changes, at most 10 times a second, and every
+ * second for the times in state. Keys: ↑/↓ or k/j select, Enter attaches (the session's
+ * redraw, then raw bytes both ways over the socket's `attach`; Ctrl-] detaches; resizes are
+ * forwarded with `resize`), n starts a session, q quits (asks first when sessions hosted here
+ * are still alive).
+ *
+ * `--json` (and any run without a terminal on stdin and stdout) prints one JSON object per
+ * line instead: `{t, id, name, agent, state, prev, since, question}` for every state change,
+ * and once for every session when first seen (`prev: null`); `t` and `since` in ms since the
+ * epoch, `question` null unless blocked. It runs until SIGINT, SIGTERM or SIGHUP.
+ */
+import { readdirSync } from 'node:fs';
+import { createConnection, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { type Command, type Io, stringOption, UsageError } from './command.ts';
+import {
+  notifyOptionHelp,
+  notifyOptionSpec,
+  stringNotifyChannels,
+  sweepChoice,
+  sweepOptionHelp,
+  sweepOptionSpec,
+} from './sweep-options.ts';
+import { renderBoard, sortSessions, WATCH_KEYS } from './board.ts';
+import { createHost } from '../runtime/default-host.ts';
+import type { SessionHost } from '../runtime/host.ts';
+import { listSessions, request, subscribe } from '../runtime/control-client.ts';
+import { socketDir } from '../runtime/paths.ts';
+import type { SessionInfo } from '../runtime/protocol.ts';
+import type { SessionState } from '../detect/types.ts';
+import { Notifier } from '../runtime/notify.ts';
+
+/** How often the socket directory is read for new sessions, ms. */
+export const POLL_MS = 1000;
+/** Shortest time between two board frames, ms (at most 10 a second). */
+export const FRAME_MS = 100;
+
+/** One JSON line of `watch --json`. */
+export interface TransitionEvent {
+  /** When it was seen, ms since the epoch. */
+  t: number;
+  id: string;
+  name: string;
+  agent: string;
+  state: SessionState;
+  /** The state before; null the first time a session is seen. */
+  prev: SessionState | null;
+  /** When the state began, ms since the epoch. */
+  since: number;
+  question: string | null;
+}
+
+/** The JSON line for a state change. */
+export function transitionEvent(
+  info: SessionInfo,
+  prev: SessionState | null,
+  t = Date.now(),
+): TransitionEvent {
+  return {
+    t,
+    id: info.id,
+    name: info.name,
+    agent: info.agent,
+    state: info.state,
+    prev,
+    since: info.since,
+    question: info.state === 'blocked' ? info.question ?? null : null,
+  };
+}
+
+/**
+ * Splits the passthrough part (`-- CMD ARGS... -- CMD ...`, as main passes it) into commands.
+ * Every `--` starts a new command, so a command cannot itself take a `--` argument.
+ * @throws UsageError for arguments before the first `--` or an empty group.
+ */
+export function splitGroups(positionals: string[]): string[][] {
+  if (!positionals.length) return [];
+  if (positionals[0] !== '--') {
+    throw new UsageError(
+      `put each command after '--': agentwatch watch -- ${positionals.join(' ')}`,
+    );
+  }
+  const groups: string[][] = [];
+  for (const p of positionals) {
+    if (p === '--') groups.push([]);
+    else groups[groups.length - 1].push(p);
+  }
+  if (groups.some((g) => !g.length)) throw new UsageError("an empty command after '--'");
+  return groups;
+}
+
+/**
+ * Splits a command line typed at the board into words: blanks separate, '...' and "..."
+ * quote, a backslash escapes the next character. No variables, globs or pipes.
+ * @throws UsageError for an unterminated quote.
+ */
+export function splitCommandLine(line: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let has = false;
+  let quote: string | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quote) {
+      if (c === quote) quote = null;
+      else if (c === '\\' && quote === '"' && i + 1 < line.length) word += line[++i];
+      else word += c;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      has = true;
+    } else if (c === '\\' && i + 1 < line.length) {
+      word += line[++i];
+      has = true;
+    } else if (/\s/.test(c)) {
+      if (has) words.push(word);
+      word = '';
+      has = false;
+    } else {
+      word += c;
+      has = true;
+    }
+  }
+  if (quote) throw new UsageError(`unterminated ${quote} quote`);
+  if (has) words.push(word);
+  return words;
+}
+
+interface Followed {
+  info: SessionInfo;
+  /** Hosted by this process. */
+  local: boolean;
+  /** True once `onChange` was called for it. */
+  announced: boolean;
+  /** The subscription of a session hosted elsewhere, while open. */
+  socket?: Socket;
+}
+
+/** How a {@link SessionBook} is set up. */
+export interface BookOptions {
+  /** The host of this process's own sessions. */
+  host: SessionHost;
+  /** The socket directory to read (default: {@link socketDir}). */
+  dir?: string;
+  /** Called for every state change, and once per session when first seen (`prev` null). */
+  onChange: (info: SessionInfo, prev: SessionState | null) => void;
+  /** Also follow sessions hosted elsewhere (default true). */
+  remote?: boolean;
+}
+
+/**
+ * Every session the board shows: those hosted here (from the host's transitions) and those
+ * hosted elsewhere (found in the socket directory, followed by subscription). A session seen
+ * once stays, as `exited` when its socket closes without saying so.
+ */
+export class SessionBook {
+  readonly followed = new Map<string, Followed>();
+  readonly dir: string;
+  #timer?: ReturnType<typeof setInterval>;
+  #polling = false;
+  #closed = false;
+  #offTransition: () => void;
+
+  constructor(readonly options: BookOptions) {
+    this.dir = options.dir ?? socketDir();
+    this.#offTransition = options.host.onTransition(({ info, prev }) => {
+      const f = this.followed.get(info.id);
+      if (f) f.info = info;
+      else this.followed.set(info.id, { info, local: true, announced: true });
+      this.options.onChange(info, prev.state);
+    });
+  }
+
+  /** Starts reading the socket directory (now, then every {@link POLL_MS}). */
+  start(): void {
+    if (this.options.remote === false) return;
+    void this.poll();
+    this.#timer = setInterval(() => void this.poll(), POLL_MS);
+    this.#timer.unref?.();
+  }
+
+  /** Registers a session this process just started on its host. */
+  addLocal(id: string): SessionInfo {
+    // Classify afresh now: the first line then names the agent (the manifest is chosen on the
+    // first evaluation) instead of waiting for the first sweep.
+    const w = this.options.host.watched(id);
+    if (w) this.options.host.sweep.evaluate(w);
+    const known = this.followed.get(id);
+    if (known) return known.info; // a transition came first and announced it
+    const info = this.options.host.info(id);
+    this.followed.set(id, { info, local: true, announced: true });
+    this.options.onChange(info, null);
+    return info;
+  }
+
+  /** The sessions now, hosted ones read afresh from the host. */
+  infos(): SessionInfo[] {
+    const out: SessionInfo[] = [];
+    for (const [id, f] of this.followed) {
+      if (f.local) {
+        try {
+          f.info = this.options.host.info(id);
+        } catch {
+          // forgotten by the host: keep the last info
+        }
+      }
+      out.push(f.info);
+    }
+    return out;
+  }
+
+  /** Hosted sessions whose process still runs. */
+  liveLocal(): SessionInfo[] {
+    return this.infos().filter((i) => this.followed.get(i.id)?.local && i.state !== 'exited');
+  }
+
+  /** Looks for sessions hosted elsewhere that are not followed yet. */
+  async poll(): Promise<void> {
+    if (this.#polling || this.#closed) return;
+    this.#polling = true;
+    try {
+      let names: string[];
+      try {
+        names = readdirSync(this.dir).filter((n) => n.endsWith('.sock'));
+      } catch {
+        return; // no directory yet: nobody has started a session
+      }
+      const known = new Set<string>();
+      for (const f of this.followed.values()) if (f.local || f.socket) known.add(f.info.socket);
+      if (names.every((n) => known.has(join(this.dir, n)))) return;
+      for (const info of await listSessions(this.dir)) {
+        if (this.#closed) return;
+        if (info.host === process.pid || known.has(info.socket)) continue;
+        this.#follow(info);
+      }
+    } finally {
+      this.#polling = false;
+    }
+  }
+
+  #follow(first: SessionInfo): void {
+    let entry = this.followed.get(first.id);
+    if (!entry) {
+      entry = { info: first, local: false, announced: false };
+      this.followed.set(first.id, entry);
+    }
+    const e = entry;
+    e.socket = subscribe(
+      first.socket,
+      (info) => {
+        const prev = e.announced ? e.info.state : null;
+        e.info = info;
+        if (prev === info.state) return; // the first push repeats the state we know
+        e.announced = true;
+        this.options.onChange(info, prev);
+      },
+      () => {
+        e.socket = undefined;
+        if (this.#closed || (e.announced && e.info.state === 'exited')) return;
+        const prev = e.announced ? e.info.state : null;
+        e.announced = true;
+        e.info = {
+          ...e.info,
+          state: 'exited',
+          since: Date.now(),
+          reason: 'its control socket closed',
+          question: undefined,
+        };
+        this.options.onChange(e.info, prev);
+      },
+    );
+  }
+
+  /** Stops reading the directory and closes every subscription. */
+  close(): void {
+    this.#closed = true;
+    this.#offTransition();
+    if (this.#timer) clearInterval(this.#timer);
+    for (const f of this.followed.values()) f.socket?.destroy();
+  }
+}
+
+/** Undoes what an attached agent may have left on: mouse, paste, focus modes, SGR. */
+const RESTORE_MODES = '\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[0m';
+const ENTER_BOARD = '\x1b[?1049h\x1b[?25l\x1b[2J';
+const LEAVE_BOARD = RESTORE_MODES + '\x1b[2J\x1b[?25h\x1b[?1049l';
+const CTRL_BRACKET = 0x1d;
+
+/** How a {@link BoardUi} is set up. */
+export interface BoardUiOptions {
+  book: SessionBook;
+  /** Starts a session from a typed command line (the `n` key); throws UserError/UsageError. */
+  startSession?: (argv: string[]) => Promise<void>;
+  /** Ask before quitting while hosted sessions are alive (default true). */
+  confirmQuit?: boolean;
+  title?: string;
+  keys?: string;
+  /** Extra status text (the demo's countdown), read on every frame. */
+  status?: () => string | undefined;
+  stdin?: NodeJS.ReadStream;
+  stdout?: NodeJS.WriteStream;
+}
+
+type Mode = 'board' | 'input' | 'confirm' | 'attached';
+
+/**
+ * The interactive board on the person's terminal; see the file comment. `done` resolves when
+ * the person quits (or {@link BoardUi.quit} is called); {@link BoardUi.restore} gives the
+ * terminal back and is safe to call more than once.
+ */
+export class BoardUi {
+  readonly done: Promise<void>;
+  #resolveDone!: () => void;
+  #mode: Mode = 'board';
+  #selected?: string;
+  #input = '';
+  #message = '';
+  #lastFrame = '';
+  #lastFrameAt = 0;
+  #frameTimer?: ReturnType<typeof setTimeout>;
+  #tick?: ReturnType<typeof setInterval>;
+  #attached: Socket | null = null;
+  #restored = true;
+  readonly #stdin: NodeJS.ReadStream;
+  readonly #stdout: NodeJS.WriteStream;
+  readonly #onKeys = (d: Buffer) => this.#keys(d);
+  readonly #onResize = () => this.#resized();
+
+  constructor(readonly options: BoardUiOptions) {
+    this.#stdin = options.stdin ?? process.stdin;
+    this.#stdout = options.stdout ?? process.stdout;
+    this.done = new Promise((r) => (this.#resolveDone = r));
+  }
+
+  /** Takes the terminal: alternate screen, raw keys, first frame. */
+  start(): void {
+    this.#restored = false;
+    this.#stdout.write(ENTER_BOARD);
+    this.#stdin.setRawMode?.(true);
+    this.#stdin.on('data', this.#onKeys);
+    this.#stdin.resume();
+    this.#stdout.on('resize', this.#onResize);
+    this.#tick = setInterval(() => this.render(), 1000);
+    this.render(true);
+  }
+
+  /** Gives the terminal back (main screen, cursor, cooked mode). Idempotent. */
+  restore(): void {
+    if (this.#restored) return;
+    this.#restored = true;
+    if (this.#tick) clearInterval(this.#tick);
+    if (this.#frameTimer) clearTimeout(this.#frameTimer);
+    this.#attached?.destroy();
+    this.#stdin.off('data', this.#onKeys);
+    this.#stdout.off('resize', this.#onResize);
+    try {
+      this.#stdout.write(LEAVE_BOARD);
+      this.#stdin.setRawMode?.(false);
+    } catch {
+      // the terminal is gone
+    }
+    this.#stdin.pause();
+  }
+
+  /** Ends the board (as q does, without asking). */
+  quit(): void {
+    this.#resolveDone();
+  }
+
+  /** Asks for a frame: drawn now, or within {@link FRAME_MS} of the last one. */
+  requestRender(): void {
+    if (this.#frameTimer || this.#restored) return;
+    const wait = Math.max(0, this.#lastFrameAt + FRAME_MS - Date.now());
+    this.#frameTimer = setTimeout(() => {
+      this.#frameTimer = undefined;
+      this.render();
+    }, wait);
+  }
+
+  /** Paints the board if it changed (or always with `force`). */
+  render(force = false): void {
+    if (this.#restored || this.#mode === 'attached') return;
+    const infos = sortSessions(this.options.book.infos());
+    if (!infos.some((i) => i.id === this.#selected)) this.#selected = infos[0]?.id;
+    const width = this.#stdout.columns || 80;
+    const height = this.#stdout.rows || 24;
+    const extra = this.options.status?.();
+    const status = this.#mode === 'confirm'
+      ? this.#message
+      : [this.#message, extra].filter(Boolean).join(' · ') || undefined;
+    const lines = renderBoard(infos, {
+      now: Date.now(),
+      width,
+      height,
+      selected: this.#selected,
+      title: this.options.title,
+      keys: this.options.keys ?? WATCH_KEYS,
+      status,
+      input: this.#mode === 'input' ? { label: 'command to run: ', text: this.#input } : undefined,
+      color: !process.env.NO_COLOR,
+    });
+    const frame = lines.map((l, y) => `\x1b[${y + 1};1H${l}\x1b[K`).join('');
+    this.#lastFrameAt = Date.now();
+    if (!force && frame === this.#lastFrame) return;
+    this.#lastFrame = frame;
+    this.#stdout.write(frame);
+  }
+
+  #resized(): void {
+    if (this.#mode === 'attached' && this.#attachedInfo) {
+      void request(this.#attachedInfo.socket, {
+        op: 'resize',
+        rows: this.#stdout.rows,
+        cols: this.#stdout.columns,
+      }).catch(() => {});
+      return;
+    }
+    this.#stdout.write('\x1b[2J');
+    this.render(true);
+  }
+
+  #attachedInfo: SessionInfo | null = null;
+  /** True once the attached session answered `{ok: true}`: raw bytes may flow. */
+  #attachReady = false;
+  #attachQueue: Buffer[] = [];
+
+  #keys(data: Buffer): void {
+    if (this.#mode === 'attached') {
+      const at = data.indexOf(CTRL_BRACKET);
+      const before = at >= 0 ? data.subarray(0, at) : data;
+      if (before.length && this.#attached && !this.#attached.destroyed) {
+        if (this.#attachReady) this.#attached.write(before);
+        else this.#attachQueue.push(Buffer.from(before)); // sent once the session said ok
+      }
+      if (at >= 0) this.#detach();
+      return;
+    }
+    const text = data.toString('utf8');
+    let i = 0;
+    while (i < text.length) {
+      const m = /^\x1b(?:\[[0-?]*[ -/]*[@-~]|O[A-Z])/.exec(text.slice(i));
+      const key = m ? m[0] : text[i];
+      i += key.length;
+      this.#key(key);
+      if ((this.#mode as Mode) === 'attached') {
+        // keys typed after Enter in the same chunk belong to the session
+        const rest = Buffer.from(text.slice(i), 'utf8');
+        if (rest.length) this.#keys(rest);
+        return;
+      }
+    }
+  }
+
+  #key(key: string): void {
+    if (this.#mode === 'input') {
+      if (key === '\r' || key === '\n') void this.#submit();
+      else if (key === '\x1b' || key === '\x03') this.#mode = 'board';
+      else if (key === '\x7f' || key === '\b') this.#input = [...this.#input].slice(0, -1).join('');
+      else if (key === '\x15') this.#input = '';
+      else if (key.length === 1 && key >= ' ') this.#input += key;
+      else if (key.length > 1 && !key.startsWith('\x1b')) this.#input += key;
+      this.render();
+      return;
+    }
+    if (this.#mode === 'confirm') {
+      this.#mode = 'board';
+      this.#message = '';
+      if (key === 'y' || key === 'Y') this.quit();
+      else this.render();
+      return;
+    }
+    const infos = sortSessions(this.options.book.infos());
+    const at = infos.findIndex((i) => i.id === this.#selected);
+    this.#message = '';
+    switch (key) {
+      case '\x1b[A':
+      case '\x1bOA':
+      case 'k':
+        if (infos.length) this.#selected = infos[Math.max(0, at - 1)].id;
+        break;
+      case '\x1b[B':
+      case '\x1bOB':
+      case 'j':
+        if (infos.length) this.#selected = infos[Math.min(infos.length - 1, at + 1)].id;
+        break;
+      case '\r':
+      case '\n': {
+        const info = infos[at];
+        if (!info) break;
+        if (info.state === 'exited') this.#message = `${info.name} has exited`;
+        else this.#attach(info);
+        break;
+      }
+      case 'n':
+        if (this.options.startSession) {
+          this.#mode = 'input';
+          this.#input = '';
+        }
+        break;
+      case 'q':
+      case '\x03': {
+        const alive = this.options.book.liveLocal();
+        if (alive.length && this.options.confirmQuit !== false) {
+          this.#mode = 'confirm';
+          this.#message = `${alive.length} session${
+            alive.length === 1 ? '' : 's'
+          } started here will be ended (${alive.map((i) => i.name).join(', ')}). Quit? y/n`;
+        } else this.quit();
+        break;
+      }
+      default:
+        return;
+    }
+    this.render();
+  }
+
+  async #submit(): Promise<void> {
+    const line = this.#input;
+    this.#mode = 'board';
+    this.#input = '';
+    try {
+      const argv = splitCommandLine(line);
+      if (!argv.length) return;
+      await this.options.startSession!(argv);
+      this.#message = `started ${argv.join(' ')}`;
+    } catch (e) {
+      this.#message = `cannot start: ${(e as Error).message}`;
+    }
+    this.render();
+  }
+
+  /** Full-screen passthrough to `info`'s session until Ctrl-] or the session's end. */
+  #attach(info: SessionInfo): void {
+    this.#mode = 'attached';
+    this.#attachedInfo = info;
+    this.#attachReady = false;
+    this.#attachQueue = [];
+    const sock = createConnection(info.socket);
+    this.#attached = sock;
+    const fail = (why: string) => {
+      if (this.#attached !== sock) return;
+      this.#attached = null;
+      this.#attachedInfo = null;
+      sock.destroy();
+      this.#mode = 'board';
+      this.#message = `cannot attach to ${info.name}: ${why}`;
+      this.render(true);
+    };
+    sock.on('error', (e) => fail((e as NodeJS.ErrnoException).code ?? e.message));
+    let answered = false;
+    let pending = Buffer.alloc(0);
+    sock.on('data', (d: Buffer) => {
+      if (answered) {
+        this.#stdout.write(d);
+        return;
+      }
+      pending = Buffer.concat([pending, d]);
+      const nl = pending.indexOf(0x0a);
+      if (nl < 0) return;
+      let answer: { ok?: boolean; error?: string } = {};
+      try {
+        answer = JSON.parse(pending.subarray(0, nl).toString('utf8'));
+      } catch {
+        // not an answer line
+      }
+      if (answer.ok !== true) {
+        fail(answer.error ?? 'unexpected answer');
+        return;
+      }
+      answered = true;
+      this.#attachReady = true;
+      this.#stdout.write('\x1b[0m\x1b[2J\x1b[H\x1b[?25h');
+      const rest = pending.subarray(nl + 1);
+      if (rest.length) this.#stdout.write(rest);
+      for (const q of this.#attachQueue) sock.write(q);
+      this.#attachQueue = [];
+    });
+    sock.on('close', () => {
+      if (this.#attached === sock) this.#detach(answered ? `${info.name} ended` : undefined);
+    });
+    sock.on('connect', () => {
+      sock.write(
+        JSON.stringify({
+          op: 'attach',
+          rows: this.#stdout.rows || 24,
+          cols: this.#stdout.columns || 80,
+        }) + '\n',
+      );
+    });
+  }
+
+  #detach(message?: string): void {
+    const sock = this.#attached;
+    this.#attached = null;
+    this.#attachedInfo = null;
+    sock?.destroy();
+    this.#mode = 'board';
+    this.#message = message ?? '';
+    if (this.#restored) return;
+    this.#stdout.write(RESTORE_MODES + ENTER_BOARD);
+    this.render(true);
+  }
+}
+
+/** Size for headless sessions: the board's terminal, else 32x120 (the captures' size). */
+function sessionSize(stdout: NodeJS.WriteStream): { rows: number; cols: number } {
+  return stdout.isTTY && stdout.rows && stdout.columns
+    ? { rows: stdout.rows, cols: stdout.columns }
+    : { rows: 32, cols: 120 };
+}
+
+/** Resolves on the first of SIGINT, SIGTERM, SIGHUP; returns a function removing the handlers. */
+function onStopSignal(stop: (signal: string) => void): () => void {
+  const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((sig) => {
+    const h = () => stop(sig);
+    process.on(sig, h);
+    return [sig, h] as const;
+  });
+  return () => {
+    for (const [sig, h] of handlers) process.off(sig, h);
+  };
+}
+
+/**
+ * Keeps the terminal sane if this process crashes while the board is shown: restores it,
+ * prints the error, ends the hosted sessions and exits 70. Returns a function that uninstalls.
+ */
+export function guardTerminal(ui: BoardUi, host: SessionHost, io: Io, label: string): () => void {
+  const crash = (e: unknown) => {
+    ui.restore();
+    io.stderr(`agentwatch ${label}: internal error: ${(e as Error)?.stack ?? e}\n`);
+    for (const { session } of host.sessions.values()) session.kill();
+    process.exit(70);
+  };
+  const onExit = () => ui.restore();
+  process.on('uncaughtException', crash);
+  process.on('exit', onExit);
+  return () => {
+    process.off('uncaughtException', crash);
+    process.off('exit', onExit);
+  };
+}
+
+export const watchCommand: Command = {
+  name: 'watch',
+  summary: 'the live board of every agent session on this machine (or --json events)',
+  usage: 'watch [--json] [--agent ID] [--interval MS] [-- CMD ARGS... [-- CMD ARGS...]]',
+  passthrough: true,
+  options: {
+    json: { type: 'boolean' },
+    agent: { type: 'string' },
+    ...sweepOptionSpec,
+    ...notifyOptionSpec,
+  },
+  help: {
+    json: 'print one JSON object per state change instead of the board',
+    agent: 'manifest id for the sessions started here whose process is not recognised',
+    ...sweepOptionHelp,
+    ...notifyOptionHelp,
+  },
+  async run(values, positionals, io) {
+    const groups = splitGroups(positionals);
+    const agent = stringOption(values, 'agent');
+    const stdin = process.stdin;
+    const stdout = process.stdout;
+    const json = values.json === true || !(stdin.isTTY && stdout.isTTY);
+    const host = createHost(sweepChoice(values));
+    const notifier = new Notifier(
+      stringNotifyChannels(values, json ? undefined : (s) => stdout.write(s)),
+      {
+        done: values['notify-done'] === true,
+      },
+    );
+    let ui: BoardUi | null = null;
+    const book = new SessionBook({
+      host,
+      onChange: (info, prev) => {
+        if (json) io.stdout(JSON.stringify(transitionEvent(info, prev)) + '\n');
+        if (prev && book.followed.get(info.id)?.local) notifier.transition(info, prev);
+        ui?.requestRender();
+      },
+    });
+    const startSession = async (argv: string[]) => {
+      const session = await host.start({
+        command: argv[0],
+        args: argv.slice(1),
+        agent,
+        headless: true,
+        ...sessionSize(stdout),
+      });
+      book.addLocal(session.id);
+    };
+    try {
+      for (const g of groups) await startSession(g);
+      book.start();
+      if (json) {
+        const keepAlive = setInterval(() => {}, 1 << 30); // signal handlers alone do not keep Node running
+        await new Promise<void>((resolve) => {
+          const off = onStopSignal(() => {
+            off();
+            resolve();
+          });
+        });
+        clearInterval(keepAlive);
+      } else {
+        ui = new BoardUi({ book, startSession, title: 'agentwatch' });
+        const unguard = guardTerminal(ui, host, io, 'watch');
+        const off = onStopSignal(() => ui?.quit());
+        ui.start();
+        await ui.done;
+        off();
+        ui.restore();
+        unguard();
+      }
+    } finally {
+      book.close();
+      await host.close();
+    }
+    return 0;
+  },
+};

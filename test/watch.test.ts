@@ -1,0 +1,227 @@
+/**
+ * `agentwatch watch --json` as a real process, in a temporary AGENTWATCH_DIR:
+ * * it hosts `-- <sim-agent>`; a task typed through the session socket's `attach` makes the
+ *   transitions come out as JSON lines (idle -> ... -> blocked with the question -> ... -> idle,
+ *   then exited when the agent ends);
+ * * a session of a separate `agentwatch run` process appears in `ls` and in the watch's
+ *   stream, and is reported exited when that process ends.
+ * Plus the pure helpers (command groups, typed command lines, the JSON shape).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  splitCommandLine,
+  splitGroups,
+  type TransitionEvent,
+  transitionEvent,
+} from '../src/cli/watch.ts';
+import { selfCommand } from '../src/cli/sim-agent.ts';
+import { lsCommand } from '../src/cli/ls.ts';
+import { listSessions } from '../src/runtime/control-client.ts';
+import type { SessionInfo } from '../src/runtime/protocol.ts';
+
+test('splitGroups: every -- starts a command', () => {
+  assert.equal(splitGroups([]), []);
+  assert.equal(splitGroups(['--', 'claude', '--resume', '--', 'codex']), [['claude', '--resume'], [
+    'codex',
+  ]]);
+  assert.throws(() => splitGroups(['claude']), /after '--'/);
+  assert.throws(() => splitGroups(['--', 'a', '--']), /empty command/);
+});
+
+test('splitCommandLine: blanks, quotes and backslashes', () => {
+  assert.equal(splitCommandLine(`claude --append-system-prompt "be brief" 'a b' c\\ d ""`), [
+    'claude',
+    '--append-system-prompt',
+    'be brief',
+    'a b',
+    'c d',
+    '',
+  ]);
+  assert.throws(() => splitCommandLine('claude "oops'), /unterminated/);
+});
+
+test('transitionEvent: the JSON shape', () => {
+  const info = {
+    id: 'a-1',
+    name: 'a',
+    agent: 'claude',
+    state: 'blocked',
+    since: 5,
+    question: 'Do you want to proceed?',
+  } as SessionInfo;
+  assert.equal(transitionEvent(info, 'working', 9), {
+    t: 9,
+    id: 'a-1',
+    name: 'a',
+    agent: 'claude',
+    state: 'blocked',
+    prev: 'working',
+    since: 5,
+    question: 'Do you want to proceed?',
+  });
+  assert.is(transitionEvent({ ...info, state: 'idle' }, null, 9).question, null);
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(
+  what: string,
+  read: () => T | undefined | false | Promise<T | undefined>,
+  timeoutMs = 8000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+test('watch --json: hosted and run sessions come out as JSON lines; run sessions appear in ls', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-watch-'));
+  const env = { ...process.env, AGENTWATCH_DIR: dir };
+  const self = selfCommand();
+  const sim = [
+    self.command,
+    ...self.args,
+    'sim-agent',
+    '--seed',
+    '3',
+    '--speed',
+    '4',
+    '--tasks',
+    '1',
+  ];
+  const children: ChildProcess[] = [];
+  const events: TransitionEvent[] = [];
+  let stderr = '';
+  const oldDir = process.env.AGENTWATCH_DIR;
+  try {
+    const watch = spawn(self.command, [
+      ...self.args,
+      'watch',
+      '--json',
+      '--agent',
+      'claude',
+      '--interval',
+      '100',
+      '--no-desktop',
+      '--',
+      ...sim,
+    ], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(watch);
+    let pending = '';
+    watch.stdout!.on('data', (d: Buffer) => {
+      pending += d.toString('utf8');
+      let nl;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        events.push(JSON.parse(pending.slice(0, nl)));
+        pending = pending.slice(nl + 1);
+      }
+    });
+    watch.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const watchExit = new Promise<number | null>((resolve) =>
+      watch.on('exit', (code) => resolve(code))
+    );
+
+    // The hosted session is announced first, idle.
+    const first = await until('the hosted session', () => events[0]);
+    assert.is(first.prev, null);
+    assert.is(first.state, 'idle');
+    assert.is(first.agent, 'claude', 'named from --agent on the first line');
+    const id = first.id;
+
+    // Type a task through attach, as the board's Enter does; answer the prompt with '1'.
+    const sock = createConnection(join(dir, `${id}.sock`));
+    sock.on('error', () => {});
+    let answer = '';
+    sock.on('data', (d: Buffer) => (answer += d.toString('utf8')));
+    sock.on(
+      'connect',
+      () => sock.write(JSON.stringify({ op: 'attach', rows: 32, cols: 120 }) + '\n'),
+    );
+    await until('the attach answer', () => answer.startsWith('{"ok":true}'));
+    await sleep(300); // the agent's start-up frame
+    for (const c of 'run the tests\r') {
+      sock.write(c);
+      await sleep(15);
+    }
+    const blocked = await until(
+      'blocked',
+      () => events.find((e) => e.id === id && e.state === 'blocked'),
+    );
+    assert.is(blocked.question, 'Do you want to proceed?');
+    assert.is(blocked.agent, 'claude');
+    sock.write('1');
+    const back = await until(
+      'idle again',
+      () => events.find((e) => e.id === id && e.state === 'idle' && e.t > blocked.t),
+    );
+    assert.ok(back.prev === 'working' || back.prev === 'blocked', JSON.stringify(back));
+    await until(
+      'the hosted agent exits after --tasks 1',
+      () => events.find((e) => e.id === id && e.state === 'exited'),
+    );
+    sock.destroy();
+    const mine = events.filter((e) => e.id === id);
+    for (let i = 1; i < mine.length; i++) {
+      assert.is(mine[i].prev, mine[i - 1].state, 'each line continues the previous one');
+      assert.ok(mine[i].t >= mine[i - 1].t);
+    }
+
+    // A separate `run` process: its session is listed by ls and followed by the watch.
+    const run = spawn(self.command, [
+      ...self.args,
+      'run',
+      '--agent',
+      'claude',
+      '--name',
+      'other',
+      '--',
+      ...sim,
+    ], {
+      env,
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
+    children.push(run);
+    const listed = await until('the run session in the socket dir', async () => {
+      const all = await listSessions(dir);
+      return all.find((s) => s.name === 'other');
+    });
+    assert.is(listed.host, run.pid);
+    process.env.AGENTWATCH_DIR = dir;
+    let lsOut = '';
+    await lsCommand.run({ json: true }, [], { stdout: (t) => (lsOut += t), stderr: () => {} });
+    assert.ok((JSON.parse(lsOut) as SessionInfo[]).some((s) => s.name === 'other'), lsOut);
+    const seen = await until(
+      'the watch follows the run session',
+      () => events.find((e) => e.name === 'other'),
+    );
+    assert.is(seen.prev, null);
+    run.kill('SIGTERM');
+    await until(
+      'the run session reported exited',
+      () => events.find((e) => e.name === 'other' && e.state === 'exited'),
+    );
+
+    watch.kill('SIGTERM');
+    assert.is(await watchExit, 0, stderr);
+  } finally {
+    if (oldDir === undefined) delete process.env.AGENTWATCH_DIR;
+    else process.env.AGENTWATCH_DIR = oldDir;
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
