@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { type Command, type Io, UsageError, UserError } from './command.ts';
 import { commands } from './commands.ts';
+import { ManifestError } from '../detect/errors.ts';
 
 const io: Io = {
   stdout: (t) => void process.stdout.write(t),
@@ -19,7 +20,9 @@ export function commandHelp(cmd: Command): string {
   for (const name of names) {
     const o = cmd.options[name];
     const flag = `--${name}${o.type === 'string' ? ' ' + name.toUpperCase() : ''}`;
-    lines.push(`  ${(o.short ? `-${o.short}, ` : '    ') + flag.padEnd(24)} ${cmd.help?.[name] ?? ''}`);
+    lines.push(
+      `  ${(o.short ? `-${o.short}, ` : '    ') + flag.padEnd(24)} ${cmd.help?.[name] ?? ''}`,
+    );
   }
   return lines.join('\n') + '\n';
 }
@@ -80,9 +83,9 @@ export async function main(argv: string[]): Promise<number> {
       io.stderr(`agentwatch ${cmd.name}: ${e.message}\n\n${commandHelp(cmd)}`);
       return 2;
     }
-    if (e instanceof UserError) {
+    if (e instanceof UserError || e instanceof ManifestError) {
       io.stderr(`agentwatch ${cmd.name}: ${e.message}\n`);
-      return e.exitCode;
+      return e instanceof UserError ? e.exitCode : 1;
     }
     io.stderr(`agentwatch ${cmd.name}: internal error: ${(e as Error)?.stack ?? e}\n`);
     return 70;

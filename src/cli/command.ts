@@ -41,7 +41,11 @@ export class UsageError extends Error {
 export { UserError } from '../errors.ts';
 
 /** Reads a string option or returns the default. */
-export function stringOption(values: OptionValues, name: string, fallback?: string): string | undefined {
+export function stringOption(
+  values: OptionValues,
+  name: string,
+  fallback?: string,
+): string | undefined {
   const v = values[name];
   if (Array.isArray(v)) return String(v[v.length - 1]);
   return typeof v === 'string' ? v : fallback;
@@ -63,7 +67,9 @@ export function parseSize(text: string): { rows: number; cols: number } {
   const rows = m ? Number(m[1]) : NaN;
   const cols = m ? Number(m[2]) : NaN;
   if (!m || rows < 1 || rows > 1000 || cols < 2 || cols > 2000) {
-    throw new UsageError(`--size must be ROWSxCOLS like 32x120 (rows 1-1000, cols 2-2000), got '${text}'`);
+    throw new UsageError(
+      `--size must be ROWSxCOLS like 32x120 (rows 1-1000, cols 2-2000), got '${text}'`,
+    );
   }
   return { rows, cols };
 }

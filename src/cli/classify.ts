@@ -1,0 +1,228 @@
+/**
+ * `agentwatch classify`: replays capture files into an emulated screen and prints the state
+ * each one's manifest gives, with the rule and the matched text. `--compare LABELS.json`
+ * prints the seed's table: truth | the same rules on the stripped 8 KB tail | the screen.
+ */
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import {
+  type Command,
+  type Io,
+  type OptionValues,
+  parseSize,
+  stringList,
+  stringOption,
+  UsageError,
+  UserError,
+} from './command.ts';
+import { manifestForFile } from './agent-of.ts';
+import { evaluate } from '../detect/evaluate.ts';
+import type { Manifest } from '../detect/manifest.ts';
+import { ManifestError } from '../detect/errors.ts';
+import type { Evaluation, RuleState } from '../detect/types.ts';
+import { loadBundledManifests, loadManifestFile } from '../runtime/manifest-sources.ts';
+import { checkCaptureFile, renderFile } from '../runtime/render-file.ts';
+import { tailScreen } from '../eval/tail-baseline.ts';
+
+/** One classified file, as printed by `--json`. */
+export interface ClassifyRecord {
+  file: string;
+  agent: string;
+  state: RuleState;
+  rule: number | null;
+  pattern: string | null;
+  match: string | null;
+  region: string | null;
+}
+
+/** Options shared by classify and explain: which manifests, which size. */
+export interface ClassifySetup {
+  manifests: ReadonlyMap<string, Manifest>;
+  explicit?: Manifest;
+  agent?: string;
+  rows: number;
+  cols: number;
+}
+
+/** Reads `--agent`, `--manifest` and `--size` into a {@link ClassifySetup}. */
+export function classifySetup(values: OptionValues): ClassifySetup {
+  const { rows, cols } = parseSize(stringOption(values, 'size', '32x120')!);
+  const manifestPath = stringOption(values, 'manifest');
+  const agent = stringOption(values, 'agent');
+  if (manifestPath && agent) throw new UsageError('give --agent or --manifest, not both');
+  const explicit = manifestPath ? loadManifestFile(manifestPath) : undefined;
+  return { manifests: loadBundledManifests(), explicit, agent, rows, cols };
+}
+
+/** Classifies one capture file. @throws UserError for a bad file or an unknown agent. */
+export async function classifyFile(path: string, setup: ClassifySetup): Promise<
+  { record: ClassifyRecord; evaluation: Evaluation; tail: Evaluation; manifest: Manifest }
+> {
+  await checkCaptureFile(path); // a missing file is named as such before its name is read
+  const manifest = manifestForFile(path, setup.manifests, setup.agent, setup.explicit);
+  const rendered = await renderFile(path, setup.rows, setup.cols);
+  const evaluation = evaluate(rendered.terminal.snapshot(), manifest);
+  const tail = evaluate(tailScreen(rendered.tail), manifest);
+  const record: ClassifyRecord = {
+    file: path,
+    agent: manifest.id,
+    state: evaluation.state,
+    rule: evaluation.rule,
+    pattern: evaluation.pattern,
+    match: evaluation.match,
+    region: evaluation.region,
+  };
+  return { record, evaluation, tail, manifest };
+}
+
+function oneLine(text: string | null, max = 60): string {
+  if (text === null) return '';
+  const flat = text.replace(/\n/g, '⏎');
+  return JSON.stringify(flat.length > max ? flat.slice(0, max - 1) + '…' : flat);
+}
+
+async function classifyFiles(
+  files: string[],
+  setup: ClassifySetup,
+  json: boolean,
+  io: Io,
+): Promise<number> {
+  const records: ClassifyRecord[] = [];
+  let failed = 0;
+  const width = Math.max(...files.map((f) => f.length));
+  for (const file of files) {
+    try {
+      const { record, evaluation } = await classifyFile(file, setup);
+      records.push(record);
+      if (!json) {
+        const rule = evaluation.rule === null
+          ? 'no rule matched'
+          : `rule ${evaluation.rule} ${evaluation.region ?? ''}`;
+        io.stdout(
+          `${file.padEnd(width)}  ${record.state.padEnd(7)}  ${rule.padEnd(22)}  ${
+            oneLine(evaluation.match)
+          }\n`,
+        );
+      }
+    } catch (e) {
+      if (!(e instanceof UserError) && !(e instanceof ManifestError)) throw e;
+      failed++;
+      io.stderr(`agentwatch classify: ${e.message}\n`);
+    }
+  }
+  if (json) io.stdout(JSON.stringify(records, null, 2) + '\n');
+  return failed ? 1 : 0;
+}
+
+/**
+ * Reads a labels file: a JSON object `{"FILE": "blocked"|"working"|"idle"}`, files relative to it.
+ * @throws UserError naming the file and the bad entry.
+ */
+export async function readLabels(path: string): Promise<Array<{ file: string; truth: RuleState }>> {
+  let text;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    throw new UserError(`${path}: cannot read labels (${(e as NodeJS.ErrnoException).code ?? e})`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new UserError(`${path}: not valid JSON (${(e as Error).message})`);
+  }
+  if (!data || typeof data !== 'object' || Array.isArray(data)) {
+    throw new UserError(`${path}: expected a JSON object {"FILE": "STATE"}`);
+  }
+  const out = [];
+  for (const [file, truth] of Object.entries(data)) {
+    if (truth !== 'blocked' && truth !== 'working' && truth !== 'idle') {
+      throw new UserError(
+        `${path}: ${file}: label must be blocked, working or idle, got ${JSON.stringify(truth)}`,
+      );
+    }
+    out.push({ file: resolve(dirname(path), file), truth });
+  }
+  return out;
+}
+
+async function compare(
+  labelFiles: string[],
+  setup: ClassifySetup,
+  json: boolean,
+  io: Io,
+): Promise<number> {
+  let wrong = 0;
+  type Row = { file: string; agent: string; truth: RuleState; tail: RuleState; screen: RuleState };
+  const all: Row[] = [];
+  for (const labels of labelFiles) {
+    const rows: Row[] = [];
+    for (const { file, truth } of await readLabels(labels)) {
+      const { record, tail } = await classifyFile(file, setup);
+      rows.push({ file, agent: record.agent, truth, tail: tail.state, screen: record.state });
+    }
+    all.push(...rows);
+    if (json) continue;
+    const w = Math.max(30, ...rows.map((r) => basename(r.file).length));
+    const mark = (got: RuleState, truth: RuleState) =>
+      got.padEnd(8) + (got === truth ? '  ' : ' ✗');
+    io.stdout(`${labels}\n`);
+    io.stdout(
+      `${'fixture'.padEnd(w)}  ${'truth'.padEnd(8)}  ${
+        'last 8 KB, stripped'.padEnd(20)
+      }  emulated ${setup.rows}x${setup.cols} screen\n`,
+    );
+    for (const r of rows) {
+      io.stdout(
+        `${basename(r.file).padEnd(w)}  ${r.truth.padEnd(8)}  ${
+          mark(r.tail, r.truth).padEnd(20)
+        }  ${mark(r.screen, r.truth)}\n`,
+      );
+    }
+    const ok = (k: 'tail' | 'screen') => rows.filter((r) => r[k] === r.truth).length;
+    io.stdout(
+      `correct: tail ${ok('tail')}/${rows.length}, screen ${ok('screen')}/${rows.length}\n\n`,
+    );
+  }
+  wrong = all.filter((r) => r.screen !== r.truth).length;
+  if (json) io.stdout(JSON.stringify(all, null, 2) + '\n');
+  else if (labelFiles.length > 1) {
+    const tailOk = all.filter((r) => r.tail === r.truth).length;
+    io.stdout(`total: tail ${tailOk}/${all.length}, screen ${all.length - wrong}/${all.length}\n`);
+  }
+  return wrong ? 1 : 0;
+}
+
+export const classifyCommand: Command = {
+  name: 'classify',
+  summary: 'classify captured terminal bytes: state, rule and matched text per file',
+  usage: 'classify [--agent ID | --manifest FILE] [--size ROWSxCOLS] [--json] FILE...\n' +
+    '       agentwatch classify --compare LABELS.json [--compare LABELS.json ...]',
+  options: {
+    agent: { type: 'string' },
+    manifest: { type: 'string' },
+    size: { type: 'string' },
+    json: { type: 'boolean' },
+    compare: { type: 'string', multiple: true },
+  },
+  help: {
+    agent: 'manifest id (claude, codex, gemini, qwen, opencode); default: the file name prefix',
+    manifest: 'classify with this manifest file instead of a bundled one',
+    size: 'screen size in cells (default 32x120)',
+    json: 'print one JSON array of {file, agent, state, rule, pattern, match, region}',
+    compare: 'print truth | stripped 8 KB tail | emulated screen for a labels file',
+  },
+  async run(values, positionals, io) {
+    const setup = classifySetup(values);
+    const labels = stringList(values, 'compare');
+    const json = values.json === true;
+    if (labels.length) {
+      if (positionals.length) {
+        throw new UsageError('--compare takes labels files, not capture files');
+      }
+      return await compare(labels, setup, json, io);
+    }
+    if (!positionals.length) throw new UsageError('no capture file given');
+    return await classifyFiles(positionals, setup, json, io);
+  },
+};

@@ -1,0 +1,60 @@
+/**
+ * `agentwatch explain FILE`: the rendered screen with row numbers, then every rule of the
+ * manifest in order with each pattern, whether it matched, and where; then the decision.
+ */
+import { type Command, UsageError } from './command.ts';
+import { classifySetup } from './classify.ts';
+import { manifestForFile } from './agent-of.ts';
+import { explain, formatExplain } from '../detect/explain.ts';
+import { renderFile } from '../runtime/render-file.ts';
+
+/** The screen's rows numbered from 1, trailing empty rows cut, with the title and OSC payloads. */
+export function numberedScreen(
+  snapshot: { rows: readonly string[]; title: string; osc: ReadonlyMap<number, string> },
+): string {
+  let last = snapshot.rows.length;
+  while (last > 0 && snapshot.rows[last - 1] === '') last--;
+  const out = snapshot.rows.slice(0, last).map((r, i) => `${String(i + 1).padStart(3)} │${r}`);
+  if (last < snapshot.rows.length) {
+    out.push(`    │(rows ${last + 1}-${snapshot.rows.length} blank)`);
+  }
+  out.push(`title: ${JSON.stringify(snapshot.title)}`);
+  for (const [n, payload] of [...snapshot.osc].sort((a, b) => a[0] - b[0])) {
+    if (n === 0 || n === 2) continue;
+    out.push(
+      `osc ${n}: ${JSON.stringify(payload.length > 100 ? payload.slice(0, 99) + '…' : payload)}`,
+    );
+  }
+  return out.join('\n') + '\n';
+}
+
+export const explainCommand: Command = {
+  name: 'explain',
+  summary: 'show the rendered screen and how each rule of the manifest reads it',
+  usage: 'explain [--agent ID | --manifest FILE] [--size ROWSxCOLS] FILE',
+  options: {
+    agent: { type: 'string' },
+    manifest: { type: 'string' },
+    size: { type: 'string' },
+  },
+  help: {
+    agent: 'manifest id (default: the file name prefix)',
+    manifest: 'explain with this manifest file',
+    size: 'screen size in cells (default 32x120)',
+  },
+  async run(values, positionals, io) {
+    if (positionals.length !== 1) throw new UsageError('give exactly one capture FILE');
+    const setup = classifySetup(values);
+    const file = positionals[0];
+    const manifest = manifestForFile(file, setup.manifests, setup.agent, setup.explicit);
+    const { terminal } = await renderFile(file, setup.rows, setup.cols);
+    const snapshot = terminal.snapshot();
+    io.stdout(
+      `${file}: ${setup.rows}x${setup.cols} screen, manifest ${manifest.id} ${manifest.version} (${manifest.source})\n`,
+    );
+    io.stdout(numberedScreen(snapshot));
+    io.stdout('\n');
+    io.stdout(formatExplain(explain(snapshot, manifest)));
+    return 0;
+  },
+};
