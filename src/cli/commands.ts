@@ -1,5 +1,6 @@
 /** The list of subcommands, in the order the help shows them. One file per subcommand. */
 import type { Command } from './command.ts';
+import { screenCommand } from './screen.ts';
 import { manifestsCommand } from './manifests.ts';
 import { simAgentCommand } from './sim-agent.ts';
 import { watchCommand } from './watch.ts';
@@ -8,6 +9,7 @@ import { demoCommand } from './demo.ts';
 export const commands: Command[] = [
   watchCommand,
   demoCommand,
+  screenCommand,
   manifestsCommand,
   simAgentCommand,
 ];
