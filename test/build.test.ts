@@ -33,6 +33,7 @@ import {
   cacheRoots,
   extractNativeFiles,
   FOREGROUND_ADDON_FILE,
+  lazyModule,
   type NativeIndex,
   parseIndex,
 } from '../src/runtime/native-assets.ts';
@@ -254,6 +255,24 @@ test('cacheRoots: XDG_CACHE_HOME (absolute only), ~/.cache, then the temp folder
   assert.ok(roots.some((r) => r.endsWith(path.join('.cache', 'agentwatch'))));
   assert.ok(roots[roots.length - 1].startsWith(tmpdir()));
   assert.not.ok(cacheRoots({ XDG_CACHE_HOME: 'relative' }).some((r) => r.startsWith('relative')));
+});
+
+test('lazyModule: loads on first use only, forwards, retries after a failed load', () => {
+  let loads = 0;
+  let fail = true;
+  const m = lazyModule(() => {
+    loads++;
+    if (fail) throw new Error('no pty.node here');
+    return { fork: (a: number) => a + 1, version: 7 };
+  }) as { fork(a: number): number; version: number };
+  assert.is(loads, 0, 'nothing loaded yet');
+  assert.throws(() => m.fork(1), /no pty.node here/);
+  fail = false;
+  assert.is(m.fork(1), 2);
+  assert.is(m.version, 7);
+  assert.ok('fork' in m);
+  assert.equal(Object.keys(m).sort(), ['fork', 'version']);
+  assert.is(loads, 2);
 });
 
 // ---- Mach-O signature removal (build.ts), on a synthetic file ----

@@ -164,10 +164,14 @@ export function nativeAssetsStatus(): NativeAssetsStatus {
  *
  * Returns what node-pty's own loader returns, `{ dir, module }`: `dir` is the folder that
  * holds `<name>.node` (lib/unixTerminal.js looks for `spawn-helper` there; an absolute
- * `dir` survives its `path.resolve(__dirname, dir + '/spawn-helper')`), `module` the loaded
+ * `dir` survives its `path.resolve(__dirname, dir + '/spawn-helper')`), `module` the
  * addon's exports.
- *   - In a SEA: from the extracted assets; throws when `<name>.node` is not among them or
- *     cannot be extracted or loaded (the message names the cache roots tried).
+ *   - In a SEA: from the extracted assets, loaded LAZILY: `module` is a proxy that
+ *     dlopens `<name>.node` on first use (node-pty calls it only to open a PTY), so commands
+ *     that never open one (`--version`, `classify`) run even where the native file cannot
+ *     be extracted or loaded (say, a Linux whose glibc is older than the one pty.node was
+ *     built against). That first use throws when `<name>.node` is not among the assets or
+ *     cannot be extracted (the message names the cache roots tried) or loaded.
  *   - Outside a SEA (the plain bundle): from node-pty's package folder as node-pty itself
  *     would (build/Release, build/Debug, prebuilds/<platform>-<arch>), found with
  *     require.resolve from this file; undefined when node-pty is not installed there, and
@@ -176,15 +180,47 @@ export function nativeAssetsStatus(): NativeAssetsStatus {
 export function loadPtyNativeModule(name: string): { dir: string; module: unknown } | undefined {
   const m = sea();
   if (m === null) return loadFromNodeModules(name);
-  const { dir, index } = extractedAssets(m);
   const file = `${name}.node`;
-  if (index.files[file] === undefined) {
-    throw new Error(
-      `agentwatch: this executable carries no ${file} for node-pty (it has: ` +
-        `${Object.keys(index.files).join(', ') || 'none'})`,
-    );
+  let dir: string;
+  try {
+    dir = extractedAssets(m).dir;
+  } catch {
+    // not extracted: the proxy throws the reason on first use
+    dir = path.join(cacheRoots()[0], 'not-extracted');
   }
-  return { dir, module: dlopen(path.join(dir, file)) };
+  return {
+    dir,
+    module: lazyModule(() => {
+      const { dir, index } = extractedAssets(m);
+      if (index.files[file] === undefined) {
+        throw new Error(
+          `agentwatch: this executable carries no ${file} for node-pty (it has: ` +
+            `${Object.keys(index.files).join(', ') || 'none'})`,
+        );
+      }
+      return dlopen(path.join(dir, file)) as object;
+    }),
+  };
+}
+
+/**
+ * A stand-in for a module's exports that calls `load` on first use (a property read, `in`,
+ * or listing the keys) and forwards to what it returned from then on. A failed load throws
+ * at that use and is tried again at the next.
+ */
+export function lazyModule(load: () => object): object {
+  let real: object | undefined;
+  const target = (): object => (real ??= load());
+  return new Proxy({}, {
+    get: (_t, key) => Reflect.get(target(), key),
+    has: (_t, key) => Reflect.has(target(), key),
+    ownKeys: () => Reflect.ownKeys(target()),
+    getOwnPropertyDescriptor: (_t, key) => {
+      const d = Reflect.getOwnPropertyDescriptor(target(), key);
+      // the proxy's own target has no such property: it must be reported configurable
+      return d === undefined ? undefined : { ...d, configurable: true };
+    },
+  });
 }
 
 /** node-pty's search (lib/utils.js), with absolute folders under its package folder. */
