@@ -1,0 +1,40 @@
+/** `agentwatch ls [--json]`: every live session on this machine with its state. */
+import type { Command } from './command.ts';
+import { listSessions } from '../runtime/control-client.ts';
+import { duration, fit } from './format.ts';
+
+export const lsCommand: Command = {
+  name: 'ls',
+  summary: 'list the sessions on this machine and their states',
+  usage: 'ls [--json]',
+  options: { json: { type: 'boolean' } },
+  help: { json: 'print a JSON array of session infos' },
+  async run(values, _positionals, io) {
+    const sessions = await listSessions();
+    if (values.json === true) {
+      io.stdout(JSON.stringify(sessions, null, 2) + '\n');
+      return 0;
+    }
+    if (!sessions.length) {
+      io.stdout(
+        "no sessions (start one with 'agentwatch run -- CMD' or 'agentwatch watch -- CMD')\n",
+      );
+      return 0;
+    }
+    const now = Date.now();
+    io.stdout(
+      `${'SESSION'.padEnd(20)} ${'AGENT'.padEnd(9)} ${'STATE'.padEnd(8)} ${
+        'FOR'.padEnd(7)
+      } DETAIL\n`,
+    );
+    for (const s of sessions) {
+      const detail = s.state === 'blocked' ? s.question ?? s.reason : s.reason;
+      io.stdout(
+        `${fit(s.id, 20).padEnd(20)} ${fit(s.agent || '-', 9).padEnd(9)} ${s.state.padEnd(8)} ${
+          duration(now - s.since).padEnd(7)
+        } ${fit(detail, 60)}\n`,
+      );
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,125 @@
+/**
+ * `agentwatch run [--agent ID] [--name NAME] -- CMD ARGS...`: runs one agent in a PTY inside
+ * the person's own terminal, fully transparent (raw mode, keys, paste, mouse, resize, the
+ * child's exit code), while the sweep follows it, its state is published on its control
+ * socket and notifications go out. The terminal is restored on exit, on a signal and on a
+ * crash.
+ */
+import { type Command, stringOption, UsageError } from './command.ts';
+import {
+  notifyOptionHelp,
+  notifyOptionSpec,
+  stringNotifyChannels,
+  sweepChoice,
+  sweepOptionHelp,
+  sweepOptionSpec,
+} from './sweep-options.ts';
+import { createHost } from '../runtime/default-host.ts';
+import { Notifier } from '../runtime/notify.ts';
+
+/** Splits `-- CMD ARGS...` (as main passes it) into the command and its arguments. */
+export function splitCommand(positionals: string[]): { command: string; args: string[] } {
+  const dd = positionals.indexOf('--');
+  if (dd !== 0 && positionals.length) {
+    throw new UsageError(`put the command after '--': agentwatch run -- ${positionals.join(' ')}`);
+  }
+  const rest = positionals.slice(dd + 1);
+  if (!rest.length) throw new UsageError("no command given after '--'");
+  return { command: rest[0], args: rest.slice(1) };
+}
+
+/** Sequences that undo what an agent may leave on: mouse tracking, bracketed paste, focus events, hidden cursor, SGR. */
+const RESTORE =
+  '\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[?25h\x1b[0m';
+
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'run an agent in this terminal while agentwatch follows its state',
+  usage: 'run [--agent ID] [--name NAME] [--interval MS] -- CMD ARGS...',
+  passthrough: true,
+  options: {
+    agent: { type: 'string' },
+    name: { type: 'string' },
+    ...sweepOptionSpec,
+    ...notifyOptionSpec,
+  },
+  help: {
+    agent: 'manifest id to use (default: from the foreground process name)',
+    name: 'the name the board shows (default: the command name)',
+    ...sweepOptionHelp,
+    ...notifyOptionHelp,
+  },
+  async run(values, positionals, io) {
+    const { command, args } = splitCommand(positionals);
+    const host = createHost(sweepChoice(values));
+    const stdin = process.stdin;
+    const stdout = process.stdout;
+    const tty = stdin.isTTY === true && stdout.isTTY === true;
+    const session = await host.start({
+      command,
+      args,
+      name: stringOption(values, 'name'),
+      agent: stringOption(values, 'agent'),
+      rows: stdout.rows || 32,
+      cols: stdout.columns || 120,
+      headless: !tty,
+    });
+    const notifier = new Notifier(
+      stringNotifyChannels(values, tty ? (s) => stdout.write(s) : undefined),
+      {
+        done: values['notify-done'] === true,
+      },
+    );
+    host.onTransition(({ info, prev }) => notifier.transition(info, prev.state));
+
+    let restored = false;
+    const restore = () => {
+      if (restored) return;
+      restored = true;
+      if (tty) {
+        try {
+          stdout.write(RESTORE + (session.terminal.altScreen ? '\x1b[?1049l' : ''));
+          stdin.setRawMode(false);
+        } catch {
+          // the terminal is gone
+        }
+      }
+    };
+    process.on('exit', restore);
+    const onCrash = (e: unknown) => {
+      restore();
+      io.stderr(`agentwatch run: internal error: ${(e as Error)?.stack ?? e}\n`);
+      session.kill('SIGHUP');
+      process.exit(70);
+    };
+    process.on('uncaughtException', onCrash);
+    for (const sig of ['SIGTERM', 'SIGHUP', 'SIGQUIT'] as const) {
+      process.on(sig, () => {
+        session.kill(sig);
+        restore();
+        setTimeout(() => process.exit(128 + ({ SIGHUP: 1, SIGQUIT: 3, SIGTERM: 15 }[sig])), 200)
+          .unref();
+      });
+    }
+    // Ctrl-C reaches the agent as a key in raw mode; without a TTY, pass SIGINT on.
+    process.on('SIGINT', () => session.kill('SIGINT'));
+
+    session.onOutput((data) => stdout.write(data));
+    if (tty) stdin.setRawMode(true);
+    stdin.on('data', (d: Buffer) => session.write(d));
+    stdin.on('end', () => {
+      if (!tty) session.write('\x04');
+    });
+    stdin.resume();
+    if (tty) stdout.on('resize', () => session.resize(stdout.rows, stdout.columns));
+
+    const exit = await new Promise<{ code: number; signal?: number }>((resolve) =>
+      session.onExit(resolve)
+    );
+    host.sweep.evaluate(host.watched(session.id)!);
+    stdin.pause();
+    restore();
+    await host.close();
+    return exit.signal ? 128 + exit.signal : exit.code;
+  },
+};

@@ -1,0 +1,56 @@
+/** The sweep options shared by run, watch and demo: `--interval MS` and `--adaptive`. */
+import type { ParseArgsConfig } from 'node:util';
+import { type OptionValues, stringOption, UsageError } from './command.ts';
+import type { SweepChoice } from '../runtime/default-host.ts';
+import type { NotifyChannels } from '../runtime/notify.ts';
+
+export const sweepOptionSpec: NonNullable<ParseArgsConfig['options']> = {
+  interval: { type: 'string' },
+  adaptive: { type: 'boolean' },
+};
+
+export const sweepOptionHelp: Record<string, string> = {
+  interval: 'sweep interval in ms (default 700; 50-10000)',
+  adaptive: 'also re-evaluate a changed pane soon after its output (at most every 100 ms)',
+};
+
+/** Reads `--interval` and `--adaptive`. @throws UsageError for an interval outside 50-10000 ms. */
+export function sweepChoice(values: OptionValues): SweepChoice {
+  const text = stringOption(values, 'interval');
+  let intervalMs: number | undefined;
+  if (text !== undefined) {
+    intervalMs = Number(text);
+    if (!Number.isInteger(intervalMs) || intervalMs < 50 || intervalMs > 10000) {
+      throw new UsageError(
+        `--interval must be a whole number of ms from 50 to 10000, got '${text}'`,
+      );
+    }
+  }
+  return { intervalMs, adaptive: values.adaptive === true };
+}
+
+/** Notification options shared by run, watch and demo. */
+export const notifyOptionSpec: NonNullable<ParseArgsConfig['options']> = {
+  'notify-cmd': { type: 'string' },
+  'notify-done': { type: 'boolean' },
+  'no-desktop': { type: 'boolean' },
+};
+
+export const notifyOptionHelp: Record<string, string> = {
+  'notify-cmd':
+    'shell command run on every notice (AGENTWATCH_SESSION, _NAME, _STATE, _TITLE, _BODY set)',
+  'notify-done': 'also notify when a session goes idle after working',
+  'no-desktop': 'no desktop notifications (osascript / notify-send)',
+};
+
+/** The notification channels chosen on the command line; `terminal` writes OSC 9/777 + BEL. */
+export function stringNotifyChannels(
+  values: OptionValues,
+  terminal?: (s: string) => void,
+): NotifyChannels {
+  return {
+    terminal,
+    desktop: values['no-desktop'] !== true,
+    command: stringOption(values, 'notify-cmd'),
+  };
+}

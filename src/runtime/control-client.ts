@@ -1,0 +1,126 @@
+/**
+ * Talks to sessions' control sockets: lists the live ones (removing the sockets of dead
+ * processes), asks one a request, or follows its state events.
+ */
+import { createConnection, type Socket } from 'node:net';
+import { readdirSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { lineReader, type Request, type SessionInfo } from './protocol.ts';
+import { socketDir } from './paths.ts';
+import { UserError } from '../errors.ts';
+
+/**
+ * Sends `req` to the socket at `path` and resolves with the first answer line.
+ * @throws UserError when nothing listens there, the answer is `ok: false`, or no answer
+ *   comes within `timeoutMs`.
+ */
+export function request<T = Record<string, unknown>>(
+  path: string,
+  req: Request,
+  timeoutMs = 2000,
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const c = createConnection(path);
+    const timer = setTimeout(() => {
+      c.destroy();
+      reject(new UserError(`${path}: no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    c.on('error', (e) => {
+      clearTimeout(timer);
+      reject(
+        new UserError(
+          `${path}: ${
+            (e as NodeJS.ErrnoException).code === 'ENOENT'
+              ? 'no such session socket'
+              : (e as NodeJS.ErrnoException).code ?? e.message
+          }`,
+        ),
+      );
+    });
+    c.on('connect', () => c.write(JSON.stringify(req) + '\n'));
+    c.on(
+      'data',
+      lineReader((line) => {
+        clearTimeout(timer);
+        c.end();
+        let answer: { ok?: boolean; error?: string };
+        try {
+          answer = JSON.parse(line);
+        } catch {
+          reject(new UserError(`${path}: unreadable answer`));
+          return;
+        }
+        if (answer.ok === false) reject(new UserError(answer.error ?? 'request refused'));
+        else resolve(answer as T);
+      }, () => reject(new UserError(`${path}: answer too long`))),
+    );
+  });
+}
+
+/** Every live session's info. Sockets of dead processes are removed on the way. */
+export async function listSessions(dir = socketDir()): Promise<SessionInfo[]> {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.sock'));
+  } catch {
+    return [];
+  }
+  const infos = await Promise.all(names.map(async (n) => {
+    const path = join(dir, n);
+    try {
+      const a = await request<{ session: SessionInfo }>(path, { op: 'info' }, 1500);
+      return a.session;
+    } catch (e) {
+      if (/ECONNREFUSED|no such session/.test((e as Error).message)) {
+        try {
+          unlinkSync(path); // a stale socket of a dead session
+        } catch {
+          // already gone
+        }
+      }
+      return null;
+    }
+  }));
+  return infos.filter((i): i is SessionInfo => i !== null).sort((a, b) =>
+    a.startedAt - b.startedAt
+  );
+}
+
+/**
+ * Finds a live session by id, id prefix or name.
+ * @throws UserError when none or several match.
+ */
+export async function findSession(key: string, dir = socketDir()): Promise<SessionInfo> {
+  const all = await listSessions(dir);
+  const exact = all.filter((s) => s.id === key || s.name === key);
+  const found = exact.length ? exact : all.filter((s) => s.id.startsWith(key));
+  if (found.length === 1) return found[0];
+  if (!found.length) throw new UserError(`no session '${key}' (see 'agentwatch ls')`);
+  throw new UserError(
+    `'${key}' matches ${found.length} sessions: ${found.map((s) => s.id).join(', ')}`,
+  );
+}
+
+/** Follows a session's state: calls `onInfo` with each state line until the socket closes. */
+export function subscribe(
+  path: string,
+  onInfo: (info: SessionInfo) => void,
+  onClose: () => void,
+): Socket {
+  const c = createConnection(path);
+  c.on('error', () => {});
+  c.on('close', onClose);
+  c.on('connect', () => c.write(JSON.stringify({ op: 'subscribe' }) + '\n'));
+  c.on(
+    'data',
+    lineReader((line) => {
+      try {
+        const msg = JSON.parse(line);
+        if (msg.session) onInfo(msg.session as SessionInfo);
+      } catch {
+        // ignore a garbled line
+      }
+    }, () => c.destroy()),
+  );
+  return c;
+}

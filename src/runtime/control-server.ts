@@ -1,0 +1,108 @@
+/**
+ * A session's control socket: a Unix socket in the private socket directory, speaking the
+ * line protocol of `protocol.ts`. A socket file left by a dead process is removed before
+ * binding; a live one with the same name is an error.
+ */
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { unlinkSync } from 'node:fs';
+import { lineReader, type Request } from './protocol.ts';
+import { UserError } from '../errors.ts';
+
+/** Handles one request; returns the answer object (`ok` is added), or throws UserError. */
+export type RequestHandler = (
+  req: Request,
+  socket: Socket,
+) => Promise<Record<string, unknown> | 'keep'> | Record<string, unknown> | 'keep';
+
+/** True when something accepts connections on the Unix socket at `path` (within `timeoutMs`). */
+export function socketAlive(path: string, timeoutMs = 500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const c = createConnection(path);
+    const done = (alive: boolean) => {
+      clearTimeout(timer);
+      c.destroy();
+      resolve(alive);
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    c.once('connect', () => done(true));
+    c.once('error', () => done(false));
+  });
+}
+
+/**
+ * Listens on `path`, removing a stale socket file first.
+ * @throws UserError when a live session already listens there or the socket cannot be bound.
+ */
+export async function listenControl(path: string, handler: RequestHandler): Promise<Server> {
+  if (await socketAlive(path)) {
+    throw new UserError(`${path}: a live session already uses this socket`);
+  }
+  try {
+    unlinkSync(path);
+  } catch {
+    // no stale file
+  }
+  const server = createServer((socket) => serve(socket, handler));
+  await new Promise<void>((resolve, reject) => {
+    server.once(
+      'error',
+      (e) => reject(new UserError(`${path}: cannot listen (${(e as NodeJS.ErrnoException).code})`)),
+    );
+    server.listen(path, () => resolve());
+  });
+  server.on('error', () => {});
+  return server;
+}
+
+function send(socket: Socket, obj: unknown): void {
+  if (!socket.destroyed && socket.writable) socket.write(JSON.stringify(obj) + '\n');
+}
+
+function serve(socket: Socket, handler: RequestHandler): void {
+  socket.on('error', () => {});
+  let raw = false; // after 'keep' for attach, the handler owns the socket
+  const read = lineReader(
+    (line) => {
+      if (raw) return;
+      let req: Request;
+      try {
+        req = JSON.parse(line);
+        if (!req || typeof req !== 'object' || typeof (req as { op?: unknown }).op !== 'string') {
+          throw new Error('no op');
+        }
+      } catch {
+        send(socket, {
+          ok: false,
+          error: `bad request: not a JSON object with an "op": ${line.slice(0, 80)}`,
+        });
+        return;
+      }
+      Promise.resolve()
+        .then(() => handler(req, socket))
+        .then(
+          (answer) => {
+            if (answer === 'keep') {
+              if (req.op === 'attach') {
+                raw = true;
+                socket.removeListener('data', read);
+              }
+              return;
+            }
+            send(socket, { ok: true, ...answer });
+          },
+          (e) =>
+            send(socket, {
+              ok: false,
+              error: e instanceof UserError ? e.message : String((e as Error)?.message ?? e),
+            }),
+        );
+    },
+    () => send(socket, { ok: false, error: 'request line longer than 1 MB' }),
+  );
+  socket.on('data', read);
+}
+
+/** Sends one line to a socket held by a `keep` handler (subscribe). */
+export function push(socket: Socket, obj: unknown): void {
+  send(socket, obj);
+}

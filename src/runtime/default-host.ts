@@ -1,0 +1,40 @@
+/**
+ * A {@link SessionHost} wired to the real parts: the bundled manifests and the foreground
+ * helper (addon, else /proc, else ps).
+ */
+import { foreground, ptyMasterFd } from './foreground.ts';
+import { SessionHost } from './host.ts';
+import { loadBundledManifests } from './manifest-sources.ts';
+import type { Session } from './session.ts';
+import type { ForegroundRead } from './sweep.ts';
+
+/** Reads a session's foreground; null when unknown or on any error (the sweep goes on). */
+export function sessionForeground(session: Session): ForegroundRead | null {
+  if (session.exit) return null;
+  try {
+    return foreground({ fd: ptyMasterFd(session.pty), pid: session.pid });
+  } catch {
+    return null;
+  }
+}
+
+/** Sweep settings a command line chose. */
+export interface SweepChoice {
+  intervalMs?: number;
+  adaptive?: boolean;
+}
+
+/** A host with the bundled manifests and the real foreground reader. */
+export function createHost(
+  choice: SweepChoice = {},
+  env: NodeJS.ProcessEnv = process.env,
+): SessionHost {
+  const manifests = loadBundledManifests();
+  return new SessionHost({
+    manifests: () => manifests,
+    foreground: sessionForeground,
+    intervalMs: choice.intervalMs,
+    adaptive: choice.adaptive,
+    env,
+  });
+}

@@ -1,0 +1,273 @@
+/**
+ * Hosts sessions in this process: starts each in a PTY, follows it with the sweep, serves its
+ * control socket and tells listeners about transitions. `run` hosts one session attached to
+ * the person's terminal; `watch` and `demo` host several headless. A failure in one session
+ * (its listener throws, its child crashes) never takes down the others.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Server, Socket } from 'node:net';
+import { basename } from 'node:path';
+import type { Manifest } from '../detect/manifest.ts';
+import { readPrompt } from '../detect/prompt.ts';
+import { listenControl, push } from './control-server.ts';
+import { ensureSocketDir, socketPath } from './paths.ts';
+import type { Request, SessionInfo } from './protocol.ts';
+import { Session, type SessionSpec } from './session.ts';
+import { type ForegroundRead, Sweep, type Watched } from './sweep.ts';
+import type { StateRecord } from './decide.ts';
+import { UserError } from '../errors.ts';
+
+/** How a host is set up. */
+export interface HostOptions {
+  manifests: () => ReadonlyMap<string, Manifest>;
+  foreground: (session: Session) => ForegroundRead | null;
+  intervalMs?: number;
+  adaptive?: boolean;
+  /** Environment for the socket directory (tests point AGENTWATCH_DIR elsewhere). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** What to start: a command and its display options. */
+export interface StartOptions {
+  command: string;
+  args: string[];
+  name?: string;
+  agent?: string;
+  cwd?: string;
+  env?: Record<string, string>;
+  rows?: number;
+  cols?: number;
+  headless: boolean;
+}
+
+/** A transition as listeners see it. */
+export interface Transition {
+  info: SessionInfo;
+  prev: StateRecord;
+}
+
+/** Makes a session id: the name, a dash and 4 random hex digits ('claude-3f9a'). */
+export function makeSessionId(name: string): string {
+  const clean =
+    name.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 24) ||
+    'session';
+  return `${clean}-${randomBytes(2).toString('hex')}`;
+}
+
+export class SessionHost {
+  readonly sweep: Sweep;
+  readonly sessions = new Map<
+    string,
+    { session: Session; server: Server; subscribers: Set<Socket> }
+  >();
+  readonly #transitionListeners = new Set<(t: Transition) => void>();
+  readonly #env: NodeJS.ProcessEnv;
+  /** Attached terminals per session id. */
+  readonly #attachedCount = new Map<string, number>();
+
+  constructor(readonly options: HostOptions) {
+    this.#env = options.env ?? process.env;
+    this.sweep = new Sweep({
+      intervalMs: options.intervalMs,
+      adaptive: options.adaptive,
+      manifests: options.manifests,
+      foreground: options.foreground,
+      onTransition: (w, prev) => this.#onTransition(w, prev),
+    });
+  }
+
+  /** Calls `listener` on every state change of every hosted session. */
+  onTransition(listener: (t: Transition) => void): () => void {
+    this.#transitionListeners.add(listener);
+    return () => this.#transitionListeners.delete(listener);
+  }
+
+  /**
+   * Starts a session and its control socket.
+   * @throws UserError when the command cannot be started or the socket cannot be made.
+   */
+  async start(opts: StartOptions): Promise<Session> {
+    const dir = ensureSocketDir(this.#env);
+    void dir;
+    const name = opts.name ?? basename(opts.command);
+    let id = makeSessionId(name);
+    while (this.sessions.has(id)) id = makeSessionId(name);
+    const spec: SessionSpec = {
+      id,
+      name,
+      command: opts.command,
+      args: opts.args,
+      cwd: opts.cwd,
+      env: opts.env,
+      rows: opts.rows ?? 32,
+      cols: opts.cols ?? 120,
+      agent: opts.agent,
+      headless: opts.headless,
+      socket: socketPath(id, this.#env),
+    };
+    const subscribers = new Set<Socket>();
+    const server = await listenControl(spec.socket, (req, socket) => this.#handle(id, req, socket));
+    let session: Session;
+    try {
+      session = new Session(spec);
+    } catch (e) {
+      server.close();
+      throw e;
+    }
+    this.sessions.set(id, { session, server, subscribers });
+    this.sweep.add(session);
+    this.sweep.start();
+    return session;
+  }
+
+  /** The info of session `id`, as published on its socket. */
+  info(id: string): SessionInfo {
+    const entry = this.sessions.get(id);
+    const w = this.sweep.watched.get(id);
+    if (!entry || !w) throw new UserError(`no session ${id} in this process`);
+    return sessionInfo(w);
+  }
+
+  /** The sweep's record of session `id`. */
+  watched(id: string): Watched | undefined {
+    return this.sweep.watched.get(id);
+  }
+
+  #onTransition(w: Watched, prev: StateRecord): void {
+    const info = sessionInfo(w);
+    const entry = this.sessions.get(w.session.id);
+    if (entry) { for (const s of entry.subscribers) push(s, { event: 'state', session: info }); }
+    for (const l of this.#transitionListeners) {
+      try {
+        l({ info, prev });
+      } catch {
+        // a listener's failure never disturbs the sweep
+      }
+    }
+  }
+
+  #handle(
+    id: string,
+    req: Request,
+    socket: Socket,
+  ): Record<string, unknown> | 'keep' {
+    const entry = this.sessions.get(id);
+    const w = this.sweep.watched.get(id);
+    if (!entry || !w) throw new UserError(`session ${id} is gone`);
+    const { session } = entry;
+    switch (req.op) {
+      case 'info':
+        return { session: sessionInfo(w) };
+      case 'screen':
+        return {
+          text: session.terminal.screenText(),
+          title: session.terminal.title,
+          rows: session.terminal.rows,
+          cols: session.terminal.cols,
+          cursor: session.terminal.cursor,
+        };
+      case 'subscribe':
+        entry.subscribers.add(socket);
+        socket.on('close', () => entry.subscribers.delete(socket));
+        push(socket, { event: 'state', session: sessionInfo(w) });
+        return 'keep';
+      case 'attach':
+        return this.#attach(session, socket, req.rows, req.cols);
+      case 'resize':
+        session.resize(Number(req.rows), Number(req.cols));
+        return {};
+      case 'kill':
+        session.kill();
+        return {};
+      default:
+        throw new UserError(`unknown op '${(req as { op: string }).op}'`);
+    }
+  }
+
+  #attach(session: Session, socket: Socket, rows?: number, cols?: number): 'keep' {
+    socket.write(JSON.stringify({ ok: true }) + '\n');
+    if (rows && cols) session.resize(rows, cols);
+    // While a real terminal is attached, it answers the agent's queries (DSR, DA, OSC 10/11):
+    // our own replies would reach the agent twice. Headless again once the last one detaches.
+    this.#attachedCount.set(session.id, (this.#attachedCount.get(session.id) ?? 0) + 1);
+    session.headless = false;
+    // Redraw what our screen shows, then stream the agent's bytes as they come.
+    socket.write(redraw(session));
+    const off = session.onOutput((data) => {
+      if (!socket.destroyed) socket.write(data);
+    });
+    const offExit = session.onExit(() => socket.end());
+    socket.on('data', (d: Buffer) => session.write(d));
+    socket.on('close', () => {
+      off();
+      offExit();
+      const left = (this.#attachedCount.get(session.id) ?? 1) - 1;
+      if (left > 0) this.#attachedCount.set(session.id, left);
+      else {
+        this.#attachedCount.delete(session.id);
+        session.headless = session.spec.headless;
+      }
+    });
+    return 'keep';
+  }
+
+  /** Stops the sweep, kills every session and closes every socket. */
+  async close(): Promise<void> {
+    this.sweep.stop();
+    for (const { session, server, subscribers } of this.sessions.values()) {
+      session.kill();
+      for (const s of subscribers) s.end();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+    this.sessions.clear();
+  }
+
+  /** Closes session `id`'s socket and forgets it (after its exit was reported). */
+  async forget(id: string): Promise<void> {
+    const entry = this.sessions.get(id);
+    if (!entry) return;
+    this.sweep.remove(id);
+    for (const s of entry.subscribers) s.end();
+    await new Promise<void>((r) => entry.server.close(() => r()));
+    this.sessions.delete(id);
+  }
+}
+
+/** Paints `session`'s screen text on a client terminal: clear, each row, cursor back in place. */
+export function redraw(session: Session): string {
+  const t = session.terminal;
+  let out = '\x1b[0m\x1b[H\x1b[2J';
+  for (let y = 0; y < t.rows; y++) out += `\x1b[${y + 1};1H${t.rowText(y)}`;
+  out += `\x1b[${t.cursor.row + 1};${t.cursor.col + 1}H`;
+  return out;
+}
+
+/** The published info of a followed session. */
+export function sessionInfo(w: Watched): SessionInfo {
+  const s = w.session;
+  const info: SessionInfo = {
+    id: s.id,
+    name: s.spec.name,
+    agent: w.manifest?.id ?? '',
+    state: w.record.state,
+    since: w.record.since,
+    reason: w.record.reason,
+    by: w.record.by,
+    pid: s.pid,
+    command: [s.spec.command, ...s.spec.args],
+    foreground: w.foreground.name,
+    rows: s.terminal.rows,
+    cols: s.terminal.cols,
+    startedAt: s.startedAt,
+    lastOutput: s.lastOutput,
+    exit: s.exit,
+    host: process.pid,
+    socket: s.spec.socket,
+  };
+  if (w.record.state === 'blocked') {
+    const p = readPrompt(s.terminal.snapshot().rows);
+    if (p.question) info.question = p.question;
+    if (p.options.length) info.options = p.options;
+  }
+  return info;
+}

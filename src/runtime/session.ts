@@ -1,0 +1,192 @@
+/**
+ * A session: one agent process in a PTY (node-pty), our emulated screen of it, a 64 KB ring
+ * of its raw bytes and the time of its last output. The child gets `AGENTWATCH_SESSION` and
+ * `AGENTWATCH_SOCKET` in its environment, so its hooks can reach the session.
+ *
+ * When no real terminal is attached (`headless`), the session answers terminal queries (DSR,
+ * DA, OSC 10/11, `CSI ? u`, DECRQM) with the VT core's replies: Codex, opencode and Gemini CLI
+ * wait for them at start-up. When a real terminal is attached, that terminal answers, and our
+ * replies are dropped.
+ */
+import * as pty from 'node-pty';
+import { Terminal } from '../vt/terminal.ts';
+import { ByteRing } from './ring.ts';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { UserError } from '../errors.ts';
+
+/**
+ * Finds `command` the way execvp(3) would (a name with a '/' as a path, else each PATH entry).
+ * @throws UserError (exit code 127, as a shell says) when it is not found or not executable.
+ */
+export function resolveCommand(
+  command: string,
+  env: Record<string, string | undefined> = process.env,
+): string {
+  const candidates = command.includes('/')
+    ? [command]
+    : (env.PATH ?? '/usr/bin:/bin').split(delimiter).filter(Boolean).map((d) => join(d, command));
+  for (const c of candidates) {
+    try {
+      accessSync(c, constants.X_OK);
+      if (statSync(c).isFile()) return c;
+    } catch {
+      // try the next one
+    }
+  }
+  throw new UserError(
+    `${command}: command not found${command.includes('/') ? ' or not executable' : ' in PATH'}`,
+    127,
+  );
+}
+
+/** What to start. */
+export interface SessionSpec {
+  /** Unique id, also the socket's file name. */
+  id: string;
+  /** Display name (default: the command's basename). */
+  name: string;
+  command: string;
+  args: string[];
+  cwd?: string;
+  /** Extra environment over process.env. */
+  env?: Record<string, string>;
+  /** Size in cells. */
+  rows: number;
+  cols: number;
+  /** A manifest id forced with --agent, else detected from the foreground process. */
+  agent?: string;
+  /** True when no real terminal shows this session: the session answers terminal queries. */
+  headless: boolean;
+  /** The control socket's path, put in the child's environment. */
+  socket: string;
+}
+
+/** How the PTY child ended. */
+export interface ExitInfo {
+  code: number;
+  signal?: number;
+}
+
+/** One agent in a PTY, with its screen. */
+export class Session {
+  readonly terminal: Terminal;
+  readonly ring = new ByteRing();
+  readonly pty: pty.IPty;
+  readonly startedAt = Date.now();
+  /** Time of the last output, ms since the epoch. */
+  lastOutput = 0;
+  /** Output bytes so far. */
+  bytesOut = 0;
+  exit: ExitInfo | null = null;
+  /** Bumped when an input other than the screen changes (a report, a resize): the sweep re-evaluates. */
+  inputsVersion = 0;
+  /** False once a real terminal answers queries instead of us. */
+  headless: boolean;
+  readonly #outputListeners = new Set<(data: Uint8Array) => void>();
+  readonly #exitListeners = new Set<(exit: ExitInfo) => void>();
+  /** Errors raised by listeners, counted, never thrown into node-pty. */
+  listenerErrors = 0;
+
+  /**
+   * Starts `spec.command` in a new PTY.
+   * @throws UserError when the command cannot be started (not found, not executable).
+   */
+  constructor(readonly spec: SessionSpec) {
+    this.terminal = new Terminal(spec.rows, spec.cols);
+    this.headless = spec.headless;
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+    Object.assign(env, spec.env ?? {}, {
+      AGENTWATCH_SESSION: spec.id,
+      AGENTWATCH_SOCKET: spec.socket,
+    });
+    env.TERM ??= 'xterm-256color';
+    resolveCommand(spec.command, env);
+    try {
+      this.pty = pty.spawn(spec.command, spec.args, {
+        name: env.TERM,
+        cols: spec.cols,
+        rows: spec.rows,
+        cwd: spec.cwd ?? process.cwd(),
+        env,
+        encoding: null,
+      });
+    } catch (e) {
+      throw new UserError(`cannot start '${spec.command}': ${(e as Error).message}`);
+    }
+    this.pty.onData((data) => this.#onData(data as unknown as Uint8Array));
+    this.pty.onExit(({ exitCode, signal }) => {
+      this.exit = { code: exitCode, signal: signal || undefined };
+      this.inputsVersion++;
+      for (const l of this.#exitListeners) this.#safe(() => l(this.exit!));
+    });
+  }
+
+  get id(): string {
+    return this.spec.id;
+  }
+
+  /** The PTY child's pid. */
+  get pid(): number {
+    return this.pty.pid;
+  }
+
+  #onData(data: Uint8Array): void {
+    this.lastOutput = Date.now();
+    this.bytesOut += data.length;
+    this.ring.push(data);
+    this.terminal.write(data);
+    const replies = this.terminal.takeReplies();
+    if (replies && this.headless && !this.exit) {
+      this.#safe(() => this.pty.write(Buffer.from(replies)));
+    }
+    for (const l of this.#outputListeners) this.#safe(() => l(data));
+  }
+
+  #safe(f: () => void): void {
+    try {
+      f();
+    } catch {
+      this.listenerErrors++;
+    }
+  }
+
+  /** Calls `listener` with every chunk of output; returns a function that removes it. */
+  onOutput(listener: (data: Uint8Array) => void): () => void {
+    this.#outputListeners.add(listener);
+    return () => this.#outputListeners.delete(listener);
+  }
+
+  /** Calls `listener` once the PTY child exits; returns a function that removes it. */
+  onExit(listener: (exit: ExitInfo) => void): () => void {
+    if (this.exit) {
+      listener(this.exit);
+      return () => {};
+    }
+    this.#exitListeners.add(listener);
+    return () => this.#exitListeners.delete(listener);
+  }
+
+  /** Writes input bytes (keys, paste) to the agent. Ignored once it exited. */
+  write(data: string | Uint8Array): void {
+    if (this.exit) return;
+    this.pty.write(typeof data === 'string' ? data : Buffer.from(data));
+  }
+
+  /** Resizes the PTY and the screen, in cells. */
+  resize(rows: number, cols: number): void {
+    rows = Math.max(1, Math.min(1000, Math.floor(rows)));
+    cols = Math.max(2, Math.min(2000, Math.floor(cols)));
+    if (rows === this.terminal.rows && cols === this.terminal.cols) return;
+    this.terminal.resize(rows, cols);
+    this.inputsVersion++;
+    if (!this.exit) this.#safe(() => this.pty.resize(cols, rows));
+  }
+
+  /** Sends `signal` (default SIGHUP, as a closed terminal does) to the PTY child. */
+  kill(signal = 'SIGHUP'): void {
+    if (this.exit) return;
+    this.#safe(() => this.pty.kill(signal));
+  }
+}

@@ -1,0 +1,222 @@
+/**
+ * The sweep: every `intervalMs` (default 700 ms, the seed's SWEEP_INTERVAL) each session whose
+ * screen or inputs changed since its last evaluation is classified again; unchanged sessions
+ * cost one integer compare. In adaptive mode a session that changes is also evaluated soon
+ * after its output, at most once every {@link ADAPTIVE_MIN_MS}. A session waiting for a
+ * working -> idle confirmation stays due until it is confirmed or dropped.
+ */
+import { basename } from 'node:path';
+import type { Manifest } from '../detect/manifest.ts';
+import { evaluate } from '../detect/evaluate.ts';
+import { decide, type ForegroundKind, initialState, SHELLS, type StateRecord } from './decide.ts';
+import type { Session } from './session.ts';
+
+/** The sweep interval's default, ms. */
+export const DEFAULT_INTERVAL_MS = 700;
+/** In adaptive mode, the shortest time between two evaluations of one session, ms. */
+export const ADAPTIVE_MIN_MS = 100;
+
+/** Who holds a PTY's terminal, as `foreground.ts` reads it. */
+export interface ForegroundRead {
+  pgid: number;
+  name: string;
+  argv: string[];
+}
+
+/** A session as the sweep follows it. */
+export interface Watched {
+  session: Session;
+  record: StateRecord;
+  manifest: Manifest | null;
+  foreground: { kind: ForegroundKind; name: string };
+  /** terminal.version at the last evaluation. */
+  screenVersion: number;
+  inputsVersion: number;
+  lastEvalAt: number;
+  /** Evaluations so far. */
+  evaluations: number;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+/** What the sweep needs from its host. */
+export interface SweepOptions {
+  intervalMs?: number;
+  adaptive?: boolean;
+  /** Manifests by id. */
+  manifests: () => ReadonlyMap<string, Manifest>;
+  /** Reads a session's foreground; null when unknown. */
+  foreground: (session: Session) => ForegroundRead | null;
+  /** Called when a session's state changes (not when only the reason changes). */
+  onTransition: (w: Watched, prev: StateRecord) => void;
+  /** Called after every evaluation (for the board's timers and explain). */
+  onEvaluated?: (w: Watched) => void;
+  now?: () => number;
+}
+
+function stem(path: string | undefined): string {
+  if (!path) return '';
+  return basename(path).replace(/\.(exe|js|mjs|cjs|ts)$/i, '').toLowerCase();
+}
+
+/**
+ * The manifest whose `process` names match the foreground leader (its name, argv[0] or, for
+ * scripts run by node/bun/python, argv[1]), or null.
+ */
+export function manifestForProcess(
+  manifests: ReadonlyMap<string, Manifest>,
+  fg: ForegroundRead | { name: string; argv: string[] },
+): Manifest | null {
+  const names = new Set([stem(fg.name), stem(fg.argv[0]), stem(fg.argv[1])]);
+  for (const m of manifests.values()) {
+    if (m.process.some((p) => names.has(p.toLowerCase()))) return m;
+  }
+  return null;
+}
+
+/** Runs the sweep over a set of sessions. */
+export class Sweep {
+  readonly watched = new Map<string, Watched>();
+  readonly intervalMs: number;
+  readonly adaptive: boolean;
+  #timer?: ReturnType<typeof setInterval>;
+  readonly #now: () => number;
+  /** Totals, for the benchmark. */
+  readonly stats = { ticks: 0, evaluations: 0, evalMs: 0 };
+
+  constructor(readonly options: SweepOptions) {
+    this.intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
+    this.adaptive = options.adaptive ?? false;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Starts following `session`; it begins idle (an agent that has only started is not working). */
+  add(session: Session): Watched {
+    const w: Watched = {
+      session,
+      record: initialState(this.#now()),
+      manifest: null,
+      foreground: { kind: 'unknown', name: '' },
+      screenVersion: -1,
+      inputsVersion: -1,
+      lastEvalAt: 0,
+      evaluations: 0,
+    };
+    this.watched.set(session.id, w);
+    if (this.adaptive) session.onOutput(() => this.#schedule(w));
+    session.onExit(() => this.evaluate(w));
+    return w;
+  }
+
+  /** Stops following session `id`. */
+  remove(id: string): void {
+    const w = this.watched.get(id);
+    if (w?.timer) clearTimeout(w.timer);
+    this.watched.delete(id);
+  }
+
+  /** Starts the periodic sweep. */
+  start(): void {
+    this.#timer ??= setInterval(() => this.tick(), this.intervalMs);
+    this.#timer.unref?.();
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    for (const w of this.watched.values()) if (w.timer) clearTimeout(w.timer);
+  }
+
+  #schedule(w: Watched): void {
+    if (w.timer) return;
+    const wait = Math.max(0, w.lastEvalAt + ADAPTIVE_MIN_MS - this.#now());
+    w.timer = setTimeout(() => {
+      w.timer = undefined;
+      if (this.watched.has(w.session.id)) this.evaluateIfDue(w);
+    }, wait);
+    w.timer.unref?.();
+  }
+
+  /** One sweep: reads every foreground, evaluates the sessions that are due. */
+  tick(): void {
+    this.stats.ticks++;
+    for (const w of this.watched.values()) {
+      try {
+        this.#readForeground(w);
+        this.evaluateIfDue(w);
+      } catch {
+        // One session's failure must not stop the sweep of the others; it is retried next tick.
+      }
+    }
+  }
+
+  #readForeground(w: Watched): void {
+    const s = w.session;
+    if (s.exit) return;
+    const fg = this.options.foreground(s);
+    if (!fg) {
+      if (w.foreground.kind !== 'unknown') {
+        w.foreground = { kind: 'unknown', name: '' };
+        s.inputsVersion++;
+      }
+      return;
+    }
+    const manifests = this.options.manifests();
+    const forced = s.spec.agent ? manifests.get(s.spec.agent) ?? null : null;
+    const byProcess = manifestForProcess(manifests, fg);
+    const kind: ForegroundKind = byProcess
+      ? 'agent'
+      : SHELLS.has(stem(fg.name))
+      ? 'shell'
+      : 'other';
+    if (kind !== w.foreground.kind || fg.name !== w.foreground.name) {
+      w.foreground = { kind, name: fg.name };
+      s.inputsVersion++;
+    }
+    const manifest = byProcess ?? forced ?? w.manifest;
+    if (manifest !== w.manifest) {
+      w.manifest = manifest;
+      s.inputsVersion++;
+    }
+  }
+
+  /** Evaluates `w` when its screen or inputs changed, or an idle confirmation is pending. */
+  evaluateIfDue(w: Watched): void {
+    const s = w.session;
+    const due = s.terminal.version !== w.screenVersion || s.inputsVersion !== w.inputsVersion ||
+      w.record.idleSeenAt !== undefined;
+    if (due) this.evaluate(w);
+  }
+
+  /** Classifies `w` afresh, whatever the last sweep said (the typing guard calls this). */
+  evaluate(w: Watched): StateRecord {
+    const t0 = performance.now();
+    const s = w.session;
+    if (!w.manifest) {
+      const manifests = this.options.manifests();
+      w.manifest = (s.spec.agent ? manifests.get(s.spec.agent) : undefined) ??
+        manifestForProcess(manifests, {
+          name: s.spec.command,
+          argv: [s.spec.command, ...s.spec.args],
+        });
+    }
+    w.screenVersion = s.terminal.version;
+    w.inputsVersion = s.inputsVersion;
+    const now = this.#now();
+    const evaluation = w.manifest ? evaluate(s.terminal.snapshot(), w.manifest) : null;
+    const prev = w.record;
+    w.record = decide(prev, {
+      now,
+      evaluation,
+      foreground: w.foreground.kind,
+      foregroundName: w.foreground.name,
+      exit: s.exit,
+    });
+    w.lastEvalAt = now;
+    w.evaluations++;
+    this.stats.evaluations++;
+    this.stats.evalMs += performance.now() - t0;
+    if (w.record.state !== prev.state) this.options.onTransition(w, prev);
+    this.options.onEvaluated?.(w);
+    return w.record;
+  }
+}
