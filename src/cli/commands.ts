@@ -1,14 +1,24 @@
 /** The list of subcommands, in the order the help shows them. One file per subcommand. */
 import type { Command } from './command.ts';
+import { classifyCommand } from './classify.ts';
+import { explainCommand } from './explain.ts';
 import { screenCommand } from './screen.ts';
 import { manifestsCommand } from './manifests.ts';
+import { runCommand } from './run.ts';
+import { lsCommand } from './ls.ts';
+import { waitCommand } from './wait.ts';
 import { simAgentCommand } from './sim-agent.ts';
 import { watchCommand } from './watch.ts';
 import { demoCommand } from './demo.ts';
 
 export const commands: Command[] = [
+  runCommand,
   watchCommand,
   demoCommand,
+  lsCommand,
+  waitCommand,
+  classifyCommand,
+  explainCommand,
   screenCommand,
   manifestsCommand,
   simAgentCommand,
