@@ -171,4 +171,14 @@ test('renderBoard: a blocked session without a readable question still says it w
   assert.match(lines[3], /blocked\s+0s\s+a prompt waits for you/);
 });
 
+test('renderBoard: sessions with the same name show their ids', () => {
+  const twins = [
+    info('node-1a2b', 'idle', 1000, { startedAt: 1 }),
+    info('node-3c4d', 'working', 1000, { startedAt: 2 }),
+  ];
+  const lines = renderBoard(twins, { now: NOW, width: 80, height: 7, color: false });
+  assert.match(lines[3], /^ {3}node-1a2b  claude/);
+  assert.match(lines[4], /^ {3}node-3c4d  claude/);
+});
+
 test.run();

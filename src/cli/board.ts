@@ -126,7 +126,12 @@ export function renderBoard(infos: readonly SessionInfo[], view: BoardView): str
     code: string,
     text: string,
   ) => (color && text ? `\x1b[${code}m${text}\x1b[0m` : text);
-  const sorted = sortSessions(infos);
+  // Two sessions with the same name (two `node ...`) are told apart by their ids.
+  const named = new Map<string, number>();
+  for (const i of infos) named.set(i.name, (named.get(i.name) ?? 0) + 1);
+  const sorted = sortSessions(infos).map((
+    i,
+  ) => (named.get(i.name)! > 1 ? { ...i, name: i.id } : i));
   const L = layout(sorted, width);
 
   const title = fit(`${view.title ?? 'agentwatch'} · ${counts(sorted)}`, width - 1);
