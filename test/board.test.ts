@@ -177,8 +177,8 @@ test('renderBoard: sessions with the same name show their ids', () => {
     info('node-3c4d', 'working', 1000, { startedAt: 2 }),
   ];
   const lines = renderBoard(twins, { now: NOW, width: 80, height: 7, color: false });
-  assert.match(lines[3], /^ {3}node-1a2b  claude/);
-  assert.match(lines[4], /^ {3}node-3c4d  claude/);
+  assert.match(lines[3], /^ {3}node-1a2b {2}claude/);
+  assert.match(lines[4], /^ {3}node-3c4d {2}claude/);
 });
 
 test.run();

@@ -104,14 +104,12 @@ export function formatSummary(stats: DemoStats[], durationMs: number): string {
         seconds(median(s.latenciesMs))
       } after they appeared`
       : `board noticed 0/${s.promptsShown} prompts`;
-    lines.push(
-      `  ${
-        s.name.padEnd(9)
-      } ${s.transitions} transitions · ${s.promptsAnswered}/${s.promptsShown} prompts answered · ` +
-        `blocked ${seconds(s.blockedBoardMs)} on the board, ${
-          seconds(s.blockedTrueMs)
-        } in truth · ${lat}`,
-    );
+    const transitions = `${s.transitions} transition${s.transitions === 1 ? '' : 's'}`;
+    const prompts = `${s.promptsAnswered}/${s.promptsShown} prompts answered`;
+    const blocked = `blocked ${seconds(s.blockedBoardMs)} on the board, ${
+      seconds(s.blockedTrueMs)
+    } in truth`;
+    lines.push(`  ${s.name.padEnd(9)} ${transitions} · ${prompts} · ${blocked} · ${lat}`);
   }
   return lines.join('\n') + '\n';
 }
