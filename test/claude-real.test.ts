@@ -406,3 +406,77 @@ if (!existsSync(CLAUDE_BIN)) {
 }
 
 test.run();
+
+// Claude Code probes `OSC 7501 ; ?` at start-up. A terminal that answers it (with `OSC 7501 ; ?`)
+// gets the program's state in-band, as Codex sends it:
+// `OSC 7501 ; state=idle|working|blocked|done : app=claude-code [: kind=permission : msg=B64]`.
+const osc = suite('claude-real: OSC 7501 program status');
+
+/** The `OSC 7501` payloads in `pty`'s output so far, in order. */
+function programStatus(pty: PtyDriver): Array<Record<string, string>> {
+  const all = Buffer.concat(pty.output.map((o) => o.data)).toString('utf8');
+  return [...all.matchAll(/\x1b\]7501;(state=[^\x07\x1b]*)/g)].map((m) =>
+    Object.fromEntries(m[1].split(':').map((kv) => kv.split('=', 2) as [string, string]))
+  );
+}
+
+if (existsSync(CLAUDE_BIN)) {
+  osc(
+    'a terminal that answers the probe gets idle, working, blocked (with the question), done',
+    async () => {
+      const server = await startFakeAnthropic();
+      const home = makeClaudeHome({ baseUrl: server.url });
+      const pty = await startPty({
+        command: CLAUDE_BIN,
+        args: claudeArgs({ permissionMode: 'manual' }),
+        cwd: home.project,
+        env: home.env,
+        answer: (d) => Buffer.from(d).includes('\x1b]7501;?') ? '\x1b]7501;?\x07' : undefined,
+      });
+      const fail = (what: string) =>
+        new Error(
+          `${what}\n--- OSC 7501 so far ---\n${JSON.stringify(programStatus(pty))}\n` +
+            `--- screen ---\n${pty.screen()}\n--- fake API log ---\n${server.dump()}`,
+        );
+      const last = () => programStatus(pty).at(-1);
+      const waitState = async (state: string, timeoutMs: number) => {
+        for (const t0 = Date.now(); Date.now() - t0 < timeoutMs; await sleep(50)) {
+          if (last()?.state === state) return last()!;
+        }
+        throw fail(`OSC 7501 state=${state} not reported within ${timeoutMs} ms`);
+      };
+      try {
+        await pty.waitForScreen(/\? for shortcuts/, 30_000);
+        await waitState('idle', 5_000);
+        await submit(pty, 'task-bash please create hello.txt');
+        await pty.waitForScreen(/Do you want to proceed\?/, 20_000);
+        const blocked = await waitState('blocked', 5_000);
+        if (blocked.kind !== 'permission') throw fail('blocked without kind=permission');
+        const msg = Buffer.from(blocked.msg ?? '', 'base64').toString('utf8');
+        if (msg !== 'approve Bash: touch hello.txt') {
+          throw fail(`blocked msg is ${JSON.stringify(msg)}`);
+        }
+        await sleep(ANSWER_DELAY_MS);
+        pty.send('\r');
+        await pty.waitForScreen(/Created hello\.txt[\s\S]*\? for shortcuts/, 20_000, {
+          not: /esc to interrupt/,
+        });
+        await waitState('done', 5_000);
+        const states = programStatus(pty).map((p) => p.state);
+        const from = states.lastIndexOf('blocked');
+        if (!states.slice(from).includes('working')) {
+          throw fail('no working between blocked and done');
+        }
+        if (states.indexOf('working') > states.indexOf('blocked')) {
+          throw fail('no working before blocked');
+        }
+      } finally {
+        await pty.close();
+        await server.close();
+        home.cleanup();
+      }
+    },
+  );
+}
+
+osc.run();

@@ -3,16 +3,15 @@
  * the terminal queries the program sends (DSR `ESC[6n`, DA, ...), and lets a test wait for
  * screen text and type keys like a person.
  *
- * Emulator: our own `src/vt/terminal.ts` when it exists (the product's emulator), else
- * `@xterm/headless` (dev dependency) with the Unicode 11 widths. `AGENTWATCH_TEST_EMULATOR=xterm`
- * or `=vt` forces one.
+ * Emulator: our own `src/vt/terminal.ts` (the product's emulator), which also answers the
+ * queries. `@xterm/headless` (dev dependency, Unicode 11 widths) can be chosen instead for
+ * differential checks: option `emulator: 'xterm'` or env `AGENTWATCH_TEST_EMULATOR=xterm`.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type IPty, spawn } from 'node-pty';
+import { Terminal } from '../../src/vt/terminal.ts';
 
 // Both xterm packages are CommonJS bundles; require() loads them the same way under ESM and
 // under uvu's `-r tsx` (which compiles tests to CommonJS, where a default import is undefined).
@@ -21,9 +20,6 @@ const { Terminal: XTerm } = require('@xterm/headless') as typeof import('@xterm/
 const { Unicode11Addon } = require(
   '@xterm/addon-unicode11',
 ) as typeof import('@xterm/addon-unicode11');
-
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const VT_TERMINAL = join(REPO_ROOT, 'src', 'vt', 'terminal.ts');
 
 /** The little the driver needs of an emulator. */
 export interface Emulator {
@@ -36,15 +32,8 @@ export interface Emulator {
   /** Bytes the terminal must send back to the program (query answers), or null. */
   takeReplies(): Uint8Array | null;
   resize(cols: number, rows: number): void;
-}
-
-/** The API of src/vt/terminal.ts as agreed (checked at run time, not at compile time). */
-interface VtTerminal {
-  write(data: Uint8Array): void;
-  screenText(): string;
-  takeReplies(): Uint8Array | null;
-  /** Rows first, as src/runtime calls it. */
-  resize?(rows: number, cols: number): void;
+  /** kitty keyboard flags the program pushed (0 = legacy keys). */
+  keyboardFlags(): number;
 }
 
 class XtermEmulator implements Emulator {
@@ -88,11 +77,18 @@ class XtermEmulator implements Emulator {
   resize(cols: number, rows: number): void {
     this.term.resize(cols, rows);
   }
+
+  keyboardFlags(): number {
+    return 0; // xterm.js does not speak the kitty keyboard protocol
+  }
 }
 
 class VtEmulator implements Emulator {
   readonly name = 'vt' as const;
-  constructor(private term: VtTerminal) {}
+  private term: Terminal;
+  constructor(rows: number, cols: number) {
+    this.term = new Terminal(rows, cols);
+  }
   write(data: Uint8Array): Promise<void> {
     this.term.write(data);
     return Promise.resolve();
@@ -104,40 +100,25 @@ class VtEmulator implements Emulator {
     return this.term.takeReplies();
   }
   resize(cols: number, rows: number): void {
-    this.term.resize?.(rows, cols);
+    this.term.resize(rows, cols);
+  }
+  keyboardFlags(): number {
+    return this.term.keyboardFlags;
   }
 }
 
 /**
- * Makes an emulator of `rows` x `cols`. `kind` `auto` (default: env AGENTWATCH_TEST_EMULATOR,
- * else `vt` if src/vt/terminal.ts exists and exports a usable `Terminal`, else `xterm`).
- *
- * @throws if `vt` is asked for explicitly and cannot be loaded.
+ * Makes an emulator of `rows` x `cols`: `vt` (default; our src/vt/terminal.ts) or `xterm`
+ * (@xterm/headless, for differential checks). `auto` reads env AGENTWATCH_TEST_EMULATOR
+ * (`vt` or `xterm`) and defaults to `vt`.
  */
-export async function createEmulator(
+export function createEmulator(
   rows: number,
   cols: number,
   kind: 'auto' | 'vt' | 'xterm' = 'auto',
-): Promise<Emulator> {
-  const want = kind !== 'auto' ? kind : (process.env.AGENTWATCH_TEST_EMULATOR ?? 'auto');
-  if (want === 'xterm') return new XtermEmulator(rows, cols);
-  if (want === 'vt' || existsSync(VT_TERMINAL)) {
-    try {
-      const mod = (await import(pathToFileURL(VT_TERMINAL).href)) as {
-        Terminal?: new (rows: number, cols: number) => VtTerminal;
-      };
-      if (typeof mod.Terminal !== 'function') throw new Error('src/vt/terminal.ts has no Terminal');
-      const term = new mod.Terminal(rows, cols);
-      for (const m of ['write', 'screenText', 'takeReplies'] as const) {
-        if (typeof term[m] !== 'function') throw new Error(`Terminal has no ${m}()`);
-      }
-      return new VtEmulator(term);
-    } catch (err) {
-      if (want === 'vt') throw err;
-      // auto: the product's emulator is not usable yet, fall back to xterm.
-    }
-  }
-  return new XtermEmulator(rows, cols);
+): Emulator {
+  const want = kind !== 'auto' ? kind : (process.env.AGENTWATCH_TEST_EMULATOR ?? 'vt');
+  return want === 'xterm' ? new XtermEmulator(rows, cols) : new VtEmulator(rows, cols);
 }
 
 /** Options of {@link startPty}. */
@@ -153,6 +134,12 @@ export interface PtyDriverOptions {
   cols?: number;
   /** Which emulator; see {@link createEmulator}. */
   emulator?: 'auto' | 'vt' | 'xterm';
+  /**
+   * Extra answers: called with every output chunk; what it returns is written to the program
+   * before the emulator's own replies for that chunk (e.g. to answer a query the emulator
+   * does not know).
+   */
+  answer?: (data: Uint8Array) => string | Uint8Array | undefined;
   /** Delay between typed keys, ms, picked uniformly from [min, max]. Default [35, 75]. */
   keyDelayMs?: [number, number];
 }
@@ -181,12 +168,19 @@ export interface PtyDriver {
   readonly startedAt: number;
   /** Every output chunk so far (live array). */
   readonly output: OutputChunk[];
+  /** Everything written to the program so far: keys and query replies (live array). */
+  readonly input: Array<OutputChunk & { why: 'key' | 'reply' }>;
   /** Set once the process exited. */
   readonly exit: { exitCode: number; signal?: number } | undefined;
   /** Resolves when the process exits. */
   readonly exited: Promise<{ exitCode: number; signal?: number }>;
   /** The current screen text (rows joined with `\n`, trailing blanks trimmed per row). */
   screen(): string;
+  /**
+   * kitty keyboard flags the program pushed (0 = legacy keys). Plain characters, Enter (`\r`)
+   * and Tab are the same either way; Esc is `ESC[27u` when flags are set.
+   */
+  keyboardFlags(): number;
   /**
    * Resolves with the screen once `pattern` matches it (and `opts.not` does not), polling every
    * 50 ms. Rejects after `timeoutMs` ms, or when the process exits first, with an Error whose
@@ -264,11 +258,11 @@ function signalAll(pids: number[], signal: NodeJS.Signals) {
  *
  * @throws if the command cannot be spawned.
  */
-export async function startPty(options: PtyDriverOptions): Promise<PtyDriver> {
+export function startPty(options: PtyDriverOptions): Promise<PtyDriver> {
   const rows = options.rows ?? 32;
   const cols = options.cols ?? 120;
   const [minDelay, maxDelay] = options.keyDelayMs ?? [35, 75];
-  const emu = await createEmulator(rows, cols, options.emulator);
+  const emu = createEmulator(rows, cols, options.emulator);
   const startedAt = Date.now();
   const proc: IPty = spawn(options.command, options.args ?? [], {
     name: options.env.TERM ?? 'xterm-256color',
@@ -279,6 +273,12 @@ export async function startPty(options: PtyDriverOptions): Promise<PtyDriver> {
     encoding: null,
   });
   const output: OutputChunk[] = [];
+  const input: Array<OutputChunk & { why: 'key' | 'reply' }> = [];
+  const put = (data: string | Uint8Array, why: 'key' | 'reply') => {
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
+    input.push({ t: Date.now() - startedAt, data: bytes, why });
+    proc.write(bytes);
+  };
   let exit: { exitCode: number; signal?: number } | undefined;
   const exited = new Promise<{ exitCode: number; signal?: number }>((res) => {
     proc.onExit((e) => {
@@ -295,8 +295,10 @@ export async function startPty(options: PtyDriverOptions): Promise<PtyDriver> {
     const data = typeof d === 'string' ? Buffer.from(d, 'utf8') : new Uint8Array(d);
     output.push({ t: Date.now() - startedAt, data });
     chain = chain.then(() => emu.write(data)).then(() => {
+      const extra = options.answer?.(data);
+      if (extra !== undefined && extra.length > 0 && !exit) put(extra, 'reply');
       const reply = emu.takeReplies();
-      if (reply && !exit) proc.write(Buffer.from(reply));
+      if (reply && !exit) put(reply, 'reply');
     }).catch((err: Error) => {
       emuError ??= err;
     });
@@ -308,11 +310,13 @@ export async function startPty(options: PtyDriverOptions): Promise<PtyDriver> {
     emulator: emu.name,
     startedAt,
     output,
+    input,
     get exit() {
       return exit;
     },
     exited,
     screen: () => emu.screenText(),
+    keyboardFlags: () => emu.keyboardFlags(),
     async waitForScreen(pattern, timeoutMs, opts = {}) {
       const t0 = Date.now();
       for (;;) {
@@ -340,12 +344,12 @@ export async function startPty(options: PtyDriverOptions): Promise<PtyDriver> {
     async type(text) {
       for (const ch of text) {
         if (exit) throw new Error(`type(): the process exited (code ${exit.exitCode})`);
-        proc.write(ch);
+        put(ch, 'key');
         await sleep(minDelay + Math.random() * (maxDelay - minDelay));
       }
     },
     send(data) {
-      proc.write(typeof data === 'string' ? data : Buffer.from(data));
+      put(data, 'key');
     },
     resize(c, r) {
       proc.resize(c, r);
@@ -374,5 +378,5 @@ export async function startPty(options: PtyDriverOptions): Promise<PtyDriver> {
       await chain;
     },
   };
-  return driver;
+  return Promise.resolve(driver);
 }
