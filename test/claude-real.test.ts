@@ -9,8 +9,12 @@
  *    session is idle again;
  * 4. `task-slow ...`: the server stalls, and meanwhile the footer says "esc to interrupt".
  *
- * Screens are compared with the fixtures in fixtures/claude-code/ (same version, same size).
- * Skipped, with a printed reason, only when node_modules/.bin/claude is missing.
+ * Screens are compared with the fixtures in fixtures/claude-code/ (same version, same size),
+ * rendered by our own src/vt Terminal (AGENTWATCH_TEST_EMULATOR=xterm renders with xterm).
+ * A second, shorter session answers Claude Code's `OSC 7501 ; ?` probe and checks the state it
+ * then reports in-band. A third suite tests the fake server alone (no Claude Code needed).
+ * The Claude Code suites are skipped, with a printed reason, only when the binary is missing.
+ * About 20 s in all on a 2-core machine.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
