@@ -85,6 +85,10 @@ export function promptLatencies(
   return { latenciesMs, missed };
 }
 
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
@@ -97,14 +101,16 @@ function median(xs: number[]): number {
 
 /** The summary printed at the end: one block per session. */
 export function formatSummary(stats: DemoStats[], durationMs: number): string {
-  const lines = [`agentwatch demo: ${stats.length} simulated sessions for ${seconds(durationMs)}`];
+  const lines = [
+    `agentwatch demo: ${plural(stats.length, 'simulated session')} for ${seconds(durationMs)}`,
+  ];
   for (const s of stats) {
     const lat = s.latenciesMs.length
       ? `board noticed ${s.latenciesMs.length}/${s.promptsShown} prompts, median ${
         seconds(median(s.latenciesMs))
       } after they appeared`
       : `board noticed 0/${s.promptsShown} prompts`;
-    const transitions = `${s.transitions} transition${s.transitions === 1 ? '' : 's'}`;
+    const transitions = plural(s.transitions, 'transition');
     const prompts = `${s.promptsAnswered}/${s.promptsShown} prompts answered`;
     const blocked = `blocked ${seconds(s.blockedBoardMs)} on the board, ${
       seconds(s.blockedTrueMs)
@@ -219,7 +225,7 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
   const interval = opts.intervalMs ?? 700;
   if (!board) {
     io.stdout(
-      `agentwatch demo: ${opts.count} simulated Claude Code sessions for ${
+      `agentwatch demo: ${plural(opts.count, 'simulated Claude Code session')} for ${
         seconds(opts.durationMs)
       } ` +
         `(seed ${opts.seed}, sweep every ${interval} ms${opts.adaptive ? ', adaptive' : ''})\n`,
