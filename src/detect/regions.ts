@@ -6,6 +6,11 @@
  * is joined with the next one, so a rule survives narrow panes and soft wraps. Each logical
  * line has its trailing blanks removed (including U+00A0 and the U+200B that Qwen Code
  * writes after its cursor), and lines are joined with '\n'.
+ *
+ * Limit: the emulator trims every row, a soft-wrapped one too, so a wrap that falls on a
+ * blank joins the two words ("want" + "to" -> "wantto"). Rules that must survive a soft wrap
+ * between words can write `\s*` there. (Full-screen agents wrap their own text with hard
+ * line breaks, which this does not join: rules anchor on lines, not on phrases across them.)
  */
 import type { Region, ScreenInput } from './types.ts';
 
