@@ -14,8 +14,9 @@
  *   3. `node --experimental-sea-config` writes the blob, with V8's code cache for the host.
  *   4. A copy of the target's Node binary gets the blob injected by postject (resource
  *      `NODE_SEA_BLOB`, fuse `NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2`; on Mach-O in
- *      segment `NODE_SEA`, after removing the code signature as the Node docs say), is
- *      checked and made mode 0755.
+ *      segment `NODE_SEA`, after removing the code signature as the Node docs say; an ELF
+ *      binary is stripped of its symbol table and debug info first), is checked and made
+ *      mode 0755.
  *
  * Targets: the host (default: linux-x64 here) from `process.execPath`; `darwin-x64` and
  * `darwin-arm64` from the official Node binaries published on the npm registry
@@ -476,6 +477,7 @@ async function buildExecutable(target: Target, main: string, work: string): Prom
   if (macho && process.platform === 'darwin') {
     execFileSync('codesign', ['--remove-signature', tmp], { stdio: 'inherit' });
   }
+  if (!macho) stripElf(tmp);
   const blobBytes = readFileSync(blob);
   await postjectInject(tmp, blobBytes, macho);
   if (macho && process.platform === 'darwin') {
@@ -492,6 +494,22 @@ async function buildExecutable(target: Target, main: string, work: string): Prom
   const mb = (statSync(out).size / 1e6).toFixed(1);
   console.log(`built ${executableName(target)} (${target}, Node ${version}, ${mb} MB)`);
   return out;
+}
+
+/**
+ * `strip --strip-all` (GNU binutils) on the copied ELF Node binary, before injection: drops
+ * .symtab/.strtab and the DWARF sections (about 12 MB of Node 20's 99 MB), which only
+ * debuggers and native stack symbolization read. The dynamic symbol table, which addons
+ * (pty.node, the foreground addon) link against, stays. Skipped, with a note, when strip
+ * is missing or fails, and with AGENTWATCH_NO_STRIP=1.
+ */
+function stripElf(file: string): void {
+  if (process.env.AGENTWATCH_NO_STRIP === '1') return;
+  try {
+    execFileSync('strip', ['--strip-all', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (e) {
+    console.log(`note: not stripped (${(e as Error).message.split('\n')[0]})`);
+  }
 }
 
 /** postject's API (dist/api.js; the package has no types). */
