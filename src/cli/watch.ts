@@ -618,6 +618,25 @@ function sessionSize(stdout: NodeJS.WriteStream): { rows: number; cols: number }
     : { rows: 32, cols: 120 };
 }
 
+/**
+ * Ends every session `host` runs (SIGHUP, as a closed terminal does) and waits for their exits,
+ * at most `timeoutMs`, so that their `exited` transitions are still published.
+ */
+export async function endSessions(host: SessionHost, timeoutMs = 1500): Promise<void> {
+  const live = [...host.sessions.values()].map((e) => e.session).filter((s) => !s.exit);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    Promise.all(live.map((s) =>
+      new Promise<void>((resolve) => {
+        s.onExit(() => resolve());
+        s.kill();
+      })
+    )),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+  ]);
+  clearTimeout(timer);
+}
+
 /** Resolves on the first of SIGINT, SIGTERM, SIGHUP; returns a function removing the handlers. */
 function onStopSignal(stop: (signal: string) => void): () => void {
   const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((sig) => {
@@ -722,6 +741,7 @@ export const watchCommand: Command = {
         unguard();
       }
     } finally {
+      await endSessions(host); // their exits still reach the board and the JSON lines
       book.close();
       await host.close();
     }
