@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decide, IDLE_CONFIRM_MS, initialState, type StateRecord } from '../src/runtime/decide.ts';
+import { decide, IDLE_CONFIRM_MS, initialState, type StateRecord } from '../src/runtime/signals.ts';
 import type { Evaluation } from '../src/detect/types.ts';
 import { ByteRing } from '../src/runtime/ring.ts';
 import { COOLDOWN_MS, NotifyGate, terminalNotice } from '../src/runtime/notify.ts';
@@ -26,6 +26,7 @@ const input = (
   foreground: 'agent' as const,
   foregroundName: 'claude',
   exit: null,
+  report: null,
   ...extra,
 });
 

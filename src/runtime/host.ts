@@ -14,7 +14,7 @@ import { ensureSocketDir, socketPath } from './paths.ts';
 import type { Request, SessionInfo } from './protocol.ts';
 import { Session, type SessionSpec } from './session.ts';
 import { type ForegroundRead, Sweep, type Watched } from './sweep.ts';
-import type { StateRecord } from './decide.ts';
+import type { StateRecord } from './signals.ts';
 import { UserError } from '../errors.ts';
 
 /** How a host is set up. */

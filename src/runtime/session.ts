@@ -11,6 +11,7 @@
 import * as pty from 'node-pty';
 import { Terminal } from '../vt/terminal.ts';
 import { ByteRing } from './ring.ts';
+import type { Report } from './signals.ts';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { UserError } from '../errors.ts';
@@ -79,6 +80,8 @@ export class Session {
   /** Output bytes so far. */
   bytesOut = 0;
   exit: ExitInfo | null = null;
+  /** The latest report from the agent's hooks (`agentwatch report` / `notify`), null when none came. */
+  report: Report | null = null;
   /** Bumped when an input other than the screen changes (a report, a resize): the sweep re-evaluates. */
   inputsVersion = 0;
   /** False once a real terminal answers queries instead of us. */
@@ -166,6 +169,12 @@ export class Session {
     }
     this.#exitListeners.add(listener);
     return () => this.#exitListeners.delete(listener);
+  }
+
+  /** Records a report from the agent's hooks; the sweep reads it on its next look. */
+  setReport(report: Report): void {
+    this.report = report;
+    this.inputsVersion++;
   }
 
   /** Writes input bytes (keys, paste) to the agent. Ignored once it exited. */

@@ -8,7 +8,7 @@
 import { basename } from 'node:path';
 import type { Manifest } from '../detect/manifest.ts';
 import { evaluate } from '../detect/evaluate.ts';
-import { decide, type ForegroundKind, initialState, SHELLS, type StateRecord } from './decide.ts';
+import { decide, type ForegroundKind, initialState, SHELLS, type StateRecord } from './signals.ts';
 import type { Session } from './session.ts';
 
 /** The sweep interval's default, ms. */
@@ -41,6 +41,8 @@ export interface Watched {
 /** What the sweep needs from its host. */
 export interface SweepOptions {
   intervalMs?: number;
+  /** How long a report lives unless the screen agrees, ms (default 60 s). */
+  reportTtlMs?: number;
   adaptive?: boolean;
   /** Manifests by id. */
   manifests: () => ReadonlyMap<string, Manifest>;
@@ -182,8 +184,10 @@ export class Sweep {
   /** Evaluates `w` when its screen or inputs changed, or an idle confirmation is pending. */
   evaluateIfDue(w: Watched): void {
     const s = w.session;
+    // A live report is due too: it may have expired or lost its grace since the last look.
     const due = s.terminal.version !== w.screenVersion || s.inputsVersion !== w.inputsVersion ||
-      w.record.idleSeenAt !== undefined;
+      w.record.idleSeenAt !== undefined ||
+      (s.report !== null && w.record.reportDroppedAt !== s.report.at);
     if (due) this.evaluate(w);
   }
 
@@ -210,6 +214,8 @@ export class Sweep {
       foreground: w.foreground.kind,
       foregroundName: w.foreground.name,
       exit: s.exit,
+      report: s.report,
+      reportTtlMs: this.options.reportTtlMs,
     });
     w.lastEvalAt = now;
     w.evaluations++;

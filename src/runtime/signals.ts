@@ -1,0 +1,189 @@
+/**
+ * Combines a session's signals into its state: a pure function of the previous record, the
+ * latest inputs and an injected `now` (ms), so tests need no timers.
+ *
+ * Order (DESIGN.md "How the signals combine", and its decision on the foreground):
+ * 1. the PTY child exited -> `exited`;
+ * 2. a shell holds the foreground -> `exited`, whatever the screen still shows;
+ * 3. a `blocked` read from the screen always counts (the one alert never suppressed);
+ * 4. a recent report from the agent (hooks: `report`, `notify`) -> its state;
+ * 5. the other screen rules (working, idle; no rule matched -> idle).
+ *
+ * Reports go stale or go missing (a hook failed silently, the person pressed Esc and no hook
+ * fired), so a report stops counting when:
+ * - the screen contradicts it: after the report, a working or idle rule matched and no blocked
+ *   rule did, and either the screen had agreed with the report since it came, or
+ *   {@link REPORT_GRACE_MS} passed (a prompt is drawn about 0.2 s after its PermissionRequest
+ *   hook; Claude Code 2.1.332, fixtures/claude-code/README.md "Hooks");
+ * - it is older than the TTL and the screen does not agree.
+ * A session that has only started is idle. Working -> idle read from the screen waits for a
+ * second evaluation {@link IDLE_CONFIRM_MS} later (spinner frames flicker); nothing waits
+ * before `blocked`.
+ */
+import type { Evaluation, RuleState, SessionState } from '../detect/types.ts';
+
+/** Time a working -> idle read off the screen must hold before it counts, ms. */
+export const IDLE_CONFIRM_MS = 250;
+/** Time after a report during which a contradicting screen is not yet trusted, ms. */
+export const REPORT_GRACE_MS = 1500;
+/** Default lifetime of a report the screen does not agree with, ms. */
+export const DEFAULT_REPORT_TTL_MS = 60_000;
+
+/** Names of shells: when one holds the PTY's foreground, no agent runs there. */
+export const SHELLS: ReadonlySet<string> = new Set([
+  'bash',
+  'zsh',
+  'sh',
+  'dash',
+  'fish',
+  'ksh',
+  'mksh',
+  'tcsh',
+  'csh',
+  'nu',
+  'pwsh',
+  'xonsh',
+  'elvish',
+  'login',
+]);
+
+/** Who holds the terminal, as the runtime sees it. */
+export type ForegroundKind = 'agent' | 'shell' | 'other' | 'unknown';
+
+/** Which signal decided a state. */
+export type DecidedBy = 'exit' | 'foreground' | 'screen' | 'report' | 'start';
+
+/** What an agent said about itself (a hook), with when it arrived. */
+export interface Report {
+  state: RuleState;
+  /** ms since the epoch. */
+  at: number;
+  /** Where it came from: 'report working', 'notify permission_prompt', 'hook PreToolUse', ... */
+  source: string;
+}
+
+/** Everything the decision reads. */
+export interface SignalInput {
+  /** Current time, ms. */
+  now: number;
+  /** The screen rules' evaluation; null when no manifest applies. */
+  evaluation: Evaluation | null;
+  foreground: ForegroundKind;
+  /** Name of the foreground process leader, '' when unknown. */
+  foregroundName: string;
+  /** The PTY child's exit, null while it runs. */
+  exit: { code: number; signal?: number } | null;
+  /** The latest report received, null when none ever came. */
+  report: Report | null;
+  /** How long a report lives unless the screen agrees, ms. */
+  reportTtlMs?: number;
+}
+
+/** A session's state, since when, why, and what the decision remembers between evaluations. */
+export interface StateRecord {
+  state: SessionState;
+  /** When this state began, ms. */
+  since: number;
+  /** Human-readable reason. */
+  reason: string;
+  by: DecidedBy;
+  /** While a working -> idle change waits for confirmation: when idle was first read, ms. */
+  idleSeenAt?: number;
+  /** The evaluation behind the state. */
+  evaluation?: Evaluation;
+  /** `at` of the report that the screen has agreed with since it came. */
+  reportAgreedAt?: number;
+  /** `at` of the last report that stopped counting. */
+  reportDroppedAt?: number;
+}
+
+/** The record of a session that has just started: idle (no prompt submitted yet). */
+export function initialState(now: number): StateRecord {
+  return { state: 'idle', since: now, reason: 'started', by: 'start' };
+}
+
+function next(
+  prev: StateRecord,
+  state: SessionState,
+  now: number,
+  reason: string,
+  by: DecidedBy,
+  memo: Pick<StateRecord, 'reportAgreedAt' | 'reportDroppedAt'>,
+  evaluation?: Evaluation,
+): StateRecord {
+  return { state, since: prev.state === state ? prev.since : now, reason, by, evaluation, ...memo };
+}
+
+/** The state a screen evaluation reads from a matched rule, or null when no rule matched. */
+function screenRule(ev: Evaluation | null): RuleState | null {
+  return ev && ev.rule !== null ? ev.state : null;
+}
+
+/** Decides the state from `input`; `prev` is the last record. */
+export function decide(prev: StateRecord, input: SignalInput): StateRecord {
+  const { now } = input;
+  const ev = input.evaluation;
+  const seen = screenRule(ev);
+
+  // Which report still counts (computed first so the memo is kept whatever decides).
+  const r = input.report;
+  let memo: Pick<StateRecord, 'reportAgreedAt' | 'reportDroppedAt'> = {
+    reportAgreedAt: prev.reportAgreedAt,
+    reportDroppedAt: prev.reportDroppedAt,
+  };
+  let report: Report | null = null;
+  if (r && memo.reportDroppedAt !== r.at) {
+    if (seen === r.state) memo = { ...memo, reportAgreedAt: r.at };
+    const contradicted = seen !== null && seen !== 'blocked' && seen !== r.state &&
+      (memo.reportAgreedAt === r.at || now - r.at >= REPORT_GRACE_MS);
+    const expired = seen !== r.state && now - r.at >= (input.reportTtlMs ?? DEFAULT_REPORT_TTL_MS);
+    if (contradicted || expired) memo = { ...memo, reportDroppedAt: r.at };
+    else report = r;
+  }
+
+  if (input.exit) {
+    const how = input.exit.signal ? `signal ${input.exit.signal}` : `code ${input.exit.code}`;
+    return next(prev, 'exited', now, `process exited with ${how}`, 'exit', memo);
+  }
+  if (input.foreground === 'shell') {
+    return next(
+      prev,
+      'exited',
+      now,
+      `the shell (${input.foregroundName}) is in the foreground`,
+      'foreground',
+      memo,
+    );
+  }
+  if (ev && ev.state === 'blocked') {
+    return next(prev, 'blocked', now, ev.reason, 'screen', memo, ev);
+  }
+  if (report) {
+    const age = Math.round((now - report.at) / 100) / 10;
+    return next(
+      prev,
+      report.state,
+      now,
+      `${report.source} (${age} s ago)`,
+      'report',
+      memo,
+      ev ?? undefined,
+    );
+  }
+  if (!ev) {
+    const who = input.foregroundName || '(unknown)';
+    return next(
+      prev,
+      'idle',
+      now,
+      `no manifest for the foreground process ${who}`,
+      'foreground',
+      memo,
+    );
+  }
+  if (ev.state === 'idle' && prev.state === 'working') {
+    const first = prev.idleSeenAt ?? now;
+    if (now - first < IDLE_CONFIRM_MS) return { ...prev, ...memo, idleSeenAt: first };
+  }
+  return next(prev, ev.state, now, ev.reason, 'screen', memo, ev);
+}

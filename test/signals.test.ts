@@ -1,0 +1,173 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  decide,
+  DEFAULT_REPORT_TTL_MS,
+  IDLE_CONFIRM_MS,
+  initialState,
+  type Report,
+  REPORT_GRACE_MS,
+  type SignalInput,
+  type StateRecord,
+} from '../src/runtime/signals.ts';
+import type { Evaluation, RuleState } from '../src/detect/types.ts';
+import { NotifyGate } from '../src/runtime/notify.ts';
+import type { SessionInfo } from '../src/runtime/protocol.ts';
+
+/** A screen evaluation: a matched rule of `state`, or no rule matched (null). */
+const screen = (state: RuleState | null): Evaluation => ({
+  state: state ?? 'idle',
+  rule: state === null ? null : 0,
+  pattern: null,
+  match: null,
+  region: null,
+  reason: state === null ? 'no rule matched' : `screen ${state}`,
+});
+const rep = (state: RuleState, at: number, source = `report ${state}`): Report => ({
+  state,
+  at,
+  source,
+});
+const at = (
+  now: number,
+  seen: RuleState | null,
+  report: Report | null,
+  extra: Partial<SignalInput> = {},
+): SignalInput => ({
+  now,
+  evaluation: screen(seen),
+  foreground: 'agent',
+  foregroundName: 'claude',
+  exit: null,
+  report,
+  ...extra,
+});
+
+/** Runs a sequence of inputs from the initial state; returns every record. */
+function run(inputs: SignalInput[]): StateRecord[] {
+  let r = initialState(0);
+  return inputs.map((i) => (r = decide(r, i)));
+}
+
+test('a session that has only started (no prompt submitted) is idle, not working', () => {
+  const [r] = run([at(10, null, null)]);
+  assert.is(r.state, 'idle');
+});
+
+test('a report beats the working/idle screen rules and says which signal decided', () => {
+  const r = rep('working', 100, 'hook UserPromptSubmit');
+  const [a] = run([at(150, 'idle', r)]);
+  assert.is(a.state, 'working');
+  assert.is(a.by, 'report');
+  assert.match(a.reason, /UserPromptSubmit/);
+});
+
+test('a blocked read from the screen always counts, over any report', () => {
+  const [a] = run([at(100, 'blocked', rep('working', 90))]);
+  assert.is(a.state, 'blocked');
+  assert.is(a.by, 'screen');
+});
+
+test('a blocked report is cleared when the screen then shows a working or idle rule (Esc on the prompt)', () => {
+  const r = rep('blocked', 1000, 'hook PermissionRequest');
+  const seq = run([
+    at(1050, 'working', r), // prompt not drawn yet (0.2 s later in Claude Code): the report counts
+    at(1250, 'blocked', r), // drawn: screen agrees
+    at(3000, 'idle', r), // the person pressed Esc: no hook fires, the screen shows the idle footer
+  ]);
+  assert.equal(seq.map((s) => s.state), ['blocked', 'blocked', 'idle']);
+  assert.is(seq[0].by, 'report');
+  assert.is(seq[2].by, 'screen');
+  // and it stays cleared: the same report does not come back
+  const later = decide(seq[2], at(3500, 'idle', r));
+  assert.is(later.state, 'idle');
+});
+
+test('a blocked report is cleared after the grace even if the screen never showed the prompt', () => {
+  const r = rep('blocked', 0);
+  const seq = run([
+    at(100, 'working', r),
+    at(REPORT_GRACE_MS - 1, 'working', r),
+    at(REPORT_GRACE_MS, 'working', r),
+  ]);
+  assert.equal(seq.map((s) => s.state), ['blocked', 'blocked', 'working']);
+});
+
+test('an approved prompt: the tool runs, the screen shows working, the blocked report stops counting', () => {
+  const r = rep('blocked', 0);
+  const seq = run([at(300, 'blocked', r), at(5000, 'working', r)]);
+  assert.equal(seq.map((s) => s.state), ['blocked', 'working']);
+});
+
+test('a report expires after the TTL unless the screen agrees', () => {
+  const w = rep('working', 0);
+  // screen shows no rule at all (nothing contradicts): the report lives until its TTL
+  // (then the screen's idle, like any working -> idle read, is confirmed on a later look)
+  const T = DEFAULT_REPORT_TTL_MS;
+  const seq = run([
+    at(10, null, w),
+    at(T - 1, null, w),
+    at(T, null, w),
+    at(T + IDLE_CONFIRM_MS, null, w),
+  ]);
+  assert.equal(seq.map((s) => s.state), ['working', 'working', 'working', 'idle']);
+  assert.is(seq[2].reportDroppedAt, 0);
+  // with the screen agreeing, it outlives the TTL
+  const agree = run([at(10, 'working', w), at(DEFAULT_REPORT_TTL_MS * 3, 'working', w)]);
+  assert.is(agree[1].state, 'working');
+  assert.is(agree[1].by, 'report');
+  // a configurable TTL
+  const o = { reportTtlMs: 500 };
+  const short = run([
+    at(10, null, w, o),
+    at(600, null, w, o),
+    at(600 + IDLE_CONFIRM_MS, null, w, o),
+  ]);
+  assert.equal(short.map((s) => s.state), ['working', 'working', 'idle']);
+});
+
+test('an idle_prompt notification never makes a pane blocked; Stop then idle_prompt gives one done', () => {
+  // Stop -> report done (idle); 60 s later Notification idle_prompt -> report idle.
+  const gate = new NotifyGate({ done: true });
+  const info = (state: SessionInfo['state']): SessionInfo => ({
+    id: 's',
+    name: 'claude',
+    agent: 'claude',
+    state,
+    since: 0,
+    reason: '',
+    by: 'report',
+    pid: 1,
+    command: [],
+    foreground: 'claude',
+    rows: 32,
+    cols: 120,
+    startedAt: 0,
+    lastOutput: 0,
+    host: 1,
+    socket: '',
+  });
+  let r = decide(initialState(0), at(100, 'working', rep('working', 90)));
+  const notices: Array<ReturnType<NotifyGate['decide']>> = [];
+  const step = (input: SignalInput) => {
+    const prev = r.state;
+    r = decide(r, input);
+    if (r.state !== prev) notices.push(gate.decide(info(r.state), prev, input.now));
+  };
+  step(at(20_000, 'working', rep('idle', 20_000, 'report done')));
+  step(at(20_700, 'idle', rep('idle', 20_000, 'report done')));
+  step(at(80_000, 'idle', rep('idle', 80_000, 'notify idle_prompt')));
+  step(at(80_700, 'idle', rep('idle', 80_000, 'notify idle_prompt')));
+  assert.is(r.state, 'idle');
+  assert.equal(notices.filter(Boolean).map((n) => n!.kind), ['done']);
+});
+
+test('the shell back in the foreground means exited, over reports and the screen', () => {
+  const [a] = run([
+    at(10, 'blocked', rep('blocked', 5), { foreground: 'shell', foregroundName: 'zsh' }),
+  ]);
+  assert.is(a.state, 'exited');
+  assert.is(a.by, 'foreground');
+});
+
+test.run();
