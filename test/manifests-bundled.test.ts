@@ -141,13 +141,13 @@ test('Codex and Gemini decide by their own signals first (OSC 7501, title)', () 
 test('Claude: the deciding rule and text on real dialogs', () => {
   const claude = manifest('claude');
   const bash = evaluate(render('claude-code', 'claude.blocked.raw'), claude);
-  assert.is(bash.rule, 0);
+  assert.is(bash.rule, 1); // after 'OSC 7501 blocked'
   assert.is(bash.match, 'Do you want to proceed');
   const question = evaluate(render('claude-code', 'claude.blocked.question.raw'), claude);
-  assert.is(question.rule, 1);
+  assert.is(question.rule, 2);
   assert.is(question.match, 'Enter to select · ↑/↓ to navigate · Esc to cancel');
   const plan = evaluate(render('claude-code', 'claude.blocked.plan.raw'), claude);
-  assert.is(plan.rule, 2);
+  assert.is(plan.rule, 3);
   assert.is(plan.match, 'Would you like to proceed?');
   const working = evaluate(render('claude-code', 'claude.working.raw'), claude);
   assert.is(working.state, 'working');
