@@ -30,7 +30,7 @@
  *   Writes dist/agentwatch for the host, dist/agentwatch-<target> for the others.
  */
 import { build, type Plugin } from 'esbuild';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
@@ -457,14 +457,20 @@ async function buildExecutable(target: Target, main: string, work: string): Prom
   const macho = target.startsWith('darwin-');
   const nodePkg = host ? undefined : NODE_PACKAGES[target as keyof typeof NODE_PACKAGES];
   const version = nodePkg?.version ?? process.version.slice(1);
+  checkNodeVersion(version, `the Node binary for ${target}`);
   const nodeBinary = nodePkg === undefined
     ? process.execPath
     : npmNodeBinary(nodePkg.name, nodePkg.version);
 
   const { config, blob } = seaConfig(target, main, nativeSources(target), host, work);
-  execFileSync(blobMaker(version), ['--experimental-sea-config', config], {
-    stdio: ['ignore', 'ignore', 'inherit'],
+  // it says "Wrote single executable preparation blob to <work path>"; shown on failure only
+  const made = spawnSync(blobMaker(version), ['--experimental-sea-config', config], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  if (made.status !== 0 || !existsSync(blob)) {
+    throw new Error(`making the SEA blob failed: ${made.error ?? ''}${made.stdout}${made.stderr}`);
+  }
 
   const out = join(work, executableName(target));
   const tmp = `${out}.tmp`;
@@ -535,6 +541,17 @@ async function postjectInject(file: string, blob: Buffer, macho: boolean): Promi
     });
   } finally {
     console.warn = warn;
+  }
+}
+
+/** SEA assets and `node:sea` getAsset() came in Node 20.12.0 (Node docs, "Assets"). */
+const MIN_NODE: readonly [number, number] = [20, 12];
+
+/** Throws when `version` ('20.20.2') is older than {@link MIN_NODE}. */
+function checkNodeVersion(version: string, what: string): void {
+  const [major, minor] = version.split('.').map(Number);
+  if (major < MIN_NODE[0] || (major === MIN_NODE[0] && minor < MIN_NODE[1])) {
+    throw new Error(`${what} is Node ${version}; the executable needs ${MIN_NODE.join('.')}+`);
   }
 }
 
