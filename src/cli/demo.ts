@@ -27,6 +27,15 @@ import { SimUser, TruthFollower } from '../eval/sim-user.ts';
 /** Names of the simulated sessions, in order. */
 export const DEMO_NAMES = ['backend', 'frontend', 'docs', 'infra', 'mobile', 'data'];
 
+/**
+ * The seed of agent `i` for demo seed `seed`: 10 * seed + i, so that each agent has its own
+ * run (with the default seed 7, every agent's first task asks for permission and ends with
+ * the "Would you like me to ...?" trap).
+ */
+export function agentSeed(seed: number, i: number): number {
+  return seed * 10 + i;
+}
+
 /** What the demo counts per session. */
 export interface DemoStats {
   name: string;
@@ -242,7 +251,7 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
           ...self.args,
           'sim-agent',
           '--seed',
-          String(opts.seed + i),
+          String(agentSeed(opts.seed, i)),
           '--truth',
           truth,
           '--speed',
