@@ -440,7 +440,11 @@ function checkInjected(file: string, blob: Buffer, macho: boolean): void {
   if (section.size < blob.length || !injected.equals(blob)) {
     throw new Error(`${file}: the ${MACHO_SEGMENT} section does not hold the blob`);
   }
-  if (m.codeSignature !== undefined) console.log(`${file}: has a stale code signature`);
+  // signed again by codesign on a Mac; elsewhere the signature was removed before injection
+  const signed = m.codeSignature !== undefined;
+  if (signed !== (process.platform === 'darwin')) {
+    throw new Error(`${file}: ${signed ? 'a stale code signature' : 'not signed by codesign'}`);
+  }
 }
 
 /** The executable's file name for `target`: `agentwatch` for the host. */
