@@ -93,10 +93,14 @@ export class Sweep {
 
   /** Starts following `session`; it begins idle (an agent that has only started is not working). */
   add(session: Session): Watched {
+    // A forced agent (--agent) is known from the start: `info` names it before the first sweep.
+    const forced = session.spec.agent
+      ? this.options.manifests().get(session.spec.agent) ?? null
+      : null;
     const w: Watched = {
       session,
       record: initialState(this.#now()),
-      manifest: null,
+      manifest: forced,
       foreground: { kind: 'unknown', name: '' },
       screenVersion: -1,
       inputsVersion: -1,
