@@ -23,7 +23,9 @@
  * hash folder are real folders (not symlinks), owned by this user and not writable by
  * group or others. Each file is written to a temporary name in that folder and renamed into
  * place (rename(2) is atomic), so concurrent first runs never see half a file; a file that
- * is already there with the indexed size and mode is kept.
+ * is already there with the indexed size and mode is kept. A root on a `noexec` mount passes
+ * these checks and then dlopen fails (the error names the file): point XDG_CACHE_HOME
+ * elsewhere.
  *
  * Outside a SEA (from source, or the plain bundle dist/agentwatch.cjs), nothing is extracted:
  * node-pty and the addon load from node_modules and build/Release as usual.
@@ -68,7 +70,10 @@ export type NativeFile = {
   size: number;
   /** Permission bits to write it with: 0o755 for an executable (spawn-helper), else 0o644. */
   mode: number;
-  /** Lower-case hex sha256 of its bytes. */
+  /**
+   * Lower-case hex sha256 of its bytes. Not checked at run time: it is in the index so that
+   * a changed file changes the index's hash, hence the folder's name.
+   */
   sha256: string;
 };
 
