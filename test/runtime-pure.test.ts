@@ -167,7 +167,8 @@ test('readPrompt: question and options of Claude and Codex dialogs', () => {
   ]);
   assert.is(codex.question, 'Would you like to run the following command?');
   assert.is(codex.options.length, 3);
-  assert.equal(readPrompt(['hello', '']), { question: '', options: [] });
+  assert.is(claude.selected, 0);
+  assert.equal(readPrompt(['hello', '']), { question: '', options: [], selected: -1 });
 });
 
 test('strippedTail: escapes gone, text after the last CR per line (the seed baseline)', () => {

@@ -7,6 +7,9 @@ import { manifestsCommand } from './manifests.ts';
 import { runCommand } from './run.ts';
 import { lsCommand } from './ls.ts';
 import { waitCommand } from './wait.ts';
+import { sendCommand } from './send.ts';
+import { answerCommand } from './answer.ts';
+import { notifyCommand, reportCommand } from './hook-commands.ts';
 import { simAgentCommand } from './sim-agent.ts';
 import { watchCommand } from './watch.ts';
 import { demoCommand } from './demo.ts';
@@ -17,6 +20,10 @@ export const commands: Command[] = [
   demoCommand,
   lsCommand,
   waitCommand,
+  sendCommand,
+  answerCommand,
+  reportCommand,
+  notifyCommand,
   classifyCommand,
   explainCommand,
   screenCommand,

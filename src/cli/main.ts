@@ -1,7 +1,14 @@
-/** agentwatch's entry point: runs the command line and exits with its code, after stdout drains. */
-import { main } from './app.ts';
+/**
+ * agentwatch's entry point: runs the command line and exits with its code, after stdout
+ * drains. The hook commands (`report`, `notify`) load only their own small module, so that
+ * an agent's hook costs little more than starting Node.
+ */
+const argv = process.argv.slice(2);
+const run: Promise<number> = argv[0] === 'report' || argv[0] === 'notify'
+  ? import('./hook.ts').then((m) => m.hookMain(argv))
+  : import('./app.ts').then((m) => m.main(argv));
 
-main(process.argv.slice(2)).then(
+run.then(
   (code) => process.stdout.write('', () => process.exit(code)),
   (e) => {
     process.stderr.write(`agentwatch: internal error: ${(e as Error)?.stack ?? e}\n`);

@@ -9,39 +9,9 @@
  * SIGTERM, or on Ctrl-C / Ctrl-D at an empty idle prompt.
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { basename } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type Command, stringOption, UsageError, UserError } from './command.ts';
 import { SimAgent, type TrueState } from '../eval/sim-agent.ts';
-
-/**
- * How to start this same executable again (to run its hidden `sim-agent` subcommand):
- * * in a Node single-executable application: `process.execPath` alone;
- * * from the bundle `dist/agentwatch` or from source (`node --import tsx src/cli/main.ts`):
- *   `process.execPath` with Node's own flags (`process.execArgv`, e.g. `--import tsx`) and
- *   the script (`process.argv[1]`);
- * * when the running script is something else (a test runner importing this module): the
- *   source entry `src/cli/main.ts` beside this file, with `--import tsx`.
- */
-export function selfCommand(): { command: string; args: string[] } {
-  if (isSea()) return { command: process.execPath, args: [] };
-  const script = process.argv[1];
-  if (script && /^(main\.[cm]?[jt]s|agentwatch(\.[cm]?js)?)$/.test(basename(script))) {
-    return { command: process.execPath, args: [...process.execArgv, script] };
-  }
-  const main = fileURLToPath(new URL('./main.ts', import.meta.url));
-  return { command: process.execPath, args: ['--import', 'tsx', main] };
-}
-
-function isSea(): boolean {
-  try {
-    const sea = createRequire(import.meta.url)('node:sea') as { isSea?: () => boolean };
-    return sea.isSea?.() === true;
-  } catch {
-    return false; // Node without node:sea (before 20.12): not a single-executable application
-  }
-}
+export { selfCommand } from '../runtime/self-command.ts';
 
 function positiveNumber(values: Record<string, unknown>, name: string, fallback: number): number {
   const text = stringOption(values as never, name);

@@ -47,9 +47,17 @@ export const MANIFEST_KEYS = [
   'process',
   'rules',
   'examples',
-  // A later schema revision adds an `integrations` table here (Claude Code hooks, the ACP
-  // adapter to launch). Until it is defined it is an unknown key, hence an error.
+  'integrations',
 ] as const;
+/**
+ * Keys of the optional `[integrations]` table: what agentwatch adds when it starts the agent
+ * itself. `hooks`: which hook set to install ('claude-code': `--settings` hooks calling
+ * `agentwatch report|notify`); `acp`: the ACP adapter command that speaks for this agent
+ * (e.g. 'claude-agent-acp').
+ */
+export const INTEGRATION_KEYS = ['hooks', 'acp'] as const;
+/** Hook sets agentwatch knows how to install. */
+export const HOOK_SETS = ['claude-code'] as const;
 /** Keys of one `[[rules]]` table. */
 export const RULE_KEYS = ['state', 'name', 'region', 'any', 'all', 'none'] as const;
 /** Keys of one `[[examples]]` table. */
@@ -98,6 +106,8 @@ export interface Manifest {
   readonly process: readonly string[];
   readonly rules: readonly Rule[];
   readonly examples: readonly Example[];
+  /** What agentwatch adds when it starts the agent itself (`[integrations]`). */
+  readonly integrations: { readonly hooks?: 'claude-code'; readonly acp?: string };
   /** The source label given to {@link parseManifest} (file name, path or URL). */
   readonly source: string;
 }
@@ -312,5 +322,38 @@ export function parseManifest(text: string, source: string): Manifest {
     c.fail(['examples'], `expected an array of [[examples]] tables, got ${typeName(rawExamples)}`);
   }
   const examples = rawExamples.map((e, i) => parseExample(c, e, i));
-  return { schema: 1, id, name, version, process: process as string[], rules, examples, source };
+  const integrations = parseIntegrations(c, doc.integrations);
+  return {
+    schema: 1,
+    id,
+    name,
+    version,
+    process: process as string[],
+    rules,
+    examples,
+    integrations,
+    source,
+  };
+}
+
+function parseIntegrations(c: Checker, value: unknown): Manifest['integrations'] {
+  if (value === undefined) return {};
+  if (!value || typeof value !== 'object' || Array.isArray(value) || value instanceof Date) {
+    c.fail(['integrations'], `expected a table, got ${typeName(value)}`);
+  }
+  const table = value as Record<string, unknown>;
+  c.knownKeys(table, INTEGRATION_KEYS, ['integrations']);
+  const hooks = c.string(table, 'hooks', ['integrations'], false);
+  if (hooks !== null && !(HOOK_SETS as readonly string[]).includes(hooks)) {
+    c.fail(
+      ['integrations', 'hooks'],
+      `unknown hook set '${hooks}' (known: ${HOOK_SETS.join(', ')})`,
+      hooks,
+    );
+  }
+  const acp = c.string(table, 'acp', ['integrations'], false);
+  return {
+    ...(hooks ? { hooks: hooks as 'claude-code' } : {}),
+    ...(acp ? { acp } : {}),
+  };
 }

@@ -12,23 +12,26 @@ export interface Prompt {
   question: string;
   /** The numbered options, in order, without the selection marker ('1. Yes'). */
   options: string[];
+  /** Index into `options` of the one the selection marker (❯ › > ● ...) points at; -1 when none. */
+  selected: number;
 }
 
-const OPTION = /^[\s│┃|]*(?:[❯›>●◉▶→*]\s*)?(\d{1,2})[.)]\s+(.+?)[\s│┃|]*$/u;
+const OPTION = /^[\s│┃|]*([❯›>●◉▶→*]\s*)?(\d{1,2})[.)]\s+(.+?)[\s│┃|]*$/u;
 
 /** Finds the prompt on `rows` (visible rows, top first). */
 export function readPrompt(rows: readonly string[]): Prompt {
   // The options: the last run of consecutively numbered lines 1., 2., ... on the screen.
-  let options: Array<{ row: number; text: string }> = [];
-  let current: Array<{ row: number; text: string }> = [];
+  type Option = { row: number; text: string; marked: boolean };
+  let options: Option[] = [];
+  let current: Option[] = [];
   for (let i = 0; i < rows.length; i++) {
     const m = OPTION.exec(rows[i]);
     if (!m) continue;
-    const n = Number(m[1]);
-    if (n === 1) current = [{ row: i, text: `1. ${m[2]}` }];
-    else if (current.length && n === current.length + 1) {
-      current.push({ row: i, text: `${n}. ${m[2]}` });
-    } else continue;
+    const n = Number(m[2]);
+    const option = { row: i, text: `${n}. ${m[3]}`, marked: m[1] !== undefined };
+    if (n === 1) current = [option];
+    else if (current.length && n === current.length + 1) current.push(option);
+    else continue;
     if (current.length >= 2 || n === 1) options = current;
   }
   const top = options.length ? options[0].row : rows.length;
@@ -40,5 +43,9 @@ export function readPrompt(rows: readonly string[]): Prompt {
       break;
     }
   }
-  return { question, options: options.map((o) => o.text) };
+  return {
+    question,
+    options: options.map((o) => o.text),
+    selected: options.findIndex((o) => o.marked),
+  };
 }

@@ -50,8 +50,12 @@ export function request<T = Record<string, unknown>>(
           reject(new UserError(`${path}: unreadable answer`));
           return;
         }
-        if (answer.ok === false) reject(new UserError(answer.error ?? 'request refused'));
-        else resolve(answer as T);
+        if (answer.ok === false) {
+          const code = (answer as { code?: unknown }).code;
+          reject(
+            new UserError(answer.error ?? 'request refused', typeof code === 'number' ? code : 1),
+          );
+        } else resolve(answer as T);
       }, () => reject(new UserError(`${path}: answer too long`))),
     );
   });

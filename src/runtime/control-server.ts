@@ -7,6 +7,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { unlinkSync } from 'node:fs';
 import { lineReader, type Request } from './protocol.ts';
 import { UserError } from '../errors.ts';
+import { GuardRefusal } from './tools.ts';
 
 /** Handles one request; returns the answer object (`ok` is added), or throws UserError. */
 export type RequestHandler = (
@@ -94,6 +95,9 @@ function serve(socket: Socket, handler: RequestHandler): void {
             send(socket, {
               ok: false,
               error: e instanceof UserError ? e.message : String((e as Error)?.message ?? e),
+              // the exit code a CLI client should end with (3: refused by the typing guard)
+              ...(e instanceof UserError ? { code: e.exitCode } : {}),
+              ...(e instanceof GuardRefusal ? { question: e.question, options: e.options } : {}),
             }),
         );
     },

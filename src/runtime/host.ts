@@ -16,6 +16,10 @@ import { Session, type SessionSpec } from './session.ts';
 import { type ForegroundRead, Sweep, type Watched } from './sweep.ts';
 import type { StateRecord } from './signals.ts';
 import { UserError } from '../errors.ts';
+import { launchArgs, readNotification } from './integrations.ts';
+import { choiceIndex, currentPrompt, GUARD_EXIT, guardedAnswer, guardedSend } from './tools.ts';
+import { selfCommand } from './self-command.ts';
+import { manifestForProcess } from './sweep.ts';
 
 /** How a host is set up. */
 export interface HostOptions {
@@ -23,6 +27,8 @@ export interface HostOptions {
   foreground: (session: Session) => ForegroundRead | null;
   intervalMs?: number;
   adaptive?: boolean;
+  /** False to start agents without the hooks their manifest declares. */
+  hooks?: boolean;
   /** Environment for the socket directory (tests point AGENTWATCH_DIR elsewhere). */
   env?: NodeJS.ProcessEnv;
 }
@@ -105,6 +111,14 @@ export class SessionHost {
       headless: opts.headless,
       socket: socketPath(id, this.#env),
     };
+    // What the agent's manifest asks for when agentwatch starts it (Claude Code: hooks).
+    const manifests = this.options.manifests();
+    const manifest = (opts.agent ? manifests.get(opts.agent) : undefined) ??
+      manifestForProcess(manifests, { name: opts.command, argv: [opts.command, ...opts.args] });
+    if (manifest?.integrations.hooks && this.options.hooks !== false) {
+      const self = selfCommand();
+      spec.args = launchArgs(manifest.integrations.hooks, opts.args, [self.command, ...self.args]);
+    }
     const subscribers = new Set<Socket>();
     const server = await listenControl(spec.socket, (req, socket) => this.#handle(id, req, socket));
     let session: Session;
@@ -150,7 +164,7 @@ export class SessionHost {
     id: string,
     req: Request,
     socket: Socket,
-  ): Record<string, unknown> | 'keep' {
+  ): Record<string, unknown> | 'keep' | Promise<Record<string, unknown>> {
     const entry = this.sessions.get(id);
     const w = this.sweep.watched.get(id);
     if (!entry || !w) throw new UserError(`session ${id} is gone`);
@@ -179,6 +193,50 @@ export class SessionHost {
       case 'kill':
         session.kill();
         return {};
+      case 'report': {
+        const state = req.state === 'done' ? 'idle' : req.state;
+        if (state !== 'working' && state !== 'blocked' && state !== 'idle') {
+          throw new UserError(
+            `report: unknown state '${req.state}' (working, blocked, idle, done)`,
+          );
+        }
+        session.setReport({ state, at: Date.now(), source: req.detail || `report ${req.state}` });
+        session.log(`report ${state} (${req.detail ?? ''})`);
+        this.sweep.evaluate(w); // a report is news: no need to wait for the next sweep
+        return {};
+      }
+      case 'notify': {
+        const reading = readNotification(
+          typeof req.payload === 'string' ? req.payload : JSON.stringify(req.payload),
+        );
+        if (!reading.ok) {
+          session.log(reading.error); // malformed: ignored, logged
+          return { ignored: reading.error };
+        }
+        session.setReport({ state: reading.state, at: Date.now(), source: reading.source });
+        session.log(reading.source);
+        this.sweep.evaluate(w);
+        return {};
+      }
+      case 'send':
+        return guardedSend(this.sweep, w, String(req.text ?? ''), req.enter !== false).then((
+          written,
+        ) => ({ written }));
+      case 'prompt':
+        return currentPrompt(this.sweep, w).then((p) => ({ ...p }));
+      case 'answer': {
+        if (req.confirmed !== true) {
+          throw new UserError('answer: the person has not confirmed it', GUARD_EXIT);
+        }
+        const expect = req.expect;
+        if (!expect || typeof expect.question !== 'string' || !Array.isArray(expect.options)) {
+          throw new UserError('answer: the confirmed prompt (expect) is missing');
+        }
+        const index = choiceIndex(String(req.choice), expect.options);
+        return guardedAnswer(this.sweep, w, index, expect).then((option) => ({ answered: option }));
+      }
+      case 'events':
+        return { events: session.events() };
       default:
         throw new UserError(`unknown op '${(req as { op: string }).op}'`);
     }

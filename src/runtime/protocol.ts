@@ -48,8 +48,15 @@ export type Request =
   | { op: 'kill' }
   | { op: 'report'; state: string; detail?: string }
   | { op: 'notify'; payload: unknown }
-  | { op: 'send'; text: string }
-  | { op: 'answer'; choice: string; confirmed: boolean };
+  | { op: 'send'; text: string; enter?: boolean }
+  | { op: 'prompt' }
+  | {
+    op: 'answer';
+    choice: string;
+    confirmed: boolean;
+    expect: { question: string; options: string[] };
+  }
+  | { op: 'events' };
 
 /** Splits a byte stream into lines; calls `onLine` for each complete line (max 1 MB a line). */
 export function lineReader(

@@ -171,6 +171,19 @@ export class Session {
     return () => this.#exitListeners.delete(listener);
   }
 
+  readonly #events: string[] = [];
+
+  /** Adds a line to the session's small event log (reports, ignored hook payloads); keeps 50. */
+  log(line: string): void {
+    this.#events.push(`${new Date().toISOString()} ${line}`);
+    if (this.#events.length > 50) this.#events.shift();
+  }
+
+  /** The event log, oldest first. */
+  events(): string[] {
+    return [...this.#events];
+  }
+
   /** Records a report from the agent's hooks; the sweep reads it on its next look. */
   setReport(report: Report): void {
     this.report = report;

@@ -1,0 +1,107 @@
+/**
+ * `agentwatch report working|tool|blocked|done|idle` and `agentwatch notify`: called by an
+ * agent's hooks (Claude Code's `--settings` hooks, see runtime/integrations.ts). They find
+ * their session from the environment the session set (`AGENTWATCH_SOCKET`), send one line on
+ * its control socket and exit 0 within {@link HOOK_BUDGET_MS} — always 0, even with no
+ * session, no socket or garbage input, so that a hook never disturbs the agent.
+ *
+ * Loaded on its own by main.ts (no manifests, no PTY, no regex engine), to start fast.
+ * `report tool` and `notify` read the hook's JSON payload on stdin:
+ * - `report tool` (PreToolUse): `tool_name` AskUserQuestion or ExitPlanMode -> blocked (under
+ *   `--dangerously-skip-permissions` no other hook announces those menus), else working;
+ * - `notify` (Notification): the session maps `notification_type` (permission_prompt,
+ *   elicitation_dialog -> blocked; idle_prompt and anything else -> idle) and logs a
+ *   malformed payload. Payload fields: Claude Code 2.1.332, fixtures/claude-code/README.md.
+ */
+import { createConnection } from 'node:net';
+
+/** The whole hook call's budget, ms: stdin, connect, write, answer. */
+export const HOOK_BUDGET_MS = 200;
+/** The most of the payload read from stdin, bytes. */
+const MAX_PAYLOAD = 256 * 1024;
+
+/** Tools whose PreToolUse means a menu waits for the person (Claude Code 2.1.332). */
+export const MENU_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'ExitPlanMode']);
+
+/** Reads stdin until EOF, `max` bytes or `ms`; '' when stdin is a TTY or absent. */
+function readStdin(ms: number, max = MAX_PAYLOAD): Promise<string> {
+  if (process.stdin.isTTY) return Promise.resolve('');
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      clearTimeout(timer);
+      process.stdin.removeAllListeners();
+      process.stdin.pause();
+      process.stdin.unref?.();
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    const timer = setTimeout(done, ms);
+    process.stdin.on('data', (d: Buffer) => {
+      chunks.push(d);
+      size += d.length;
+      if (size >= max) done();
+    });
+    process.stdin.on('end', done);
+    process.stdin.on('error', done);
+  });
+}
+
+/** Sends one request line and waits (briefly) for the answer line. Never rejects. */
+function sendLine(path: string, obj: unknown, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const c = createConnection(path);
+    const done = () => {
+      clearTimeout(timer);
+      c.destroy();
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    c.on('error', done);
+    c.on('connect', () => c.write(JSON.stringify(obj) + '\n'));
+    c.on('data', done);
+  });
+}
+
+/** The state `report tool` gives for a PreToolUse payload: blocked for a menu tool, else working. */
+export function toolState(payload: string): 'blocked' | 'working' {
+  try {
+    const p = JSON.parse(payload) as { tool_name?: unknown };
+    return typeof p.tool_name === 'string' && MENU_TOOLS.has(p.tool_name) ? 'blocked' : 'working';
+  } catch {
+    return 'working';
+  }
+}
+
+const REPORTS = new Set(['working', 'tool', 'blocked', 'done', 'idle']);
+
+/** Runs `report ...` or `notify`; resolves to the exit code, which is always 0. */
+export async function hookMain(argv: string[]): Promise<number> {
+  const started = Date.now();
+  const left = () => Math.max(10, HOOK_BUDGET_MS - 20 - (Date.now() - started));
+  try {
+    const socket = process.env.AGENTWATCH_SOCKET;
+    const [cmd, what] = argv;
+    if (cmd === 'report') {
+      if (!what || !REPORTS.has(what)) {
+        process.stderr.write(`agentwatch report: expected one of ${[...REPORTS].join(', ')}\n`);
+        return 0;
+      }
+      let state = what === 'done' ? 'idle' : what;
+      let source = `report ${what}`;
+      if (what === 'tool') {
+        const payload = await readStdin(Math.min(80, left()));
+        state = toolState(payload);
+        source = `hook PreToolUse ${/"tool_name"\s*:\s*"([^"]{1,40})"/.exec(payload)?.[1] ?? ''}`
+          .trim();
+      }
+      if (socket) await sendLine(socket, { op: 'report', state, detail: source }, left());
+    } else if (cmd === 'notify') {
+      const payload = await readStdin(Math.min(100, left()));
+      if (socket) await sendLine(socket, { op: 'notify', payload }, left());
+    }
+  } catch {
+    // a hook never fails
+  }
+  return 0;
+}

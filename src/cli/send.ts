@@ -1,0 +1,27 @@
+/**
+ * `agentwatch send SESSION TEXT`: types TEXT (and Enter) into a session, through the typing
+ * guard: the session is classified afresh right before writing, and a blocked one gets zero
+ * bytes; the prompt's question and options are printed and the exit code is 3.
+ */
+import { type Command, UsageError } from './command.ts';
+import { findSession, request } from '../runtime/control-client.ts';
+
+export const sendCommand: Command = {
+  name: 'send',
+  summary: 'type text into a session, refused (exit 3) while it waits for a permission answer',
+  usage: 'send [--no-enter] SESSION TEXT',
+  options: { 'no-enter': { type: 'boolean' } },
+  help: { 'no-enter': 'type the text without pressing Enter' },
+  async run(values, positionals, io) {
+    if (positionals.length !== 2) throw new UsageError('give SESSION and TEXT');
+    const [key, text] = positionals;
+    const info = await findSession(key);
+    const answer = await request<{ written: number }>(info.socket, {
+      op: 'send',
+      text,
+      enter: values['no-enter'] !== true,
+    }, 10_000); // a refusal arrives as a UserError with exit code 3 and the prompt in its message
+    io.stdout(`sent ${answer.written} bytes to ${info.id}\n`);
+    return 0;
+  },
+};
