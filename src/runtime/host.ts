@@ -111,13 +111,15 @@ export class SessionHost {
       headless: opts.headless,
       socket: socketPath(id, this.#env),
     };
-    // What the agent's manifest asks for when agentwatch starts it (Claude Code: hooks).
+    // What the agent's manifest asks for when agentwatch starts it (Claude Code: hooks), only
+    // when the command IS that agent (DESIGN.md: "when CMD is Claude Code"): `--settings` put
+    // before the arguments of anything else (`node sim-agent`, `bash`, `npx claude`) breaks
+    // it. `--agent` alone only chooses the rules.
     const manifests = this.options.manifests();
-    const manifest = (opts.agent ? manifests.get(opts.agent) : undefined) ??
-      manifestForProcess(manifests, { name: opts.command, argv: [opts.command, ...opts.args] });
-    if (manifest?.integrations.hooks && this.options.hooks !== false) {
+    const launched = manifestForProcess(manifests, { name: opts.command, argv: [opts.command] });
+    if (launched?.integrations.hooks && this.options.hooks !== false) {
       const self = selfCommand();
-      spec.args = launchArgs(manifest.integrations.hooks, opts.args, [self.command, ...self.args]);
+      spec.args = launchArgs(launched.integrations.hooks, opts.args, [self.command, ...self.args]);
     }
     const subscribers = new Set<Socket>();
     const server = await listenControl(spec.socket, (req, socket) => this.#handle(id, req, socket));
