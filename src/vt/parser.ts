@@ -24,6 +24,12 @@ export interface Actions {
    * cut by a chunk boundary or the code buffer's size).
    */
   print(codes: Uint32Array, n: number, cont: boolean): void;
+  /**
+   * The same for printable ASCII read in place: prints `data[start..)` up to the first byte
+   * outside 0x20..0x7E and returns its index, or returns `start` to decline (the parser then
+   * hands the bytes to `print`).
+   */
+  printAscii(data: Uint8Array, start: number, len: number, cont: boolean): number;
   /** A C0 control (< 0x20) or a C1 control (0x80..0x9F) to execute. */
   execute(code: number): void;
   /**
@@ -312,6 +318,15 @@ export class Parser {
     while (i < len) {
       const b = data[i];
       if (b >= 0x20 && b < 0x7f) {
+        if (n === 0) {
+          // A run that starts with ASCII is printed straight from the bytes.
+          const end = actions.printAscii(data, i, len, cont);
+          if (end > i) {
+            i = end;
+            cont = true;
+            continue;
+          }
+        }
         codes[n++] = b;
         i++;
         if (n === CODES) {
@@ -331,11 +346,49 @@ export class Parser {
         if (b === 0x1b) {
           this.runOpen = false;
           this.clear();
+          if (i < len && data[i] === 0x5b) {
+            // ESC [ : read the control sequence here and carry on with the text after it.
+            this.state = CSI_ENTRY;
+            i = this.csi(data, i + 1, len);
+            if (this.state !== GROUND) return i;
+            continue;
+          }
           this.state = ESCAPE;
           return i;
         }
         if (b !== 0x7f) actions.execute(b);
         continue;
+      }
+      // Fast path: a complete, valid 2- or 3-byte character (box drawing, braille, CJK...).
+      if (b >= 0xe0 && b < 0xf0 && i + 2 < len) {
+        const b2 = data[i + 1];
+        const b3 = data[i + 2];
+        if ((b2 & 0xc0) === 0x80 && (b3 & 0xc0) === 0x80) {
+          const cp = ((b & 0x0f) << 12) | ((b2 & 0x3f) << 6) | (b3 & 0x3f);
+          if (cp >= 0x800 && (cp < 0xd800 || cp > 0xdfff) && cp !== 0xfeff) {
+            codes[n++] = cp;
+            i += 3;
+            if (n === CODES) {
+              actions.print(codes, n, cont);
+              cont = true;
+              n = 0;
+            }
+            continue;
+          }
+        }
+      } else if (b >= 0xc2 && b < 0xe0 && i + 1 < len) {
+        const b2 = data[i + 1];
+        const cp = ((b & 0x1f) << 6) | (b2 & 0x3f);
+        if ((b2 & 0xc0) === 0x80 && cp >= 0xa0) {
+          codes[n++] = cp;
+          i += 2;
+          if (n === CODES) {
+            actions.print(codes, n, cont);
+            cont = true;
+            n = 0;
+          }
+          continue;
+        }
       }
       i = this.decode(data, i, len);
       const cp = this.cp;
@@ -370,7 +423,7 @@ export class Parser {
     const b = data[i];
     if (b >= 0x80) return this.decodeNonAscii(data, i, len);
     if (b === 0x5b) {
-      this.clear();
+      // Parameters and intermediates were cleared when ESC arrived.
       this.state = CSI_ENTRY;
       return this.csi(data, i + 1, len);
     }
@@ -434,32 +487,60 @@ export class Parser {
   private csi(data: Uint8Array, i: number, len: number): number {
     let s = this.state;
     const params = this.params;
+    // The parameter being read lives in `acc` and the count in `n` until the loop leaves.
+    let n = this.nParams;
+    let acc = params[n - 1];
+    let skipDigits = this.inSub || this.rejectDigits;
     while (i < len) {
       const b = data[i++];
-      if (b >= 0x30 && b <= 0x3b) {
-        if (s === CSI_ENTRY || s === CSI_PARAM) {
+      if (b <= 0x39 && b >= 0x30) {
+        if (s <= CSI_PARAM) {
           s = CSI_PARAM;
-          if (b <= 0x39) {
-            if (!this.inSub && !this.rejectDigits) {
-              const k = this.nParams - 1;
-              const v = params[k] * 10 + b - 0x30;
-              params[k] = v > MAX_VALUE ? MAX_VALUE : v;
+          if (!skipDigits) {
+            acc = acc * 10 + b - 0x30;
+            // The rest of the number in a tight loop (Infinity at worst, clamped below).
+            while (i < len) {
+              const d = data[i] - 0x30;
+              if (d < 0 || d > 9) break;
+              acc = acc * 10 + d;
+              i++;
             }
-          } else if (b === 0x3b) {
-            this.inSub = false;
-            if (this.nParams < MAX_PARAMS) params[this.nParams++] = 0;
-            else this.rejectDigits = true;
-          } else {
-            this.inSub = true; // ':' sub-parameters are read and dropped
+            if (acc > MAX_VALUE) acc = MAX_VALUE;
           }
         } else if (s === CSI_INTERMEDIATE) {
           s = CSI_IGNORE;
         }
-      } else if (b >= 0x40 && b < 0x7f) {
+        continue;
+      }
+      if (b === 0x3b || b === 0x3a) {
+        if (s <= CSI_PARAM) {
+          s = CSI_PARAM;
+          if (b === 0x3a) {
+            this.inSub = skipDigits = true; // ':' sub-parameters are read and dropped
+          } else {
+            this.inSub = false;
+            params[n - 1] = acc;
+            if (n < MAX_PARAMS) {
+              n++;
+              acc = 0;
+            } else {
+              this.rejectDigits = true;
+            }
+            skipDigits = this.rejectDigits;
+          }
+        } else if (s === CSI_INTERMEDIATE) {
+          s = CSI_IGNORE;
+        }
+        continue;
+      }
+      params[n - 1] = acc;
+      this.nParams = n;
+      if (b >= 0x40 && b < 0x7f) {
         this.state = GROUND;
-        if (s !== CSI_IGNORE) this.actions.csiDispatch(this.collect, b, params, this.nParams);
+        if (s !== CSI_IGNORE) this.actions.csiDispatch(this.collect, b, params, n);
         return i;
-      } else if (b >= 0x3c && b <= 0x3f) {
+      }
+      if (b >= 0x3c && b <= 0x3f) {
         if (s === CSI_ENTRY) {
           this.collect = (this.collect << 8) | b;
           s = CSI_PARAM;
@@ -480,9 +561,10 @@ export class Parser {
       } else if (b !== 0x7f) {
         this.state = s;
         this.actions.execute(b);
-        s = this.state;
       }
     }
+    params[n - 1] = acc;
+    this.nParams = n;
     this.state = s;
     return i;
   }

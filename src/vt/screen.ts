@@ -135,6 +135,11 @@ export class Screen {
         cp = mapCharset(this.charset, cp);
       }
       let w: number = cp < 0x7f ? 1 : wcwidth(cp);
+      if (w === 1 && x < cols && !this.insertMode) {
+        cells[base + x++] = cp | BLANK; // width 1
+        join = 1;
+        continue;
+      }
       const shouldJoin = w === 0 && join !== 0;
       const oldWidth = shouldJoin ? join : 0;
       if (shouldJoin) w = join;
@@ -187,6 +192,57 @@ export class Screen {
     g.y = y;
     this.joinWidth = join;
     this.version++;
+  }
+
+  /**
+   * The same as {@link print} for a run of printable ASCII bytes `data[start..)` read in
+   * place (the ground state's fast path): prints up to the first byte outside 0x20..0x7E
+   * and returns its index. Declines (returns `start`) while a charset or insert mode is in
+   * use; the caller then goes through `print`.
+   */
+  printAscii(data: Uint8Array, start: number, len: number, cont: boolean): number {
+    if (this.charset !== CHARSET_ASCII || this.insertMode) return start;
+    const g = this.g;
+    const cols = this.cols;
+    const cells = g.cells;
+    let x = g.x;
+    let y = g.y;
+    let base = g.rowStart(y);
+    if (!cont && x > 0 && x <= cols && cells[base + x - 1] >>> WIDTH_SHIFT === 2) {
+      cells[base + x - 1] = BLANK;
+    }
+    let i = start;
+    while (i < len) {
+      const b = data[i];
+      if (b < 0x20 || b > 0x7e) break;
+      if (x >= cols) {
+        if (this.wraparound) {
+          x = 0;
+          y++;
+          if (y === g.scrollBottom + 1) {
+            y--;
+            this.scrollUp(true);
+          } else {
+            if (y >= this.rows) y = this.rows - 1;
+            g.setWrapped(y, true);
+          }
+          base = g.rowStart(y);
+        } else {
+          x = cols - 1;
+        }
+      }
+      cells[base + x++] = b | BLANK; // width 1
+      i++;
+    }
+    if (x < cols) {
+      const c = cells[base + x];
+      if (c >>> WIDTH_SHIFT === 0 && (c & CONTENT_MASK) === 0) cells[base + x] = BLANK;
+    }
+    g.x = x;
+    g.y = y;
+    this.joinWidth = 1;
+    this.version++;
+    return i;
   }
 
   /** Adds a zero-width code point to cell index `i` (xterm `BufferLine.addCodepointToCell`). */
