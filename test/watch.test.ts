@@ -73,7 +73,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function until<T>(
   what: string,
   read: () => T | undefined | false | Promise<T | undefined>,
-  timeoutMs = 8000,
+  timeoutMs = 10_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
