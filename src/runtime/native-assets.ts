@@ -18,7 +18,8 @@
  * `pty.node`. Cache roots, the first usable one wins:
  *   1. `$XDG_CACHE_HOME/agentwatch` (when XDG_CACHE_HOME is an absolute path),
  *   2. `~/.cache/agentwatch`,
- *   3. `<os.tmpdir()>/agentwatch-<uid>`.
+ *   3. `<os.tmpdir()>/agentwatch-cache-<uid>` (not `/tmp/agentwatch-<uid>`: that is the
+ *      control sockets' folder of src/runtime/paths.ts).
  * A root is usable when its folders can be created (mode 0700) and the root and the
  * hash folder are real folders (not symlinks), owned by this user and not writable by
  * group or others. Each file is written to a temporary name in that folder and renamed into
@@ -289,7 +290,7 @@ export function parseIndex(text: string): NativeIndex {
 /**
  * The cache roots to try, in order: `$XDG_CACHE_HOME/agentwatch` (absolute XDG_CACHE_HOME
  * only, as the XDG Base Directory spec says), `~/.cache/agentwatch`,
- * `<tmpdir>/agentwatch-<uid>`.
+ * `<tmpdir>/agentwatch-cache-<uid>`.
  */
 export function cacheRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   const roots: string[] = [];
@@ -303,7 +304,7 @@ export function cacheRoots(env: NodeJS.ProcessEnv = process.env): string[] {
   }
   if (home !== '') roots.push(path.join(home, '.cache', 'agentwatch'));
   const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
-  roots.push(path.join(os.tmpdir(), `agentwatch-${uid}`));
+  roots.push(path.join(os.tmpdir(), `agentwatch-cache-${uid}`));
   return [...new Set(roots)];
 }
 
