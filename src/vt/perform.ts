@@ -62,6 +62,15 @@ function scsSlot(collect: number): number {
 
 /** Decodes valid UTF-8 bytes (the parser stores only valid sequences; a cut one is dropped). */
 function utf8String(data: Uint8Array, from: number, to: number): string {
+  let ascii = true;
+  for (let k = from; k < to; k++) {
+    if (data[k] >= 0x80) {
+      ascii = false;
+      break;
+    }
+  }
+  // At most MAX_PAYLOAD (4096) arguments: within every engine's limit.
+  if (ascii) return String.fromCharCode.apply(null, data.subarray(from, to) as unknown as number[]);
   let s = '';
   let i = from;
   while (i < to) {

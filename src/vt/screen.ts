@@ -18,7 +18,7 @@
  */
 import { BLANK, COMBINED, CONTENT_MASK, CP_MASK, Grid, WIDTH_SHIFT } from './grid.ts';
 import { CHARSET_ASCII, mapCharset } from './charset.ts';
-import { wcwidth } from './width.ts';
+import { BMP_WIDTHS, wcwidth } from './width.ts';
 
 /** Longest text (UTF-16 units) one cell keeps; further combining marks are dropped. */
 export const MAX_COMBINED = 32;
@@ -76,7 +76,7 @@ export class Screen {
   /** Increases on every change of the visible cells (and, through Terminal, of the title/OSC). */
   version = 0;
 
-  private readonly repBuf = new Uint32Array(MAX_COMBINED);
+  private readonly repBuf = new Uint32Array(256);
 
   constructor(rows = 32, cols = 120) {
     this.rows = clampSize(rows, 1, MAX_ROWS);
@@ -134,7 +134,7 @@ export class Screen {
       } else if (cp < 0x7f && this.charset !== CHARSET_ASCII) {
         cp = mapCharset(this.charset, cp);
       }
-      let w: number = cp < 0x7f ? 1 : wcwidth(cp);
+      let w: number = cp < 0x7f ? 1 : cp < 0x10000 ? BMP_WIDTHS[cp] : wcwidth(cp);
       if (w === 1 && x < cols && !this.insertMode) {
         cells[base + x++] = cp | BLANK; // width 1
         join = 1;
@@ -275,11 +275,20 @@ export class Screen {
     const buf = this.repBuf;
     let len = 0;
     for (const ch of text) {
-      if (len === buf.length) break;
+      if (len === MAX_COMBINED) break;
       buf[len++] = ch.codePointAt(0) ?? 0;
     }
-    n = Math.min(n, MAX_REPEAT);
-    for (let i = 0; i < n; i++) this.print(buf, len, i > 0);
+    // Fill the buffer with as many whole copies as fit, then print it in slices.
+    const per = Math.floor(buf.length / len);
+    for (let k = 1; k < per; k++) buf.copyWithin(k * len, 0, len);
+    let left = Math.min(n, MAX_REPEAT);
+    let cont = false;
+    while (left > 0) {
+      const copies = Math.min(left, per);
+      this.print(buf, copies * len, cont);
+      cont = true;
+      left -= copies;
+    }
   }
 
   // ---------------------------------------------------------------------------------------

@@ -116,10 +116,11 @@ const HIGH_WIDE = [
 ];
 
 /**
- * Width of every BMP code point (64 KB, shared by all terminals, built once at load):
- * C0 and C1 controls and NUL are 0 like xterm's table; they never reach the grid.
+ * Width of every BMP code point (64 KB, shared by all terminals, built once at load; read
+ * it directly on hot paths, never write it): C0 and C1 controls and NUL are 0 like xterm's
+ * table; they never reach the grid.
  */
-const BMP_TABLE: Uint8Array = buildBmpTable();
+export const BMP_WIDTHS: Uint8Array = buildBmpTable();
 
 function buildBmpTable(): Uint8Array {
   const t = new Uint8Array(65536).fill(1);
@@ -153,7 +154,7 @@ function inRanges(cp: number, ranges: readonly number[]): boolean {
 export function wcwidth(cp: number): CellWidth {
   if (cp < 32) return 0;
   if (cp < 127) return 1;
-  if (cp < 65536) return BMP_TABLE[cp] as CellWidth;
+  if (cp < 65536) return BMP_WIDTHS[cp] as CellWidth;
   if (inRanges(cp, HIGH_COMBINING)) return 0;
   if (inRanges(cp, HIGH_WIDE)) return 2;
   return 1;
