@@ -189,9 +189,15 @@ export class SessionHost {
         return 'keep';
       case 'attach':
         return this.#attach(session, socket, req.rows, req.cols);
-      case 'resize':
-        session.resize(Number(req.rows), Number(req.cols));
+      case 'resize': {
+        const rows = Number(req.rows);
+        const cols = Number(req.cols);
+        if (!(rows >= 1) || !(cols >= 1) || !Number.isFinite(rows) || !Number.isFinite(cols)) {
+          throw new UserError('resize: rows and cols must be positive numbers');
+        }
+        session.resize(rows, cols);
         return {};
+      }
       case 'kill':
         session.kill();
         return {};

@@ -198,6 +198,8 @@ export class Session {
 
   /** Resizes the PTY and the screen, in cells. */
   resize(rows: number, cols: number): void {
+    // NaN would get past the clamps (Math.max(1, NaN) is NaN) and shrink the screen to 1x2
+    if (!Number.isFinite(rows) || !Number.isFinite(cols)) return;
     rows = Math.max(1, Math.min(1000, Math.floor(rows)));
     cols = Math.max(2, Math.min(2000, Math.floor(cols)));
     if (rows === this.terminal.rows && cols === this.terminal.cols) return;
