@@ -14,7 +14,9 @@
  * - the screen contradicts it: after the report, a working or idle rule matched and no blocked
  *   rule did, and either the screen had agreed with the report since it came, or
  *   {@link REPORT_GRACE_MS} passed (a prompt is drawn about 0.2 s after its PermissionRequest
- *   hook; Claude Code 2.1.332, fixtures/claude-code/README.md "Hooks");
+ *   hook; Claude Code 2.1.332, fixtures/claude-code/README.md "Hooks"). A blocked report
+ *   that comes after the screen showed a dialog since the previous report is that dialog's
+ *   (a slow hook can report after the person answered) and counts as agreed;
  * - it is older than the TTL and the screen does not agree.
  * A session that has only started is idle. Working -> idle read from the screen waits for a
  * second evaluation {@link IDLE_CONFIRM_MS} later (spinner frames flicker); nothing waits
@@ -95,6 +97,10 @@ export interface StateRecord {
   reportAgreedAt?: number;
   /** `at` of the last report that stopped counting. */
   reportDroppedAt?: number;
+  /** `at` of the latest report the decision has seen (to tell a new report from an old one). */
+  reportSeenAt?: number;
+  /** True when the screen read blocked since the latest report came. */
+  blockedSinceReport?: boolean;
 }
 
 /** The record of a session that has just started: idle (no prompt submitted yet). */
@@ -108,11 +114,17 @@ function next(
   now: number,
   reason: string,
   by: DecidedBy,
-  memo: Pick<StateRecord, 'reportAgreedAt' | 'reportDroppedAt'>,
+  memo: Memo,
   evaluation?: Evaluation,
 ): StateRecord {
   return { state, since: prev.state === state ? prev.since : now, reason, by, evaluation, ...memo };
 }
+
+/** What the decision remembers about reports between evaluations. */
+type Memo = Pick<
+  StateRecord,
+  'reportAgreedAt' | 'reportDroppedAt' | 'reportSeenAt' | 'blockedSinceReport'
+>;
 
 /** The state a screen evaluation reads from a matched rule, or null when no rule matched. */
 function screenRule(ev: Evaluation | null): RuleState | null {
@@ -127,10 +139,22 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
 
   // Which report still counts (computed first so the memo is kept whatever decides).
   const r = input.report;
-  let memo: Pick<StateRecord, 'reportAgreedAt' | 'reportDroppedAt'> = {
+  let memo: Memo = {
     reportAgreedAt: prev.reportAgreedAt,
     reportDroppedAt: prev.reportDroppedAt,
+    reportSeenAt: prev.reportSeenAt,
+    blockedSinceReport: prev.blockedSinceReport,
   };
+  if (r && r.at !== memo.reportSeenAt) {
+    // A new report. A hook runs as a process and may report late: a blocked report (e.g.
+    // PermissionRequest, fired as the dialog is drawn) that comes after the screen already
+    // showed a dialog since the previous report (PreToolUse, whose hook Claude Code waits for
+    // before it asks) is about that dialog, even when the person has answered it meanwhile.
+    // It counts as agreed, so a working or idle screen clears it at once, not after the grace.
+    if (r.state === 'blocked' && memo.blockedSinceReport) memo = { ...memo, reportAgreedAt: r.at };
+    memo = { ...memo, reportSeenAt: r.at, blockedSinceReport: false };
+  }
+  if (ev && ev.state === 'blocked') memo = { ...memo, blockedSinceReport: true };
   let report: Report | null = null;
   if (r && memo.reportDroppedAt !== r.at) {
     if (seen === r.state) memo = { ...memo, reportAgreedAt: r.at };
