@@ -124,22 +124,20 @@ export class Screen {
       cells[base + x - 1] = BLANK;
     }
     for (let k = 0; k < n; k++) {
-      let cp = buf[k];
-      if (cp < 0x7f && fast) {
-        if (x < cols) {
-          cells[base + x++] = cp | BLANK; // width 1
+      if (fast) {
+        // Width-1 characters that fit in the row: straight into the cells.
+        while (x < cols) {
+          const c = buf[k];
+          if (c >= 0x10000 || BMP_WIDTHS[c] !== 1) break;
+          cells[base + x++] = c | BLANK;
           join = 1;
-          continue;
+          if (++k === n) break;
         }
-      } else if (cp < 0x7f && this.charset !== CHARSET_ASCII) {
-        cp = mapCharset(this.charset, cp);
+        if (k === n) break;
       }
+      let cp = buf[k];
+      if (cp < 0x7f && this.charset !== CHARSET_ASCII) cp = mapCharset(this.charset, cp);
       let w: number = cp < 0x7f ? 1 : cp < 0x10000 ? BMP_WIDTHS[cp] : wcwidth(cp);
-      if (w === 1 && x < cols && !this.insertMode) {
-        cells[base + x++] = cp | BLANK; // width 1
-        join = 1;
-        continue;
-      }
       const shouldJoin = w === 0 && join !== 0;
       const oldWidth = shouldJoin ? join : 0;
       if (shouldJoin) w = join;
