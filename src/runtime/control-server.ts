@@ -30,6 +30,28 @@ export function socketAlive(path: string, timeoutMs = 500): Promise<boolean> {
   });
 }
 
+/** The open connections of each control server, for {@link closeControl}. */
+const connections = new WeakMap<Server, Set<Socket>>();
+
+/**
+ * Stops listening and ends every open connection: `end` first (what was written still reaches
+ * the client), then, after `graceMs`, destroys those still open. Without this, a client that
+ * keeps its connection (a stopped `ls`, a raw client) held `server.close` forever.
+ */
+export function closeControl(server: Server, graceMs = 500): Promise<void> {
+  return new Promise((resolve) => {
+    const open = connections.get(server) ?? new Set<Socket>();
+    const timer = setTimeout(() => {
+      for (const s of open) s.destroy();
+    }, graceMs);
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    for (const s of open) s.end();
+  });
+}
+
 /**
  * Listens on `path`, removing a stale socket file first.
  * @throws UserError when a live session already listens there or the socket cannot be bound.
@@ -43,7 +65,13 @@ export async function listenControl(path: string, handler: RequestHandler): Prom
   } catch {
     // no stale file
   }
-  const server = createServer((socket) => serve(socket, handler));
+  const open = new Set<Socket>();
+  const server = createServer((socket) => {
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
+    serve(socket, handler);
+  });
+  connections.set(server, open);
   await new Promise<void>((resolve, reject) => {
     server.once(
       'error',

@@ -9,7 +9,7 @@ import type { Server, Socket } from 'node:net';
 import { basename } from 'node:path';
 import type { Manifest } from '../detect/manifest.ts';
 import { readPrompt } from '../detect/prompt.ts';
-import { listenControl, push } from './control-server.ts';
+import { closeControl, listenControl, push } from './control-server.ts';
 import { ensureSocketDir, socketPath } from './paths.ts';
 import type { Request, SessionInfo } from './protocol.ts';
 import { Session, type SessionSpec } from './session.ts';
@@ -280,11 +280,12 @@ export class SessionHost {
   /** Stops the sweep, kills every session and closes every socket. */
   async close(): Promise<void> {
     this.sweep.stop();
-    for (const { session, server, subscribers } of this.sessions.values()) {
+    const entries = [...this.sessions.values()];
+    await Promise.all(entries.map(({ session, server, subscribers }) => {
       session.kill();
       for (const s of subscribers) s.end();
-      await new Promise<void>((r) => server.close(() => r()));
-    }
+      return closeControl(server);
+    }));
     this.sessions.clear();
   }
 
@@ -294,7 +295,7 @@ export class SessionHost {
     if (!entry) return;
     this.sweep.remove(id);
     for (const s of entry.subscribers) s.end();
-    await new Promise<void>((r) => entry.server.close(() => r()));
+    await closeControl(entry.server);
     this.sessions.delete(id);
   }
 }
