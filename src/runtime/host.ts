@@ -277,14 +277,24 @@ export class SessionHost {
     return 'keep';
   }
 
-  /** Stops the sweep, kills every session and closes every socket. */
+  /**
+   * Stops the sweep, hangs up every session and closes every socket. A child still running
+   * {@link CLOSE_GRACE_MS} after the hangup (it ignores SIGHUP) gets SIGKILL, with its process
+   * group: no agent outlives its host.
+   */
   async close(): Promise<void> {
     this.sweep.stop();
     const entries = [...this.sessions.values()];
-    await Promise.all(entries.map(({ session, server, subscribers }) => {
+    await Promise.all(entries.map(async ({ session, server, subscribers }) => {
       session.kill();
       for (const s of subscribers) s.end();
-      return closeControl(server);
+      await closeControl(server);
+      if (await exitedWithin(session, CLOSE_GRACE_MS)) return;
+      try {
+        process.kill(-session.pid, 'SIGKILL'); // node-pty's child leads its own process group
+      } catch {
+        session.kill('SIGKILL');
+      }
     }));
     this.sessions.clear();
   }
@@ -298,6 +308,23 @@ export class SessionHost {
     await closeControl(entry.server);
     this.sessions.delete(id);
   }
+}
+
+/** How long {@link SessionHost.close} waits for a hung-up child before SIGKILL, ms. */
+export const CLOSE_GRACE_MS = 1000;
+
+/** Resolves true once `session`'s child has exited, false if it still runs after `ms`. */
+function exitedWithin(session: Session, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      off();
+      resolve(false);
+    }, ms);
+    const off = session.onExit(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
 }
 
 /** Paints `session`'s screen text on a client terminal: clear, each row, cursor back in place. */
