@@ -5,6 +5,7 @@
  * `{event: 'state', session}` lines; `attach` turns the connection into raw PTY bytes both
  * ways after its answer line.
  */
+import { StringDecoder } from 'node:string_decoder';
 import type { SessionState } from '../detect/types.ts';
 
 /** What a session tells about itself (`ls --json` prints these). */
@@ -58,14 +59,18 @@ export type Request =
   }
   | { op: 'events' };
 
-/** Splits a byte stream into lines; calls `onLine` for each complete line (max 1 MB a line). */
+/**
+ * Splits a byte stream into lines; calls `onLine` for each complete line (max 1 MB a line).
+ * A UTF-8 character split between two chunks is decoded whole.
+ */
 export function lineReader(
   onLine: (line: string) => void,
   onOverflow: () => void,
 ): (chunk: Buffer) => void {
   let pending = '';
+  const decoder = new StringDecoder('utf8');
   return (chunk) => {
-    pending += chunk.toString('utf8');
+    pending += decoder.write(chunk);
     let nl;
     while ((nl = pending.indexOf('\n')) >= 0) {
       const line = pending.slice(0, nl);
