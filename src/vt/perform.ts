@@ -170,7 +170,10 @@ export class Perform implements Actions {
   }
 
   csiDispatch(collect: number, final: number, params: Int32Array, n: number): void {
-    if (!this.csi(collect, final, params, n)) this.unknownSequences++;
+    // SGR, by far the most frequent sequence, changes nothing kept here.
+    if (final !== 0x6d || collect !== 0) {
+      if (!this.csi(collect, final, params, n)) this.unknownSequences++;
+    }
     this.screen.joinWidth = 0;
   }
 

@@ -304,9 +304,14 @@ export class Screen {
   /** Absolute cursor placement; under DECOM the row counts from the region's top. */
   private setCursor(x: number, y: number): void {
     const g = this.g;
-    g.x = x;
-    g.y = this.origin ? g.scrollTop + y : y;
-    this.restrict();
+    const maxX = this.cols - 1;
+    g.x = x < 0 ? 0 : x > maxX ? maxX : x;
+    if (this.origin) {
+      y += g.scrollTop;
+      g.y = y < g.scrollTop ? g.scrollTop : y > g.scrollBottom ? g.scrollBottom : y;
+    } else {
+      g.y = y < 0 ? 0 : y >= this.rows ? this.rows - 1 : y;
+    }
   }
 
   /** Relative move (xterm `_moveCursor`; under DECOM it adds the region top again, as xterm does). */
