@@ -12,7 +12,8 @@ import * as pty from 'node-pty';
 import { Terminal } from '../vt/terminal.ts';
 import { ByteRing } from './ring.ts';
 import type { Report } from './signals.ts';
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, readSync, statSync, writeSync } from 'node:fs';
+import { ptyMasterFd } from './foreground.ts';
 import { delimiter, join } from 'node:path';
 import { UserError } from '../errors.ts';
 
@@ -40,6 +41,9 @@ export function resolveCommand(
     127,
   );
 }
+
+/** The buffer {@link Session.readPending} reads into (synchronously, so one is enough). */
+const READ_BUFFER = Buffer.alloc(64 * 1024);
 
 /** What to start. */
 export interface SessionSpec {
@@ -188,6 +192,85 @@ export class Session {
   setReport(report: Report): void {
     this.report = report;
     this.inputsVersion++;
+  }
+
+  /** node-pty 1.1's internals that {@link readPending} and {@link writeNow} rely on. */
+  get #internals(): {
+    fd: number | undefined;
+    socket?: { destroyed?: boolean; readableLength?: number };
+    queue?: unknown[];
+  } {
+    const p = this.pty as unknown as {
+      _socket?: { destroyed?: boolean; readableLength?: number };
+      _writeStream?: { _writeQueue?: unknown };
+    };
+    const queue = p._writeStream?._writeQueue;
+    return {
+      fd: ptyMasterFd(this.pty),
+      socket: p._socket,
+      queue: Array.isArray(queue) ? queue : undefined,
+    };
+  }
+
+  /**
+   * Reads the output already waiting on the PTY master now, synchronously (node-pty's master
+   * fd is non-blocking: read(2) until EAGAIN), and handles it exactly as node-pty's own reader
+   * would (screen, ring, query replies, output listeners). The typing guard calls it right
+   * before classifying, so that what the agent has written is on the screen it classifies.
+   * No byte is read twice or lost: each is read once, by this or by node-pty's reader (libuv
+   * delivers what it reads at once; a read that finds the buffer empty is EAGAIN, which it
+   * ignores). Reads nothing when node-pty's stream still holds bytes it has not delivered
+   * (they come first), when the PTY is closed, or without node-pty's internals.
+   * @returns the number of bytes read.
+   */
+  readPending(): number {
+    const { fd, socket } = this.#internals;
+    if (this.exit || fd === undefined || !socket || socket.destroyed || socket.readableLength) {
+      return 0;
+    }
+    let total = 0;
+    for (let i = 0; i < 64; i++) {
+      let n = 0;
+      try {
+        n = readSync(fd, READ_BUFFER, 0, READ_BUFFER.length, null);
+      } catch {
+        break; // EAGAIN: nothing more now; EIO: the child is gone (node-pty's reader sees it too)
+      }
+      if (n <= 0) break;
+      total += n;
+      this.#onData(Buffer.from(READ_BUFFER.subarray(0, n))); // a copy: listeners may keep it
+    }
+    return total;
+  }
+
+  /**
+   * Writes `data` to the agent now, with write(2) on the PTY master, instead of node-pty's
+   * queue (node-pty 1.1 writes later, with fs.write on libuv's thread pool, so the bytes could
+   * reach the agent after output that was read meanwhile). For the typing guard: the write
+   * follows its classification with nothing read in between.
+   * @returns the bytes written: all, fewer when the terminal's input buffer is full (EAGAIN),
+   *   0 when node-pty still has queued writes (they go first: try again) or the PTY is gone.
+   *   Without node-pty's internals, `data` goes through node-pty's queue (all counted).
+   */
+  writeNow(data: Uint8Array): number {
+    if (this.exit) return 0;
+    const { fd, socket, queue } = this.#internals;
+    if (fd === undefined || !queue) {
+      this.write(data);
+      return data.length;
+    }
+    if (!socket || socket.destroyed || queue.length) return 0;
+    let off = 0;
+    while (off < data.length) {
+      try {
+        const n = writeSync(fd, data, off, data.length - off);
+        if (n <= 0) break;
+        off += n;
+      } catch {
+        break; // EAGAIN: the input buffer is full; EIO: the child is gone
+      }
+    }
+    return off;
   }
 
   /** Writes input bytes (keys, paste) to the agent. Ignored once it exited. */

@@ -9,6 +9,19 @@
  * - `answer` works only on a blocked pane, only with the person's confirmation, and only when
  *   the prompt on screen is still the one the person confirmed; it moves the selection with
  *   arrow keys (one key at a time, checking the prompt between keys) and presses Enter.
+ *
+ * Every write is made the same way ({@link guardedWrite}): read the PTY master synchronously
+ * until it is empty, classify, read again (classify again while output came), then write(2)
+ * at once, with no await and no evaluation between the last read and the write. The race
+ * that remains: a prompt whose bytes the agent writes after the kernel checked for output in
+ * that last read, while our bytes are not yet in the agent's input when it draws. Measured by
+ * test/guard.test.ts on a busy 2-core machine (1,000 random sends against a dialog flipping
+ * every 1-25 ms): from the last read's start to the write's start, median ~40 µs, p99 ~0.5 ms
+ * (the scheduler preempts syscalls); 0-6 sends in 1,000 reached the dialog, each inside that
+ * window. Before (classification after two setImmediate, then node-pty's write, which runs
+ * later on libuv's thread pool): 53 of ~520 sends. With a real agent's prompt every few
+ * seconds the chance per send is about window / time between prompts (~1e-5); only the agent
+ * itself could close it.
  */
 import { readPrompt } from '../detect/prompt.ts';
 import { UserError } from '../errors.ts';
@@ -33,6 +46,67 @@ export function drainPending(): Promise<void> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Most read-and-classify rounds before one write, for output that never pauses. */
+const MAX_ROUNDS = 8;
+/** How long a guarded write waits for node-pty's queued writes or a full input buffer, ms. */
+const WRITE_WAIT_MS = 2000;
+
+/**
+ * Classifies `w` on all the output its agent has written so far and calls `judge` on it:
+ * reads the PTY master synchronously ({@link Session.readPending}), evaluates, judges, and
+ * reads again; while that read finds output, evaluates and judges again. So the verdict
+ * returned was reached on a screen to which the last read, just before returning, added
+ * nothing. (After {@link MAX_ROUNDS} rounds of output that never paused, the last verdict
+ * stands on a read made one evaluation earlier.)
+ */
+function judgeFresh<T>(sweep: Sweep, w: Watched, judge: () => T): T {
+  w.session.readPending();
+  for (let round = 1;; round++) {
+    sweep.evaluate(w);
+    const verdict = judge();
+    if (w.session.readPending() === 0 || round >= MAX_ROUNDS) return verdict;
+  }
+}
+
+/**
+ * Writes `data` to `w`'s PTY, each write(2) made right after a fresh classification on which
+ * `judge` returned null, with nothing read or awaited in between ({@link judgeFresh}, then
+ * {@link Session.writeNow}); a non-null verdict is the refusal, thrown with the number of
+ * bytes already written. A write the kernel takes only in part is finished the same way.
+ *
+ * The window this leaves: the agent draws a prompt after the last read found nothing and
+ * before the write returns (a few µs: no evaluation in between), or its drawing has not yet
+ * reached the master when that read is made, or our bytes have not yet reached the agent when
+ * it draws (a Linux pty passes bytes both ways through a work queue: µs on an idle machine,
+ * longer when the CPUs are busy). test/guard.test.ts measures it; no program outside the
+ * agent can close it.
+ */
+async function guardedWrite(
+  sweep: Sweep,
+  w: Watched,
+  data: Uint8Array,
+  judge: () => ((written: number) => Error) | null,
+): Promise<void> {
+  const deadline = Date.now() + WRITE_WAIT_MS;
+  let off = 0;
+  while (off < data.length) {
+    if (w.session.exit) throw new UserError(`session ${w.session.id} has exited`);
+    await drainPending();
+    const refuse = judgeFresh(sweep, w, judge);
+    if (refuse) throw refuse(off);
+    const n = w.session.writeNow(data.subarray(off));
+    off += n;
+    if (off < data.length) {
+      if (Date.now() > deadline) {
+        throw new UserError(
+          `${w.session.spec.name} takes no input (${off} of ${data.length} bytes written)`,
+        );
+      }
+      await sleep(n ? 0 : 5);
+    }
+  }
+}
+
 function refusal(w: Watched, why: string): GuardRefusal {
   const p = readPrompt(w.session.terminal.snapshot().rows);
   const lines = [why];
@@ -42,7 +116,9 @@ function refusal(w: Watched, why: string): GuardRefusal {
 }
 
 /**
- * Writes `text` (then Enter unless `enter` is false) to the pane of `w`, guarded.
+ * Writes `text` (then Enter unless `enter` is false) to the pane of `w`, guarded: each is
+ * written only right after a fresh classification says the pane is not blocked (see
+ * {@link guardedWrite} for the window that remains).
  * @returns the number of bytes written.
  * @throws GuardRefusal when the pane is blocked (before the text: zero bytes written; before
  *   the Enter: the text stays typed, unsubmitted).
@@ -54,22 +130,28 @@ export async function guardedSend(
   enter = true,
 ): Promise<number> {
   if (w.session.exit) throw new UserError(`session ${w.session.id} has exited`);
-  await drainPending();
-  if (sweep.evaluate(w).state === 'blocked') {
-    throw refusal(
-      w,
-      `refused: ${w.session.spec.name} is waiting for a permission answer; nothing was typed`,
-    );
-  }
-  w.session.write(text); // synchronously after the classification: no output is read in between
-  let written = Buffer.byteLength(text);
+  const bytes = Buffer.from(text);
+  const blocked = (why: (written: number) => string) => () =>
+    w.record.state === 'blocked' ? (written: number) => refusal(w, why(written)) : null;
+  await guardedWrite(
+    sweep,
+    w,
+    bytes,
+    blocked((n) =>
+      n
+        ? `refused: a prompt appeared while the text was typed; ${n} of ${bytes.length} bytes were typed`
+        : `refused: ${w.session.spec.name} is waiting for a permission answer; nothing was typed`
+    ),
+  );
+  let written = bytes.length;
   if (enter) {
     await sleep(KEY_GAP_MS);
-    await drainPending();
-    if (sweep.evaluate(w).state === 'blocked') {
-      throw refusal(w, `a prompt appeared after the text was typed; the Enter was not sent`);
-    }
-    w.session.write('\r');
+    await guardedWrite(
+      sweep,
+      w,
+      Buffer.from('\r'),
+      blocked(() => `a prompt appeared after the text was typed; the Enter was not sent`),
+    );
     written++;
   }
   return written;
@@ -109,14 +191,14 @@ export async function currentPrompt(
 ): Promise<ConfirmedPrompt & { selected: number }> {
   if (w.session.exit) throw new UserError(`session ${w.session.id} has exited`);
   await drainPending();
-  if (sweep.evaluate(w).state !== 'blocked') {
+  const state = judgeFresh(sweep, w, () => w.record.state);
+  if (state !== 'blocked') {
     throw new UserError(
-      `${w.session.spec.name} is not waiting for an answer (it is ${w.record.state})`,
+      `${w.session.spec.name} is not waiting for an answer (it is ${state})`,
       GUARD_EXIT,
     );
   }
-  const p = readPrompt(w.session.terminal.snapshot().rows);
-  return p;
+  return readPrompt(w.session.terminal.snapshot().rows);
 }
 
 const DOWN = '\x1b[B';
@@ -124,6 +206,9 @@ const UP = '\x1b[A';
 
 /**
  * Answers the prompt of `w` with option `index`, which the person confirmed on `confirmed`.
+ * Each key is written only right after a fresh classification shows the confirmed prompt
+ * (same question, same options) with the selection where the previous key left it
+ * ({@link guardedWrite}).
  * @throws UserError (exit 3) when the pane is not blocked, or the prompt differs from the one
  *   confirmed (it changed or was answered meanwhile), before or between keys.
  */
@@ -133,17 +218,30 @@ export async function guardedAnswer(
   index: number,
   confirmed: ConfirmedPrompt,
 ): Promise<string> {
+  const same = (p: ConfirmedPrompt) =>
+    p.question === confirmed.question && p.options.join('\n') === confirmed.options.join('\n');
+  const changed = () =>
+    new UserError(
+      'the prompt on screen is not the one you confirmed; nothing more was sent',
+      GUARD_EXIT,
+    );
   const check = async () => {
     const p = await currentPrompt(sweep, w);
-    if (
-      p.question !== confirmed.question || p.options.join('\n') !== confirmed.options.join('\n')
-    ) {
-      throw new UserError(
-        'the prompt on screen is not the one you confirmed; nothing more was sent',
-        GUARD_EXIT,
-      );
-    }
+    if (!same(p)) throw changed();
     return p;
+  };
+  /** The refusal for the next key, unless the confirmed prompt shows with `selected` selected. */
+  const judge = (selected: number) => () => {
+    if (w.record.state !== 'blocked') {
+      const state = w.record.state;
+      return () =>
+        new UserError(
+          `${w.session.spec.name} is not waiting for an answer (it is ${state}); nothing more was sent`,
+          GUARD_EXIT,
+        );
+    }
+    const p = readPrompt(w.session.terminal.snapshot().rows);
+    return same(p) && p.selected === selected ? null : changed;
   };
   let p = await check();
   if (index < 0 || index >= p.options.length) throw new UserError(`no option ${index + 1}`);
@@ -155,7 +253,7 @@ export async function guardedAnswer(
   }
   let moves = 0;
   while (p.selected !== index && moves < 20) {
-    w.session.write(p.selected < index ? DOWN : UP);
+    await guardedWrite(sweep, w, Buffer.from(p.selected < index ? DOWN : UP), judge(p.selected));
     moves++;
     await sleep(KEY_GAP_MS);
     p = await check();
@@ -163,6 +261,6 @@ export async function guardedAnswer(
   if (p.selected !== index) {
     throw new UserError('could not move the selection to that option', GUARD_EXIT);
   }
-  w.session.write('\r');
+  await guardedWrite(sweep, w, Buffer.from('\r'), judge(index));
   return p.options[index];
 }
