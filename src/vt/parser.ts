@@ -25,11 +25,12 @@ export interface Actions {
    */
   print(codes: Uint32Array, n: number, cont: boolean): void;
   /**
-   * The same for printable ASCII read in place: prints `data[start..)` up to the first byte
-   * outside 0x20..0x7E and returns its index, or returns `start` to decline (the parser then
-   * hands the bytes to `print`).
+   * The same for text read in place: prints what it can of the UTF-8 text at `data[start..)`
+   * (at least printable ASCII and width-1 characters, valid and complete) and returns the
+   * index of the first byte it left; returning `start` declines, and the parser hands the
+   * characters to `print` instead.
    */
-  printAscii(data: Uint8Array, start: number, len: number, cont: boolean): number;
+  printText(data: Uint8Array, start: number, len: number, cont: boolean): number;
   /** A C0 control (< 0x20) or a C1 control (0x80..0x9F) to execute. */
   execute(code: number): void;
   /**
@@ -317,16 +318,16 @@ export class Parser {
     let n = 0;
     while (i < len) {
       const b = data[i];
-      if (b >= 0x20 && b < 0x7f) {
-        if (n === 0) {
-          // A run that starts with ASCII is printed straight from the bytes.
-          const end = actions.printAscii(data, i, len, cont);
-          if (end > i) {
-            i = end;
-            cont = true;
-            continue;
-          }
+      if (n === 0 && b >= 0x20 && b !== 0x7f) {
+        // A run starting here is printed straight from the bytes as far as the screen can.
+        const end = actions.printText(data, i, len, cont);
+        if (end > i) {
+          i = end;
+          cont = true;
+          continue;
         }
+      }
+      if (b >= 0x20 && b < 0x7f) {
         codes[n++] = b;
         i++;
         if (n === CODES) {

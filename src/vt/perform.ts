@@ -127,8 +127,8 @@ export class Perform implements Actions {
     this.screen.print(codes, n, cont);
   }
 
-  printAscii(data: Uint8Array, start: number, len: number, cont: boolean): number {
-    return this.screen.printAscii(data, start, len, cont);
+  printText(data: Uint8Array, start: number, len: number, cont: boolean): number {
+    return this.screen.printText(data, start, len, cont);
   }
 
   /** C0 and C1 controls (ECMA-48 section 8.3 / ECMA-35). */

@@ -193,12 +193,14 @@ export class Screen {
   }
 
   /**
-   * The same as {@link print} for a run of printable ASCII bytes `data[start..)` read in
-   * place (the ground state's fast path): prints up to the first byte outside 0x20..0x7E
-   * and returns its index. Declines (returns `start`) while a charset or insert mode is in
-   * use; the caller then goes through `print`.
+   * The same as {@link print} for text read in place from UTF-8 bytes `data[start..)` (the
+   * ground state's fast path): prints printable ASCII and complete, valid 2- and 3-byte
+   * characters of width 1, and stops at anything else (a control, a wide, zero-width or
+   * 4-byte character, an invalid or cut sequence), returning the index it stopped at; the
+   * parser deals with that byte. Declines (returns `start`) while a charset or insert mode
+   * is in use.
    */
-  printAscii(data: Uint8Array, start: number, len: number, cont: boolean): number {
+  printText(data: Uint8Array, start: number, len: number, cont: boolean): number {
     if (this.charset !== CHARSET_ASCII || this.insertMode) return start;
     const g = this.g;
     const cols = this.cols;
@@ -206,13 +208,33 @@ export class Screen {
     let x = g.x;
     let y = g.y;
     let base = g.rowStart(y);
-    if (!cont && x > 0 && x <= cols && cells[base + x - 1] >>> WIDTH_SHIFT === 2) {
-      cells[base + x - 1] = BLANK;
-    }
     let i = start;
     while (i < len) {
       const b = data[i];
-      if (b < 0x20 || b > 0x7e) break;
+      let cp: number;
+      let next: number;
+      if (b < 0x80) {
+        if (b < 0x20 || b === 0x7f) break;
+        cp = b;
+        next = i + 1;
+      } else if (b >= 0xe0) {
+        if (b >= 0xf0 || i + 2 >= len) break;
+        const b2 = data[i + 1];
+        const b3 = data[i + 2];
+        if ((b2 & 0xc0) !== 0x80 || (b3 & 0xc0) !== 0x80) break;
+        cp = ((b & 0x0f) << 12) | ((b2 & 0x3f) << 6) | (b3 & 0x3f);
+        if (BMP_WIDTHS[cp] !== 1 || cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff)) break;
+        next = i + 3;
+      } else {
+        if (b < 0xc2 || i + 1 >= len) break;
+        const b2 = data[i + 1];
+        cp = ((b & 0x1f) << 6) | (b2 & 0x3f);
+        if ((b2 & 0xc0) !== 0x80 || cp < 0xa0 || BMP_WIDTHS[cp] !== 1) break;
+        next = i + 2;
+      }
+      if (i === start && !cont && x > 0 && x <= cols && cells[base + x - 1] >>> WIDTH_SHIFT === 2) {
+        cells[base + x - 1] = BLANK; // the run starts on the right half of a wide character
+      }
       if (x >= cols) {
         if (this.wraparound) {
           x = 0;
@@ -229,9 +251,10 @@ export class Screen {
           x = cols - 1;
         }
       }
-      cells[base + x++] = b | BLANK; // width 1
-      i++;
+      cells[base + x++] = cp | BLANK; // width 1
+      i = next;
     }
+    if (i === start) return start;
     if (x < cols) {
       const c = cells[base + x];
       if (c >>> WIDTH_SHIFT === 0 && (c & CONTENT_MASK) === 0) cells[base + x] = BLANK;
