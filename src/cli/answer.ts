@@ -5,7 +5,7 @@
  * runs); the session classifies again right before writing and refuses when the prompt is no
  * longer the one confirmed.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
+import { closeSync, createReadStream, createWriteStream, openSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { type Command, UsageError } from './command.ts';
 import { findSession, request } from '../runtime/control-client.ts';
@@ -15,20 +15,28 @@ import { UserError } from '../errors.ts';
 /** Asks `question` on the controlling terminal (/dev/tty); true for y/yes. */
 export function confirmOnTty(question: string): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    let input, output;
+    const noTerminal = () =>
+      new UserError('no terminal to confirm on; pass --yes if you, the person, confirm');
+    // Opening /dev/tty without a controlling terminal fails (ENXIO) only once the streams
+    // open, as an 'error' event that readline re-emits: check it synchronously first.
     try {
-      input = createReadStream('/dev/tty');
-      output = createWriteStream('/dev/tty');
+      closeSync(openSync('/dev/tty', 'r+'));
     } catch {
-      reject(new UserError('no terminal to confirm on; pass --yes if you, the person, confirm'));
+      reject(noTerminal());
       return;
     }
-    input.on(
-      'error',
-      () =>
-        reject(new UserError('no terminal to confirm on; pass --yes if you, the person, confirm')),
-    );
+    const input = createReadStream('/dev/tty');
+    const output = createWriteStream('/dev/tty');
     const rl = createInterface({ input, output });
+    const fail = () => {
+      rl.close();
+      input.destroy();
+      output.destroy();
+      reject(noTerminal());
+    };
+    input.on('error', fail);
+    output.on('error', fail);
+    rl.on('error', fail);
     rl.question(question, (a) => {
       rl.close();
       input.destroy();
