@@ -90,46 +90,53 @@ function send(socket: Socket, obj: unknown): void {
 function serve(socket: Socket, handler: RequestHandler): void {
   socket.on('error', () => {});
   let raw = false; // after 'keep' for attach, the handler owns the socket
-  const read = lineReader(
-    (line) => {
-      if (raw) return;
-      let req: Request;
-      try {
-        req = JSON.parse(line);
-        if (!req || typeof req !== 'object' || typeof (req as { op?: unknown }).op !== 'string') {
-          throw new Error('no op');
-        }
-      } catch {
-        send(socket, {
-          ok: false,
-          error: `bad request: not a JSON object with an "op": ${line.slice(0, 80)}`,
-        });
-        return;
+  // Answers leave in the order of the requests, also when a client sends several lines at
+  // once: a bad line is answered at once but a good one after its (maybe async) handler.
+  let previous: Promise<void> = Promise.resolve();
+  const inOrder = (answer: () => void | Promise<void>) => {
+    previous = previous.then(answer).catch(() => {});
+  };
+  const answer = (line: string): void | Promise<void> => {
+    if (raw) return;
+    let req: Request;
+    try {
+      req = JSON.parse(line);
+      if (!req || typeof req !== 'object' || typeof (req as { op?: unknown }).op !== 'string') {
+        throw new Error('no op');
       }
-      Promise.resolve()
-        .then(() => handler(req, socket))
-        .then(
-          (answer) => {
-            if (answer === 'keep') {
-              if (req.op === 'attach') {
-                raw = true;
-                socket.removeListener('data', read);
-              }
-              return;
+    } catch {
+      send(socket, {
+        ok: false,
+        error: `bad request: not a JSON object with an "op": ${line.slice(0, 80)}`,
+      });
+      return;
+    }
+    return Promise.resolve()
+      .then(() => handler(req, socket))
+      .then(
+        (answer) => {
+          if (answer === 'keep') {
+            if (req.op === 'attach') {
+              raw = true;
+              socket.removeListener('data', read);
             }
-            send(socket, { ok: true, ...answer });
-          },
-          (e) =>
-            send(socket, {
-              ok: false,
-              error: e instanceof UserError ? e.message : String((e as Error)?.message ?? e),
-              // the exit code a CLI client should end with (3: refused by the typing guard)
-              ...(e instanceof UserError ? { code: e.exitCode } : {}),
-              ...(e instanceof GuardRefusal ? { question: e.question, options: e.options } : {}),
-            }),
-        );
-    },
-    () => send(socket, { ok: false, error: 'request line longer than 1 MB' }),
+            return;
+          }
+          send(socket, { ok: true, ...answer });
+        },
+        (e) =>
+          send(socket, {
+            ok: false,
+            error: e instanceof UserError ? e.message : String((e as Error)?.message ?? e),
+            // the exit code a CLI client should end with (3: refused by the typing guard)
+            ...(e instanceof UserError ? { code: e.exitCode } : {}),
+            ...(e instanceof GuardRefusal ? { question: e.question, options: e.options } : {}),
+          }),
+      );
+  };
+  const read = lineReader(
+    (line) => inOrder(() => answer(line)),
+    () => inOrder(() => send(socket, { ok: false, error: 'request line longer than 1 MB' })),
   );
   socket.on('data', read);
 }
