@@ -4,8 +4,9 @@
  * eval and the tests start it in a PTY through {@link selfCommand}.
  *
  * `--truth FILE` receives one JSON line `{"t": ms since the epoch, "state": "idle" | "working"
- * | "blocked" | "exited"}` per true state change (the file is truncated at start); nothing of
- * it reaches the screen. The agent ends after `--tasks` tasks, on end of input, on SIGHUP or
+ * | "blocked" | "exited"}` per true state change (the file is truncated at start), with
+ * `"answer": N` (the option number chosen) on the line that ends a permission prompt; nothing
+ * of it reaches the screen. The agent ends after `--tasks` tasks, on end of input, on SIGHUP or
  * SIGTERM, or on Ctrl-C / Ctrl-D at an empty idle prompt.
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
@@ -75,10 +76,10 @@ export const simAgentCommand: Command = {
       rows: stdout.rows || 32,
       cols: stdout.columns || 120,
       write: (s) => void stdout.write(s),
-      onState: (state: TrueState, t: number) => {
+      onState: (state: TrueState, t: number, detail?: { answer: number }) => {
         if (!truth) return;
         try {
-          appendFileSync(truth, JSON.stringify({ t, state }) + '\n');
+          appendFileSync(truth, JSON.stringify({ t, state, ...detail }) + '\n');
         } catch {
           // the reader removed the file: the screen goes on
         }

@@ -320,8 +320,11 @@ export interface SimAgentOptions {
   cols: number;
   /** Writes screen bytes (the PTY). */
   write: (bytes: string) => void;
-  /** Called on every true state change; `t` in ms since the epoch. */
-  onState?: (state: TrueState, t: number) => void;
+  /**
+   * Called on every true state change; `t` in ms since the epoch; `detail.answer` (1-based
+   * option number) when a permission prompt was answered.
+   */
+  onState?: (state: TrueState, t: number, detail?: { answer: number }) => void;
   /** Time factor: 4 makes every delay 4 times shorter (the spinner stays at 10 Hz). Default 1. */
   speed?: number;
   /** Footer wording: 'manual' (2.1.332 with --permission-mode manual, default) or 'default'. */
@@ -491,10 +494,10 @@ export class SimAgent {
     this.#wakers.clear();
   }
 
-  #setState(state: TrueState): void {
+  #setState(state: TrueState, detail?: { answer: number }): void {
     if (state === this.#state) return;
     this.#state = state;
-    this.options.onState?.(state, this.#now());
+    this.options.onState?.(state, this.#now(), detail);
   }
 
   /** Waits `ms` of simulated time (divided by the speed); throws Interrupted on interrupt. */
@@ -611,7 +614,7 @@ export class SimAgent {
           if (!p || this.#phase !== 'prompt') return;
           this.#prompt = null;
           this.#phase = 'working';
-          this.#setState('working');
+          this.#setState('working', { answer: choice + 1 });
           // Ink erases the dialog: cursor up to its first row, then erase to the end of screen.
           const up = this.#renderer.rows - 1 - p.top;
           this.options.write(`\r${up > 0 ? `\x1b[${up}A` : ''}\x1b[J`);

@@ -17,6 +17,8 @@ export interface TruthEvent {
   /** ms since the epoch. */
   t: number;
   state: TrueState;
+  /** On the line that ends a permission prompt: the option number the agent got (1-based). */
+  answer?: number;
 }
 
 /** Delay before typing a task once the agent is idle, ms. */
