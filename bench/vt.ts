@@ -11,7 +11,7 @@
  *
  * xterm's `write` is asynchronous: every chunk is written and the clock stops when the last
  * write's callback runs (in batches below xterm's 50 MB discard watermark). Each engine gets
- * one warm-up pass; the best of three timed passes counts. Rates are computed from this
+ * one warm-up pass, then the engines run alternately and the best of five passes counts. Rates are computed from this
  * process's CPU time (robust on a shared machine; fair to xterm, whose writes yield to the
  * event loop), with the wall-clock rate printed beside.
  * Targets (DESIGN.md / the VT core's brief): >= 200 MB/s, >= 3.5x xterm, <= 24 KB per pane.
@@ -165,16 +165,24 @@ async function xterm(chunks: Uint8Array[]): Promise<Timing> {
   return timing;
 }
 
-/** The fastest of three timed runs after a warm-up, by CPU time and by wall clock. */
-async function best(run: () => Timing | Promise<Timing>): Promise<Timing> {
-  await run();
-  const out = { wall: Infinity, cpu: Infinity };
-  for (let i = 0; i < 3; i++) {
-    const t = await run();
-    out.wall = Math.min(out.wall, t.wall);
-    out.cpu = Math.min(out.cpu, t.cpu);
+/** Timed runs of both engines, alternated (so that both see the same machine load). */
+const ROUNDS = 5;
+
+/** The fastest of ROUNDS alternated runs of each engine after a warm-up of each. */
+async function race(s: { chunks: Uint8Array[] }): Promise<{ ours: Timing; xterm: Timing }> {
+  ours(s.chunks);
+  await xterm(s.chunks);
+  const o = { wall: Infinity, cpu: Infinity };
+  const x = { wall: Infinity, cpu: Infinity };
+  for (let i = 0; i < ROUNDS; i++) {
+    const a = ours(s.chunks);
+    const b = await xterm(s.chunks);
+    o.wall = Math.min(o.wall, a.wall);
+    o.cpu = Math.min(o.cpu, a.cpu);
+    x.wall = Math.min(x.wall, b.wall);
+    x.cpu = Math.min(x.cpu, b.cpu);
   }
-  return out;
+  return { ours: o, xterm: x };
 }
 
 /** Heap + array buffer bytes per fresh pane, averaged over `n` panes kept alive. */
@@ -203,15 +211,15 @@ const streams = [
   { name: 'claude-like session', ...repeatTo(claudeLikeChunks()) },
 ];
 console.log(
-  `VT core vs @xterm/headless 6.0.0, ${ROWS}x${COLS}, best of 3 after a warm-up.\n` +
+  `VT core vs @xterm/headless 6.0.0, ${ROWS}x${COLS}, best of ${ROUNDS} alternated runs ` +
+    'after a warm-up.\n' +
     'MB/s by CPU time of this process (the machine may be shared), wall clock in brackets.\n',
 );
 const total = { bytes: 0, ours: { wall: 0, cpu: 0 }, xterm: { wall: 0, cpu: 0 } };
 const rate = (bytes: number, t: Timing) =>
   `${mb(bytes, t.cpu).toFixed(0).padStart(4)} MB/s (${mb(bytes, t.wall).toFixed(0)})`;
 for (const s of streams) {
-  const o = await best(() => ours(s.chunks));
-  const x = await best(() => xterm(s.chunks));
+  const { ours: o, xterm: x } = await race(s);
   total.bytes += s.bytes;
   for (const k of ['wall', 'cpu'] as const) {
     total.ours[k] += o[k];
