@@ -1,0 +1,254 @@
+/**
+ * `send` and `answer` against the simulated agent (`agentwatch sim-agent`, drawing like Claude
+ * Code; rules from the bundled claude.toml via `--agent claude`) hosted in a SessionHost, and
+ * through the real CLI processes (`node --import tsx src/cli/main.ts send|answer ...`) that
+ * find the session in a temporary AGENTWATCH_DIR:
+ * - `answer` on an idle session exits 3, nothing typed;
+ * - `send` to an idle session types the text and Enter: the agent starts the task;
+ * - `send` to a blocked session exits 3, prints the question and options, and the prompt is
+ *   still there afterwards (the text "1" would have answered it);
+ * - `answer` without --yes and without a terminal refuses;
+ * - `answer` with an `expect` that is not the prompt on screen refuses (exit 3), both made up
+ *   and real: the prompt of the first task confirmed, the second task's prompt on screen;
+ * - `answer --yes SESSION 2` moves the selection with ↓ and presses Enter: the agent's truth
+ *   file says it got option 2 (`answer --yes SESSION no`: ↓ ↓ Enter, option 3).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { request } from '../src/runtime/control-client.ts';
+import { createHost } from '../src/runtime/default-host.ts';
+import { selfCommand } from '../src/runtime/self-command.ts';
+import { planTask, Rng } from '../src/eval/sim-agent.ts';
+import type { TruthEvent } from '../src/eval/sim-user.ts';
+import { UserError } from '../src/errors.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
+/** Seed 12: the first task asks about `touch hello.txt`, the second about `mkdir -p build/out`. */
+const SEED = 12;
+const SPEED = 8;
+const QUESTION = 'Do you want to proceed?';
+
+/** Resolves after `ms` milliseconds. */
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `read` every 20 ms until it returns something truthy; throws after `timeoutMs`. */
+async function until<T>(
+  what: string,
+  read: () => T | null | undefined | false,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = read();
+    if (v) return v;
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    }
+    await sleep(20);
+  }
+}
+
+/** The truth file's lines so far ([] before it exists). */
+function truth(path: string): TruthEvent[] {
+  try {
+    return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Runs `agentwatch ARGS` from source as its own process, in a new session (setsid: no
+ * controlling terminal), stdin closed; resolves with its exit code and output.
+ */
+function cli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+      env,
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('the seed plans two prompts with different commands', () => {
+  const rng = new Rng(SEED);
+  const [a, b] = [planTask(rng), planTask(rng)];
+  assert.ok(a.asks && b.asks);
+  assert.is(a.tool.cmd, 'touch hello.txt');
+  assert.is(b.tool.cmd, 'mkdir -p build/out');
+});
+
+test('send and answer through the CLI against the simulated agent', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-send-'));
+  const env = { ...process.env, AGENTWATCH_DIR: dir };
+  const truthPath = join(dir, 'truth.jsonl');
+  const host = createHost({ intervalMs: 100 }, env);
+  const self = selfCommand();
+  try {
+    const session = await host.start({
+      command: self.command,
+      args: [
+        ...self.args,
+        'sim-agent',
+        '--seed',
+        String(SEED),
+        '--speed',
+        String(SPEED),
+        '--truth',
+        truthPath,
+      ],
+      name: 'sim',
+      agent: 'claude',
+      headless: true,
+    });
+    const w = host.watched(session.id)!;
+    const id = session.id;
+    const screen = () => session.terminal.screenText();
+    const state = () => {
+      host.sweep.evaluate(w);
+      return w.record.state;
+    };
+    const last = () => truth(truthPath).at(-1);
+    // Every guarded write, as the keys it typed.
+    const keys: string[] = [];
+    const writeNow = session.writeNow.bind(session);
+    session.writeNow = (d: Uint8Array) => {
+      const n = writeNow(d);
+      keys.push(Buffer.from(d.subarray(0, n)).toString());
+      return n;
+    };
+    await until('the idle footer', () => screen().includes('? for shortcuts'), 20_000);
+    assert.is(state(), 'idle');
+
+    // answer on a session that is not blocked: exit 3, nothing typed
+    const notBlocked = await cli(['answer', '--yes', id, '1'], env);
+    assert.is(notBlocked.code, 3, notBlocked.stderr);
+    assert.match(notBlocked.stderr, /is not waiting for an answer \(it is idle\)/);
+    assert.is(truth(truthPath).length, 1, 'still only the first idle line');
+
+    // send to an idle session: the text and Enter; the agent starts the task
+    const sent = await cli(['send', id, 'please create hello.txt'], env);
+    assert.is(sent.code, 0, sent.stderr);
+    assert.match(sent.stdout, `sent 24 bytes to ${id}`);
+    await until('working in the truth file', () => last()?.state === 'working');
+    assert.ok(screen().includes('❯ please create hello.txt'), screen());
+
+    // the task asks: blocked
+    await until('blocked in the truth file', () => last()?.state === 'blocked');
+    await until('blocked on the screen', () => state() === 'blocked');
+    const lines = truth(truthPath).length;
+
+    // send to a blocked session: exit 3, question and options printed, nothing typed
+    const refused = await cli(['send', id, '1'], env);
+    assert.is(refused.code, 3, refused.stderr);
+    assert.match(
+      refused.stderr,
+      /refused: sim is waiting for a permission answer; nothing was typed/,
+    );
+    assert.ok(refused.stderr.includes(QUESTION), refused.stderr);
+    for (const o of ['1. Yes', "2. Yes, and don't ask again for touch commands", '3. No']) {
+      assert.ok(refused.stderr.includes(o), refused.stderr);
+    }
+    await sleep(300);
+    assert.is(truth(truthPath).length, lines, 'the prompt got no key');
+    assert.is(state(), 'blocked');
+    assert.ok(screen().includes('❯ 1. Yes'), 'the selection did not move');
+
+    // answer without --yes and without a terminal: refused, nothing typed
+    const unconfirmed = await cli(['answer', id, '2'], env);
+    assert.is(unconfirmed.code, 1, unconfirmed.stderr);
+    assert.match(unconfirmed.stderr, /no terminal to confirm on; pass --yes/);
+    assert.not.match(unconfirmed.stderr, /internal error|at .*\.ts:\d+/);
+    assert.match(unconfirmed.stdout, /asks: Do you want to proceed\?/);
+
+    // answer with a confirmed prompt that is not the one on screen: refused, nothing typed
+    const first = await request<{ question: string; options: string[]; selected: number }>(
+      session.spec.socket,
+      { op: 'prompt' },
+    );
+    assert.is(first.question, QUESTION);
+    assert.is(first.selected, 0);
+    const madeUp = { question: QUESTION, options: [...first.options.slice(0, 2), '3. Maybe'] };
+    const mismatch = await request(session.spec.socket, {
+      op: 'answer',
+      choice: '1',
+      confirmed: true,
+      expect: madeUp,
+    }).then(() => null, (e: UserError) => e);
+    assert.ok(mismatch, 'refused');
+    assert.is(mismatch!.exitCode, 3);
+    assert.match(mismatch!.message, /not the one you confirmed/);
+    // not confirmed at all: refused
+    const noConfirm = await request(session.spec.socket, {
+      op: 'answer',
+      choice: '1',
+      confirmed: false,
+      expect: first,
+    }).then(() => null, (e: UserError) => e);
+    assert.is(noConfirm?.exitCode, 3);
+    await sleep(200);
+    assert.is(truth(truthPath).length, lines, 'the prompt got no key');
+    assert.ok(screen().includes('❯ 1. Yes'), 'the selection did not move');
+
+    // answer --yes SESSION 2: ↓ then Enter; the agent got option 2
+    assert.equal(keys, ['please create hello.txt', '\r'], 'only the first send typed anything');
+    const answered = await cli(['answer', '--yes', id, '2'], env);
+    assert.is(answered.code, 0, answered.stderr);
+    assert.match(answered.stdout, /asks: Do you want to proceed\?/);
+    assert.match(answered.stdout, /> 2\. Yes, and don't ask again/);
+    assert.match(answered.stdout, /answered: 2\. Yes, and don't ask again/);
+    await until('the answer in the truth file', () => truth(truthPath).length > lines);
+    assert.equal(
+      { state: truth(truthPath)[lines].state, answer: truth(truthPath)[lines].answer },
+      { state: 'working', answer: 2 },
+    );
+    assert.equal(keys.slice(2), ['\x1b[B', '\r'], '↓ then Enter');
+
+    // the second task asks about another command: the first prompt, confirmed, no longer fits
+    await until('idle after the first task', () => last()?.state === 'idle');
+    const second = await cli(['send', id, 'clean up the build output'], env);
+    assert.is(second.code, 0, second.stderr);
+    await until('the second prompt', () => last()?.state === 'blocked');
+    await until('blocked on the screen', () => state() === 'blocked');
+    assert.ok(screen().includes('mkdir -p build/out'), screen());
+    const lines2 = truth(truthPath).length;
+    const stale = await request(session.spec.socket, {
+      op: 'answer',
+      choice: '1',
+      confirmed: true,
+      expect: { question: first.question, options: first.options },
+    }).then(() => null, (e: UserError) => e);
+    assert.is(stale?.exitCode, 3);
+    assert.match(stale!.message, /not the one you confirmed/);
+    await sleep(200);
+    assert.is(truth(truthPath).length, lines2, 'the second prompt got no key');
+
+    // choice by text: 'no' is option 3
+    const no = await cli(['answer', '--yes', id, 'no'], env);
+    assert.is(no.code, 0, no.stderr);
+    await until('the answer in the truth file', () => truth(truthPath).length > lines2);
+    assert.is(truth(truthPath)[lines2].answer, 3);
+    assert.equal(keys.slice(-3), ['\x1b[B', '\x1b[B', '\r'], '↓ ↓ Enter');
+  } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
