@@ -8,7 +8,7 @@
  * ctlseqs (xterm extensions and replies), kitty's keyboard protocol (`CSI ? u`), and
  * xterm.js 6.0.0 `src/common/InputHandler.ts` for the exact behaviour the tests compare to.
  */
-import type { Actions } from './parser.ts';
+import { type Actions, MAX_PAYLOAD } from './parser.ts';
 import { CHARSET_ASCII, charsetFor } from './charset.ts';
 import type { Screen } from './screen.ts';
 import {
@@ -60,23 +60,21 @@ function scsSlot(collect: number): number {
   }
 }
 
+/**
+ * UTF-16 code units of one payload being decoded (shared scratch: decoding is synchronous
+ * and never re-entered; a payload of MAX_PAYLOAD bytes gives at most as many units).
+ */
+const UNITS = new Uint16Array(MAX_PAYLOAD);
+
 /** Decodes valid UTF-8 bytes (the parser stores only valid sequences; a cut one is dropped). */
 function utf8String(data: Uint8Array, from: number, to: number): string {
-  let ascii = true;
-  for (let k = from; k < to; k++) {
-    if (data[k] >= 0x80) {
-      ascii = false;
-      break;
-    }
-  }
-  // At most MAX_PAYLOAD (4096) arguments: within every engine's limit.
-  if (ascii) return String.fromCharCode.apply(null, data.subarray(from, to) as unknown as number[]);
-  let s = '';
+  const units = UNITS;
+  let n = 0;
   let i = from;
   while (i < to) {
     const b = data[i];
     if (b < 0x80) {
-      s += String.fromCharCode(b);
+      units[n++] = b;
       i++;
       continue;
     }
@@ -84,10 +82,17 @@ function utf8String(data: Uint8Array, from: number, to: number): string {
     if (i + need >= to) break;
     let cp = b & (need === 1 ? 0x1f : need === 2 ? 0x0f : 0x07);
     for (let k = 1; k <= need; k++) cp = (cp << 6) | (data[i + k] & 0x3f);
-    s += String.fromCodePoint(cp);
+    if (cp >= 0x10000) {
+      cp -= 0x10000;
+      units[n++] = 0xd800 + (cp >> 10);
+      units[n++] = 0xdc00 + (cp & 0x3ff);
+    } else {
+      units[n++] = cp;
+    }
     i += need + 1;
   }
-  return s;
+  // At most MAX_PAYLOAD (4096) arguments: within every engine's limit.
+  return String.fromCharCode.apply(null, units.subarray(0, n) as unknown as number[]);
 }
 
 /** Implements the parser's {@link Actions} on a {@link Screen}. */
