@@ -143,9 +143,9 @@ test('OSC: title from OSC 0/2, every payload by number, bounded, version bumps',
   assert.is(t.oscPayload(9), 'done');
   assert.is(t.oscPayload(777), 'notify;a;b');
   assert.is(t.oscPayload(1), undefined);
+  assert.equal([...t.snapshot().osc.keys()], [0, 7501, 9, 777]);
   step(t, '\x1b]2;🚀 ship it\x1b\\');
   assert.is(t.title, '🚀 ship it');
-  assert.equal([...t.snapshot().osc.keys()], [0, 7501, 9, 777]);
   step(t, '\x1b]2;' + 'x'.repeat(10_000) + '\x07after');
   assert.is(t.title.length, 4096 - 2);
   assert.is(t.rowText(0), 'after');
