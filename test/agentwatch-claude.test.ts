@@ -78,7 +78,7 @@ const POLL_MS = 25;
  */
 const ROUNDS = { default: 2, adaptive: 1 };
 
-/** The model's final reply of task-bash round `n` (each round's reply differs, so the screen tells them apart). */
+/** The model's final reply of task-bash round `n` (each round's differs: the screen tells them apart). */
 function roundReply(n: number): string {
   return `Touched hello.txt for round ${n}.`;
 }
@@ -131,7 +131,11 @@ interface Round {
   clearedAfterEnter: number;
   /** working received - "esc to interrupt" shown (NaN when working was not reported). */
   workingLatency: number;
-  /** idle received - the idle screen shown (includes the 250 ms idle confirmation). */
+  /**
+   * idle received - the idle screen shown: negative when the Stop hook's report came before
+   * Claude Code drew the end of the turn (it waits for the hook), else it includes the 250 ms
+   * idle confirmation.
+   */
   idleLatency: number;
 }
 
@@ -447,7 +451,7 @@ function describe(m: Measured): string[] {
     } after "esc to interrupt" showed (truth working ${r.promptShown - r.enter} ms before ` +
     `the prompt, ${r.done - r.answered} ms after the answer); idle ${
       ms(r.idleLatency)
-    } after the idle screen`
+    } after the idle screen (negative: the Stop hook reported first)`
   );
   lines.push(
     `${m.label} task-slow: working reported ${ms(m.slowWorkingLatency)} after "esc to ` +

@@ -214,8 +214,9 @@ export interface ScreenTruth {
   /** Time of the first change of `probe` to `on` at or after `after` (ms since the epoch). */
   firstAfter(probe: string, on: boolean, after: number): number | undefined;
   /**
-   * Resolves with the time `probe` was first seen `on` at or after `after`, polling; rejects
-   * after `timeoutMs` with the screen in the message.
+   * Resolves with the time of the first change of `probe` to `on` at or after `after` (a probe
+   * already `on` before `after` must change again), polling; rejects after `timeoutMs`, or
+   * when the process exits first, with the screen in the message.
    */
   waitFor(probe: string, on: boolean, after: number, timeoutMs: number): Promise<number>;
   stop(): void;
