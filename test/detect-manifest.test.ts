@@ -139,14 +139,25 @@ test('unknown key in a rule names it and lists the valid keys (a typo must not d
 
 test('unknown top-level key and unknown example key are errors', () => {
   const top = errorOf(
-    HEAD + `integrations = { hooks = true }\n[[rules]]\nstate = "idle"\nany = ["x"]\n`,
+    HEAD + `integration = { hooks = true }\n[[rules]]\nstate = "idle"\nany = ["x"]\n`,
   );
   assert.is(top.line, 6);
-  assert.is(top.path, 'integrations');
+  assert.is(top.path, 'integration');
   assert.match(
     top.detail,
-    /^unknown key 'integrations' \(expected one of schema, id, name, version, process, rules, examples\)$/,
+    /^unknown key 'integration' \(expected one of schema, id, name, version, process, rules, examples, integrations\)$/,
   );
+  const hooks = errorOf(
+    HEAD + `integrations = { hooks = "nope" }\n[[rules]]\nstate = "idle"\nany = ["x"]\n`,
+  );
+  assert.is(hooks.path, 'integrations.hooks');
+  assert.match(hooks.detail, /unknown hook set 'nope' \(known: claude-code\)/);
+  const ok = parseManifest(
+    HEAD +
+      `[integrations]\nhooks = "claude-code"\nacp = "claude-agent-acp"\n[[rules]]\nstate = "idle"\nany = ["x"]\n`,
+    'ok.toml',
+  );
+  assert.equal(ok.integrations, { hooks: 'claude-code', acp: 'claude-agent-acp' });
   const ex = errorOf(
     HEAD +
       `[[rules]]\nstate = "idle"\nany = ["x"]\n[[examples]]\nstate = "idle"\nscreen = "a"\nscren = "b"\n`,

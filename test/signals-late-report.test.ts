@@ -80,4 +80,19 @@ test('a dialog seen before the previous report does not make a new blocked repor
   assert.is(seq[2].by, 'report');
 });
 
+test('both hooks late: PreToolUse and PermissionRequest reports arrive after the answer, dated by when they fired', () => {
+  // Hooks fired at 1000 (PreToolUse) and 1150 (PermissionRequest); the dialog showed at 1300
+  // and was answered at 1800; the hook processes reported at 2000 and 2100 (a loaded machine).
+  const pre: Report = { state: 'working', at: 1000, source: 'hook PreToolUse Bash' };
+  const perm: Report = { state: 'blocked', at: 1150, source: 'report blocked' };
+  const seq = run([
+    at(1300, 'blocked', null),
+    at(1800, 'working', null), // answered: the tool runs
+    at(2000, 'working', pre),
+    at(2100, 'working', perm), // late, about the dialog already answered: not blocked again
+    at(2100 + REPORT_GRACE_MS / 2, 'working', perm),
+  ]);
+  assert.equal(seq.map((s) => s.state), ['blocked', 'working', 'working', 'working', 'working']);
+});
+
 test.run();

@@ -15,6 +15,13 @@
  */
 import { createConnection } from 'node:net';
 
+/**
+ * When this hook process started, ms since the epoch: about when the agent fired the hook.
+ * Sent with the report, because a process can take a while to report (Node's start-up on a
+ * loaded machine) and a late report must not be taken for news.
+ */
+const FIRED_AT = Math.round(performance.timeOrigin);
+
 /** The whole hook call's budget, ms: stdin, connect, write, answer. */
 export const HOOK_BUDGET_MS = 200;
 /** The most of the payload read from stdin, bytes. */
@@ -95,10 +102,12 @@ export async function hookMain(argv: string[]): Promise<number> {
         source = `hook PreToolUse ${/"tool_name"\s*:\s*"([^"]{1,40})"/.exec(payload)?.[1] ?? ''}`
           .trim();
       }
-      if (socket) await sendLine(socket, { op: 'report', state, detail: source }, left());
+      if (socket) {
+        await sendLine(socket, { op: 'report', state, detail: source, firedAt: FIRED_AT }, left());
+      }
     } else if (cmd === 'notify') {
       const payload = await readStdin(Math.min(100, left()));
-      if (socket) await sendLine(socket, { op: 'notify', payload }, left());
+      if (socket) await sendLine(socket, { op: 'notify', payload, firedAt: FIRED_AT }, left());
     }
   } catch {
     // a hook never fails

@@ -208,7 +208,11 @@ export class SessionHost {
             `report: unknown state '${req.state}' (working, blocked, idle, done)`,
           );
         }
-        session.setReport({ state, at: Date.now(), source: req.detail || `report ${req.state}` });
+        session.setReport({
+          state,
+          at: firedAt(req.firedAt),
+          source: req.detail || `report ${req.state}`,
+        });
         session.log(`report ${state} (${req.detail ?? ''})`);
         this.sweep.evaluate(w); // a report is news: no need to wait for the next sweep
         return {};
@@ -221,7 +225,11 @@ export class SessionHost {
           session.log(reading.error); // malformed: ignored, logged
           return { ignored: reading.error };
         }
-        session.setReport({ state: reading.state, at: Date.now(), source: reading.source });
+        session.setReport({
+          state: reading.state,
+          at: firedAt(req.firedAt),
+          source: reading.source,
+        });
         session.log(reading.source);
         this.sweep.evaluate(w);
         return {};
@@ -325,6 +333,16 @@ function exitedWithin(session: Session, ms: number): Promise<boolean> {
       resolve(true);
     });
   });
+}
+
+/**
+ * When a hook fired, from what it says (`firedAt`, ms since the epoch), kept within the last
+ * 30 s and never after now; now when it says nothing usable.
+ */
+export function firedAt(said: unknown, now = Date.now()): number {
+  return typeof said === 'number' && Number.isFinite(said)
+    ? Math.min(now, Math.max(now - 30_000, said))
+    : now;
 }
 
 /** Paints `session`'s screen text on a client terminal: clear, each row, cursor back in place. */

@@ -47,8 +47,9 @@ export type Request =
   | { op: 'attach'; rows?: number; cols?: number }
   | { op: 'resize'; rows: number; cols: number }
   | { op: 'kill' }
-  | { op: 'report'; state: string; detail?: string }
-  | { op: 'notify'; payload: unknown }
+  /** `firedAt`: when the hook fired (its process's start), ms since the epoch. */
+  | { op: 'report'; state: string; detail?: string; firedAt?: number }
+  | { op: 'notify'; payload: unknown; firedAt?: number }
   | { op: 'send'; text: string; enter?: boolean }
   | { op: 'prompt' }
   | {

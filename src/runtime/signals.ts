@@ -55,10 +55,10 @@ export type ForegroundKind = 'agent' | 'shell' | 'other' | 'unknown';
 /** Which signal decided a state. */
 export type DecidedBy = 'exit' | 'foreground' | 'screen' | 'report' | 'start';
 
-/** What an agent said about itself (a hook), with when it arrived. */
+/** What an agent said about itself (a hook), with when its hook fired. */
 export interface Report {
   state: RuleState;
-  /** ms since the epoch. */
+  /** When the hook fired (the hook process's start), ms since the epoch; never after arrival. */
   at: number;
   /** Where it came from: 'report working', 'notify permission_prompt', 'hook PreToolUse', ... */
   source: string;
@@ -101,6 +101,10 @@ export interface StateRecord {
   reportSeenAt?: number;
   /** True when the screen read blocked since the latest report came. */
   blockedSinceReport?: boolean;
+  /** True when the last evaluation read blocked off the screen. */
+  screenBlocked?: boolean;
+  /** When the screen last stopped reading blocked (a dialog answered or dismissed), ms. */
+  screenUnblockedAt?: number;
 }
 
 /** The record of a session that has just started: idle (no prompt submitted yet). */
@@ -123,7 +127,12 @@ function next(
 /** What the decision remembers about reports between evaluations. */
 type Memo = Pick<
   StateRecord,
-  'reportAgreedAt' | 'reportDroppedAt' | 'reportSeenAt' | 'blockedSinceReport'
+  | 'reportAgreedAt'
+  | 'reportDroppedAt'
+  | 'reportSeenAt'
+  | 'blockedSinceReport'
+  | 'screenBlocked'
+  | 'screenUnblockedAt'
 >;
 
 /** The state a screen evaluation reads from a matched rule, or null when no rule matched. */
@@ -144,6 +153,8 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
     reportDroppedAt: prev.reportDroppedAt,
     reportSeenAt: prev.reportSeenAt,
     blockedSinceReport: prev.blockedSinceReport,
+    screenBlocked: ev?.state === 'blocked',
+    screenUnblockedAt: prev.screenBlocked && ev?.state !== 'blocked' ? now : prev.screenUnblockedAt,
   };
   if (r && r.at !== memo.reportSeenAt) {
     // A new report. A hook runs as a process and may report late: a blocked report (e.g.
@@ -161,7 +172,12 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
     const contradicted = seen !== null && seen !== 'blocked' && seen !== r.state &&
       (memo.reportAgreedAt === r.at || now - r.at >= REPORT_GRACE_MS);
     const expired = seen !== r.state && now - r.at >= (input.reportTtlMs ?? DEFAULT_REPORT_TTL_MS);
-    if (contradicted || expired) memo = { ...memo, reportDroppedAt: r.at };
+    // A report's `at` is when its hook fired. A blocked report fired before a dialog left the
+    // screen announced that dialog, which has been answered: it no longer counts, however
+    // late the hook's process got to report it.
+    const answered = r.state === 'blocked' && memo.screenUnblockedAt !== undefined &&
+      r.at < memo.screenUnblockedAt && ev?.state !== 'blocked';
+    if (contradicted || expired || answered) memo = { ...memo, reportDroppedAt: r.at };
     else report = r;
   }
 

@@ -8,7 +8,14 @@
 import { basename } from 'node:path';
 import type { Manifest } from '../detect/manifest.ts';
 import { evaluate } from '../detect/evaluate.ts';
-import { decide, type ForegroundKind, initialState, SHELLS, type StateRecord } from './signals.ts';
+import {
+  decide,
+  type ForegroundKind,
+  IDLE_CONFIRM_MS,
+  initialState,
+  SHELLS,
+  type StateRecord,
+} from './signals.ts';
 import type { Session } from './session.ts';
 
 /** The sweep interval's default, ms. */
@@ -132,9 +139,9 @@ export class Sweep {
     for (const w of this.watched.values()) if (w.timer) clearTimeout(w.timer);
   }
 
-  #schedule(w: Watched): void {
+  #schedule(w: Watched, after = ADAPTIVE_MIN_MS): void {
     if (w.timer) return;
-    const wait = Math.max(0, w.lastEvalAt + ADAPTIVE_MIN_MS - this.#now());
+    const wait = Math.max(0, w.lastEvalAt + after - this.#now());
     w.timer = setTimeout(() => {
       w.timer = undefined;
       if (this.watched.has(w.session.id)) this.evaluateIfDue(w);
@@ -225,6 +232,9 @@ export class Sweep {
     w.evaluations++;
     this.stats.evaluations++;
     this.stats.evalMs += performance.now() - t0;
+    // In adaptive mode a pending working -> idle is confirmed by its own look, not by the
+    // next tick or the next output (a quiet idle screen brings neither soon).
+    if (this.adaptive && w.record.idleSeenAt !== undefined) this.#schedule(w, IDLE_CONFIRM_MS);
     if (w.record.state !== prev.state) this.options.onTransition(w, prev);
     this.options.onEvaluated?.(w);
     return w.record;
