@@ -2,7 +2,9 @@
  * `agentwatch explain FILE`: the rendered screen with row numbers, then every rule of the
  * manifest in order with each pattern, whether it matched, and where; then the decision.
  */
-import { type Command, UsageError } from './command.ts';
+import { existsSync } from 'node:fs';
+import { type Command, type Io, UsageError } from './command.ts';
+import { findSession, request } from '../runtime/control-client.ts';
 import { classifySetup } from './classify.ts';
 import { manifestForFile } from './agent-of.ts';
 import { explain, formatExplain } from '../detect/explain.ts';
@@ -28,10 +30,42 @@ export function numberedScreen(
   return out.join('\n') + '\n';
 }
 
+/** Explains a live session: its screen, which signal decided its state, the rules, its hook events. */
+async function explainSession(key: string, io: Io): Promise<number> {
+  const info = await findSession(key);
+  const x = await request<{
+    decidedBy: string;
+    reason: string;
+    report: { state: string; at: number; source: string } | null;
+    foreground: { kind: string; name: string };
+    manifest: string | null;
+    screen: string;
+    rules: string;
+    events: string[];
+  }>(info.socket, { op: 'explain' }, 5000);
+  const rows = x.screen.split('\n');
+  io.stdout(`${info.name} (${info.id}): ${info.state}, decided by ${x.decidedBy}: ${x.reason}\n`);
+  io.stdout(
+    `foreground: ${x.foreground.name || '?'} (${x.foreground.kind}); manifest: ${
+      x.manifest ?? 'none'
+    }\n`,
+  );
+  const age = x.report ? ` (${((Date.now() - x.report.at) / 1000).toFixed(1)} s ago)` : '';
+  io.stdout(
+    `latest report: ${x.report ? `${x.report.state} from ${x.report.source}${age}` : 'none'}\n\n`,
+  );
+  io.stdout(numberedScreen({ rows, title: '', osc: new Map() }));
+  io.stdout('\n' + x.rules);
+  if (x.events.length) io.stdout('\nevents:\n' + x.events.map((e) => `  ${e}\n`).join(''));
+  return 0;
+}
+
 export const explainCommand: Command = {
   name: 'explain',
-  summary: 'show the rendered screen and how each rule of the manifest reads it',
-  usage: 'explain [--agent ID | --manifest FILE] [--size ROWSxCOLS] FILE',
+  summary:
+    "show a capture's or a live session's screen, how each rule reads it, which signal decided",
+  usage:
+    'explain [--agent ID | --manifest FILE] [--size ROWSxCOLS] FILE\n       agentwatch explain SESSION',
   options: {
     agent: { type: 'string' },
     manifest: { type: 'string' },
@@ -43,9 +77,10 @@ export const explainCommand: Command = {
     size: 'screen size in cells (default 32x120)',
   },
   async run(values, positionals, io) {
-    if (positionals.length !== 1) throw new UsageError('give exactly one capture FILE');
-    const setup = classifySetup(values);
+    if (positionals.length !== 1) throw new UsageError('give exactly one capture FILE or SESSION');
     const file = positionals[0];
+    if (!existsSync(file) && !file.includes('/')) return await explainSession(file, io);
+    const setup = classifySetup(values);
     const manifest = manifestForFile(file, setup.manifests, setup.agent, setup.explicit);
     const { terminal } = await renderFile(file, setup.rows, setup.cols);
     const snapshot = terminal.snapshot();

@@ -9,6 +9,7 @@ import type { Server, Socket } from 'node:net';
 import { basename } from 'node:path';
 import type { Manifest } from '../detect/manifest.ts';
 import { readPrompt } from '../detect/prompt.ts';
+import { explain, formatExplain } from '../detect/explain.ts';
 import { closeControl, listenControl, push } from './control-server.ts';
 import { ensureSocketDir, socketPath } from './paths.ts';
 import type { Request, SessionInfo } from './protocol.ts';
@@ -253,6 +254,26 @@ export class SessionHost {
       }
       case 'events':
         return { events: session.events() };
+      case 'explain': {
+        this.sweep.evaluate(w); // afresh, like the typing guard
+        const snapshot = session.terminal.snapshot();
+        return {
+          session: sessionInfo(w),
+          decidedBy: w.record.by,
+          reason: w.record.reason,
+          report: session.report,
+          foreground: w.foreground,
+          manifest: w.manifest
+            ? `${w.manifest.id} ${w.manifest.version} (${w.manifest.source})`
+            : null,
+          screen: session.terminal.screenText(),
+          title: snapshot.title,
+          rules: w.manifest
+            ? formatExplain(explain(snapshot, w.manifest))
+            : 'no manifest applies\n',
+          events: session.events(),
+        };
+      }
       default:
         throw new UserError(`unknown op '${(req as { op: string }).op}'`);
     }

@@ -58,7 +58,8 @@ export type Request =
     confirmed: boolean;
     expect: { question: string; options: string[] };
   }
-  | { op: 'events' };
+  | { op: 'events' }
+  | { op: 'explain' };
 
 /**
  * Splits a byte stream into lines; calls `onLine` for each complete line (max 1 MB a line).
