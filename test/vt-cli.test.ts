@@ -63,14 +63,12 @@ test('--size renders at another size', async () => {
   }
 });
 
-test('an empty file prints an empty screen', async () => {
+test('an empty file is an error that names it (as in classify)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'vt-cli-'));
   try {
     const file = join(dir, 'empty.raw');
     writeFileSync(file, '');
-    const { code, out } = await run({ size: '2x10' }, [file]);
-    assert.is(code, 0);
-    assert.is(out, '\n\n');
+    await rejects(run({ size: '2x10' }, [file]), UserError, /empty\.raw: empty file \(0 bytes\)/);
   } finally {
     rmSync(dir, { recursive: true });
   }

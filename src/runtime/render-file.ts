@@ -32,7 +32,7 @@ export async function checkCaptureFile(path: string): Promise<number> {
     st = await stat(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new UserError(`${path}: no such file`);
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new UserError(`${path}: no such file`);
     if (code === 'EACCES') throw new UserError(`${path}: permission denied`);
     throw new UserError(`${path}: cannot read (${code ?? (e as Error).message})`);
   }
@@ -65,11 +65,19 @@ export async function renderFile(path: string, rows: number, cols: number): Prom
   try {
     const buf = new Uint8Array(CHUNK_BYTES);
     for (;;) {
-      const { bytesRead } = await fh.read(buf, 0, CHUNK_BYTES, null);
+      let bytesRead: number;
+      try {
+        ({ bytesRead } = await fh.read(buf, 0, CHUNK_BYTES, null));
+      } catch (e) {
+        throw new UserError(
+          `${path}: read failed (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+        );
+      }
       if (bytesRead === 0) break;
       const chunk = buf.subarray(0, bytesRead);
       terminal.write(chunk);
       terminal.takeReplies(); // nobody answers a replay; drop the replies so they do not pile up
+      terminal.takeExtensionReplies();
       total += bytesRead;
       if (bytesRead >= TAIL_BYTES) {
         tail.set(chunk.subarray(bytesRead - TAIL_BYTES));

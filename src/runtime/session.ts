@@ -144,10 +144,14 @@ export class Session {
     this.bytesOut += data.length;
     this.ring.push(data);
     this.terminal.write(data);
+    // Queries a real terminal answers: ours only when none is attached. Queries no terminal
+    // answers (OSC 7501): always ours.
     const replies = this.terminal.takeReplies();
     if (replies && this.headless && !this.exit) {
       this.#safe(() => this.pty.write(Buffer.from(replies)));
     }
+    const ext = this.terminal.takeExtensionReplies();
+    if (ext && !this.exit) this.#safe(() => this.pty.write(Buffer.from(ext)));
     for (const l of this.#outputListeners) this.#safe(() => l(data));
   }
 

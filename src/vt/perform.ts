@@ -105,6 +105,8 @@ export class Perform implements Actions {
   unknownSequences = 0;
   /** Bytes to send back to the program. */
   readonly replies: Replies = new Replies();
+  /** Replies to queries that no real terminal answers (agentwatch's own: OSC 7501). */
+  readonly extensionReplies: Replies = new Replies();
 
   // Modes that change no cell but are reported by DECRQM (xterm's defaults).
   private appCursorKeys = false;
@@ -658,6 +660,13 @@ export class Perform implements Actions {
             this.replies.push(`${ESC}]4;${index};${rgbSpec(paletteColor(index))}${end}`);
           }
         }
+        break;
+      case 7501: // OSC 7501 ; ? : a program asks whether the terminal takes its state reports
+        // Claude Code 2.1.332 probes it at start-up and, once answered with the probe itself,
+        // reports `OSC 7501 ; state=idle|working|blocked|done : app=claude-code ...` (seen on the
+        // real binary, test/claude-real.test.ts). No terminal answers it, so it goes to the
+        // extension queue, which the runtime answers even when a real terminal is attached.
+        if (payload === '?') this.extensionReplies.push(`${ESC}]7501;?${end}`);
         break;
       case 10: // foreground, then background, then cursor colour in the following slots
       case 11:

@@ -139,6 +139,15 @@ export class Terminal {
     return this.perform.replies.take();
   }
 
+  /**
+   * The bytes to answer queries that no real terminal answers, so the runtime sends them even
+   * when a real terminal is attached: the `OSC 7501 ; ?` state-report probe of Claude Code
+   * 2.1.332 (answered with the probe itself). Empties the queue; null when empty.
+   */
+  takeExtensionReplies(): Uint8Array | null {
+    return this.perform.extensionReplies.take();
+  }
+
   /** Control sequences seen that the emulator does not know (counted, not logged). */
   get unknownSequences(): number {
     return this.perform.unknownSequences;
