@@ -232,6 +232,17 @@ async function settledIdle(f: SessionFollower, timeoutMs: number): Promise<Recei
 }
 
 /** The first line after index `from` whose state differs from `state`. */
+/**
+ * The info last published during the blocked spell that began with `blocked`: a report or
+ * OSC 7501 may announce blocked before the dialog is drawn, and the session publishes again
+ * once the dialog's question shows.
+ */
+function lastWhileBlocked(f: SessionFollower, blocked: Received): SessionInfo {
+  const spell = f.received.filter((r) => r.t >= blocked.t);
+  const end = spell.findIndex((r) => r.info.state !== 'blocked');
+  return (end < 0 ? spell : spell.slice(0, end)).at(-1)!.info;
+}
+
 function firstOtherThan(f: SessionFollower, state: string, from: number): Received | undefined {
   return f.received.slice(from).find((r) => r.info.state !== state);
 }
@@ -341,7 +352,9 @@ async function runScript(
         retries,
         promptGone,
         done,
-        blockedInfo: blocked.info,
+        // The info as last published while blocked: a report or OSC 7501 may announce blocked
+        // before the dialog is drawn; the session publishes again once its question shows.
+        blockedInfo: lastWhileBlocked(f, blocked),
         blockedLatency: blocked.t - promptShown,
         clearedLatency: cleared.t - promptGone,
         clearedAfterEnter: cleared.t - answered,

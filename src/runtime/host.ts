@@ -80,7 +80,26 @@ export class SessionHost {
       manifests: options.manifests,
       foreground: options.foreground,
       onTransition: (w, prev) => this.#onTransition(w, prev),
+      onEvaluated: (w) => this.#onEvaluated(w),
     });
+  }
+
+  /** Prompt text last published per session, to publish again when a blocked prompt changes. */
+  readonly #publishedPrompt = new Map<string, string>();
+
+  /**
+   * A blocked session whose prompt appears or changes without a state change (a report or
+   * OSC 7501 said blocked before the dialog was drawn) is published again, so subscribers
+   * get its question and options.
+   */
+  #onEvaluated(w: Watched): void {
+    if (w.record.state !== 'blocked') return;
+    const info = sessionInfo(w);
+    const key = `${info.question ?? ''}\n${(info.options ?? []).join('\n')}`;
+    if (this.#publishedPrompt.get(w.session.id) === key) return;
+    this.#publishedPrompt.set(w.session.id, key);
+    const entry = this.sessions.get(w.session.id);
+    if (entry) { for (const s of entry.subscribers) push(s, { event: 'state', session: info }); }
   }
 
   /** Calls `listener` on every state change of every hosted session. */
@@ -152,6 +171,10 @@ export class SessionHost {
 
   #onTransition(w: Watched, prev: StateRecord): void {
     const info = sessionInfo(w);
+    this.#publishedPrompt.set(
+      w.session.id,
+      `${info.question ?? ''}\n${(info.options ?? []).join('\n')}`,
+    );
     const entry = this.sessions.get(w.session.id);
     if (entry) { for (const s of entry.subscribers) push(s, { event: 'state', session: info }); }
     for (const l of this.#transitionListeners) {
