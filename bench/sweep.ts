@@ -13,8 +13,9 @@
  * - blocked latency: prompt drawn (truth time) -> `blocked` published (onTransition);
  * - clear latency: answer key written -> the state published leaves `blocked`;
  * - host CPU: process.cpuUsage over the measured window, as % of one core, minus the time
- *   this harness spends in its own code (truth polling, driving); the sweep's evaluation time
- *   from Sweep.stats (% of one core) and evaluations per second;
+ *   this harness spends in its own code (truth polling, driving; measured with cpuUsage too);
+ *   the sweep's evaluation time from Sweep.stats (wall time inside evaluate, so it grows when
+ *   the machine is loaded and the process is preempted) and evaluations per second;
  * - memory: RSS at the end of the window; per pane, the growth from before the sessions
  *   started to the end of the window, after a GC, divided by N: of RSS (noisy, freed memory
  *   stays resident) and of the JS heap plus external memory (buffers: the 64 KB ring).
@@ -45,7 +46,7 @@ const TASK_DELAY_MS: readonly [number, number] = [200, 1200];
 const ANSWER_DELAY_MS: readonly [number, number] = [200, 600];
 const ANSWER_MIN_MS = 500;
 const ANSWER_GIVE_UP_MS = 5000;
-const POLL_MS = 50;
+const POLL_MS = 200;
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -207,7 +208,14 @@ async function runCase(
   const random = rng(n * 7 + (adaptive ? 1 : 0));
   const between = ([lo, hi]: readonly [number, number]) => lo + (hi - lo) * random();
   let driving = false;
-  let harnessMs = 0;
+  let harnessMs = 0; // CPU time (process.cpuUsage) this harness spends in its own callbacks
+  /** Runs `f`, adding the CPU time it takes to the harness's account. */
+  const harness = (f: () => void) => {
+    const c0 = process.cpuUsage();
+    f();
+    const c = process.cpuUsage(c0);
+    harnessMs += (c.user + c.system) / 1000;
+  };
 
   host.onTransition(({ info }) => {
     const pane = panes.get(info.id);
@@ -225,10 +233,7 @@ async function runCase(
     if (pane.timer) clearTimeout(pane.timer);
     pane.timer = setTimeout(() => {
       pane.timer = undefined;
-      if (!driving) return;
-      const t0 = performance.now();
-      act();
-      harnessMs += performance.now() - t0;
+      if (driving) harness(act);
     }, Math.max(0, ms));
   };
   const answer = (pane: Pane) => {
@@ -307,11 +312,10 @@ async function runCase(
       pane.published.length = 0;
       onTruth(pane, { t: w0, state: 'idle' });
     }
-    const poller = setInterval(() => {
-      const p0 = performance.now();
-      for (const pane of panes.values()) for (const e of pollTruth(pane)) onTruth(pane, e);
-      harnessMs += performance.now() - p0;
-    }, POLL_MS);
+    const poller = setInterval(() =>
+      harness(() => {
+        for (const pane of panes.values()) for (const e of pollTruth(pane)) onTruth(pane, e);
+      }), POLL_MS);
     await sleep(windowMs);
     driving = false;
     clearInterval(poller);
