@@ -35,23 +35,28 @@ const RESTORE =
 export const runCommand: Command = {
   name: 'run',
   summary: 'run an agent in this terminal while agentwatch follows its state',
-  usage: 'run [--agent ID] [--name NAME] [--interval MS] -- CMD ARGS...',
+  usage: 'run [--agent ID] [--name NAME] [--interval MS] [--no-hooks] -- CMD ARGS...',
   passthrough: true,
   options: {
     agent: { type: 'string' },
     name: { type: 'string' },
+    'no-hooks': { type: 'boolean' },
     ...sweepOptionSpec,
     ...notifyOptionSpec,
   },
   help: {
     agent: 'manifest id to use (default: from the foreground process name)',
     name: 'the name the board shows (default: the command name)',
+    'no-hooks':
+      "start the agent without agentwatch's hooks (Claude Code: no --settings); the screen alone decides",
     ...sweepOptionHelp,
     ...notifyOptionHelp,
   },
   async run(values, positionals, io) {
     const { command, args } = splitCommand(positionals);
-    const host = createHost(sweepChoice(values));
+    const host = createHost(sweepChoice(values), process.env, {
+      hooks: values['no-hooks'] !== true,
+    });
     const stdin = process.stdin;
     const stdout = process.stdout;
     const tty = stdin.isTTY === true && stdout.isTTY === true;

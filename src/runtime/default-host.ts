@@ -24,10 +24,14 @@ export interface SweepChoice {
   adaptive?: boolean;
 }
 
-/** A host with the bundled manifests and the real foreground reader. */
+/**
+ * A host with the bundled manifests and the real foreground reader; `hooks: false` starts
+ * agents without the hooks their manifest declares.
+ */
 export function createHost(
   choice: SweepChoice = {},
   env: NodeJS.ProcessEnv = process.env,
+  { hooks }: { hooks?: boolean } = {},
 ): SessionHost {
   const manifests = loadBundledManifests();
   return new SessionHost({
@@ -35,6 +39,7 @@ export function createHost(
     foreground: sessionForeground,
     intervalMs: choice.intervalMs,
     adaptive: choice.adaptive,
+    hooks,
     env,
   });
 }
