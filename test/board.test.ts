@@ -1,10 +1,17 @@
 /**
  * The board's pure rendering: fixed session lists -> expected frame lines (order, columns,
- * colours, selection, scrolling, narrow terminals).
+ * colours, selection, scrolling, narrow terminals, the answer panel).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { renderBoard, sortSessions, stripSgr } from '../src/cli/board.ts';
+import {
+  ANSWER_KEYS,
+  type AnswerPanel,
+  panelWarning,
+  renderBoard,
+  sortSessions,
+  stripSgr,
+} from '../src/cli/board.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 
 const NOW = 1_800_000_000_000;
@@ -80,7 +87,10 @@ test('renderBoard: a full frame at 24x100 without colours', () => {
     '   old   claude  exited   5s      exit code 0',
     '',
   ]);
-  assert.is(lines[11], ' ↑/↓ select · Enter attach (Ctrl-] detaches) · n new session · q quit');
+  assert.is(
+    lines[11],
+    ' ↑/↓ select · Enter attach (Ctrl-] detaches) · a/1-9 answer · n new session · q quit',
+  );
 });
 
 test('renderBoard: state colours (blocked red bold, working yellow, idle green, exited grey)', () => {
@@ -179,6 +189,133 @@ test('renderBoard: sessions with the same name show their ids', () => {
   const lines = renderBoard(twins, { now: NOW, width: 80, height: 7, color: false });
   assert.match(lines[3], /^ {3}node-1a2b {2}claude/);
   assert.match(lines[4], /^ {3}node-3c4d {2}claude/);
+});
+
+const OPTIONS = ['1. Yes', "2. Yes, and don't ask again for touch commands", '3. No'];
+
+/** The panel of web-0002's prompt (as in SESSIONS), option `choice` chosen. */
+function panel(choice: number, extra: Partial<AnswerPanel> = {}): AnswerPanel {
+  return {
+    id: 'web-0002',
+    name: 'web',
+    phase: 'choosing',
+    question: 'Do you want to proceed?',
+    options: OPTIONS,
+    choice,
+    ...extra,
+  };
+}
+
+test('renderBoard: the answer panel at the bottom, the chosen option marked, its own keys', () => {
+  const lines = renderBoard(SESSIONS, {
+    now: NOW,
+    width: 80,
+    height: 18,
+    selected: 'web-0002',
+    answer: panel(1),
+    color: false,
+  });
+  assert.is(lines.length, 18);
+  assert.equal(lines.slice(0, 5), [
+    ' agentwatch · 5 sessions · 2 blocked · 1 working · 1 idle · 1 exited',
+    '',
+    '   NAME  AGENT   STATE    FOR     DETAIL',
+    '   db    claude  blocked  40s     Do you want to make this edit to schema.sql?',
+    ' > web   claude  blocked  12s     Do you want to proceed?',
+  ]);
+  assert.equal(lines.slice(-8), [
+    ' ── answer web (web-0002) ' + '─'.repeat(54),
+    ' Do you want to proceed?',
+    '     1. Yes',
+    "   > 2. Yes, and don't ask again for touch commands",
+    '     3. No',
+    " Answer '2. Yes, and don't ask again for touch commands'? y/N",
+    '',
+    ' ' + ANSWER_KEYS,
+  ]);
+  for (const l of lines) assert.ok([...l].length <= 80, l);
+  // with colours: the chosen option is bold, and stripping SGR gives the plain frame
+  const coloured = renderBoard(SESSIONS, {
+    now: NOW,
+    width: 80,
+    height: 18,
+    selected: 'web-0002',
+    answer: panel(1),
+  });
+  assert.ok(coloured.includes(" \x1b[1m  > 2. Yes, and don't ask again for touch commands\x1b[0m"));
+  assert.equal(coloured.map(stripSgr), lines);
+});
+
+test('renderBoard: the panel while reading the prompt, while sending, and with a status', () => {
+  const view = { now: NOW, width: 80, height: 16, selected: 'web-0002', color: false };
+  const reading = renderBoard(SESSIONS, {
+    ...view,
+    answer: { id: 'web-0002', name: 'web', phase: 'reading', choice: 0 },
+  });
+  assert.equal(reading.slice(-4), [
+    ' ── answer web (web-0002) ' + '─'.repeat(54),
+    ' reading the prompt of web…',
+    '',
+    ' ' + ANSWER_KEYS,
+  ]);
+  const sending = renderBoard(SESSIONS, {
+    ...view,
+    answer: panel(2, { phase: 'sending' }),
+    status: 'a status',
+  });
+  assert.equal(sending.slice(-4), [" answering '3. No'…", '', ' a status', ' ' + ANSWER_KEYS]);
+  assert.ok(sending.includes('   > 3. No'));
+});
+
+test('renderBoard: the panel warns when the session no longer shows that prompt', () => {
+  const web = SESSIONS[1];
+  assert.is(panelWarning(panel(0), web), undefined);
+  assert.is(panelWarning(panel(0), { ...web, options: OPTIONS }), undefined);
+  assert.is(panelWarning(panel(0), undefined), 'web is gone');
+  assert.is(
+    panelWarning(panel(0), { ...web, state: 'working', question: undefined }),
+    'web is working now, no longer waiting for this answer',
+  );
+  assert.is(
+    panelWarning(panel(0), { ...web, question: 'Do you want to make this edit?' }),
+    'the prompt of web has changed',
+  );
+  assert.is(
+    panelWarning(panel(0), { ...web, options: ['1. Yes', '2. No'] }),
+    'the prompt of web has changed',
+  );
+  const moved = SESSIONS.map((s) => (s.id === 'web-0002' ? { ...s, state: 'idle' as const } : s));
+  const lines = renderBoard(moved, {
+    now: NOW,
+    width: 80,
+    height: 18,
+    selected: 'web-0002',
+    answer: panel(0),
+    color: false,
+  });
+  assert.equal(lines.slice(-4, -2), [
+    ' web is idle now, no longer waiting for this answer: y will be refused',
+    " Answer '1. Yes'? y/N",
+  ]);
+});
+
+test('renderBoard: a panel on a small terminal keeps the choice and the confirmation', () => {
+  const many = Array.from({ length: 9 }, (_, i) => `${i + 1}. option ${i + 1}`);
+  for (const height of [8, 12]) {
+    const lines = renderBoard(SESSIONS, {
+      now: NOW,
+      width: 40,
+      height,
+      selected: 'web-0002',
+      answer: panel(7, { options: many }),
+      color: false,
+    });
+    assert.is(lines.length, height);
+    for (const l of lines) assert.ok([...l].length <= 40, `'${l}'`);
+    assert.ok(lines.includes('   > 8. option 8'), lines.join('\n'));
+    assert.ok(lines.includes(" Answer '8. option 8'? y/N"), lines.join('\n'));
+    assert.ok(!lines.includes('     1. option 1'), 'the options before the window are left out');
+  }
 });
 
 test.run();

@@ -11,7 +11,18 @@
  *  > backend    claude   blocked  12s     Do you want to proceed?
  *    frontend   claude   working  3s      rule 3 (working) matched ...
  *
- *  ↑/↓ select · Enter attach · n new · q quit
+ *  ↑/↓ select · Enter attach · a/1-9 answer · n new · q quit
+ * ```
+ * With an {@link AnswerPanel} (the `a` key on a blocked session), the panel takes the bottom
+ * lines above the status line, and the key help becomes the panel's keys:
+ * ```
+ *  ── answer backend (backend-1a2b) ─────────────────
+ *  Do you want to proceed?
+ *    > 1. Yes
+ *      2. No
+ *  Answer '1. Yes'? y/N
+ *
+ *  ↑/↓ or 1-9 choose · y answer · n/Esc cancel
  * ```
  * Widths count code points as cells (names and questions of the agents seen are narrow text);
  * a narrow terminal drops the AGENT, then the FOR column, then cuts the rest with `…`.
@@ -39,10 +50,34 @@ export interface BoardView {
   keys?: string;
   /** SGR colours (default true). */
   color?: boolean;
+  /** The confirmation panel of an answer, when one is open (replaces the key help). */
+  answer?: AnswerPanel;
 }
 
+/**
+ * The confirmation panel for answering a blocked session's prompt: the prompt as read with the
+ * `prompt` op (the one `y` confirms, sent as the answer's `expect`) and the option chosen.
+ */
+export interface AnswerPanel {
+  /** The session's id (to compare the prompt with the session's latest info) and name. */
+  id: string;
+  name: string;
+  /** `reading`: the prompt is being read; `choosing`: waits for y/n; `sending`: answer sent. */
+  phase: 'reading' | 'choosing' | 'sending';
+  /** The prompt's question ('' when none was read; undefined while reading). */
+  question?: string;
+  /** The prompt's numbered options ('1. Yes', ...); undefined while reading. */
+  options?: string[];
+  /** Index into `options` of the chosen one. */
+  choice: number;
+}
+
+/** The key help while an answer panel is open. */
+export const ANSWER_KEYS = '↑/↓ or 1-9 choose · y answer · n/Esc cancel';
+
 /** The default key help. */
-export const WATCH_KEYS = '↑/↓ select · Enter attach (Ctrl-] detaches) · n new session · q quit';
+export const WATCH_KEYS =
+  '↑/↓ select · Enter attach (Ctrl-] detaches) · a/1-9 answer · n new session · q quit';
 
 const STATE_ORDER: Record<SessionState, number> = { blocked: 0, working: 1, idle: 1, exited: 2 };
 
@@ -70,6 +105,66 @@ export function sortSessions(infos: readonly SessionInfo[]): SessionInfo[] {
 /** Removes SGR sequences (for tests and width checks). */
 export function stripSgr(text: string): string {
   return text.replace(/\x1b\[[0-9;]*m/g, '');
+}
+
+/**
+ * Why the prompt an answer panel shows is no longer the one on the session's screen, going by
+ * the session's latest info; undefined while it still is (or nothing says otherwise). Then `y`
+ * will be refused by the session, which compares afresh before writing.
+ */
+export function panelWarning(
+  panel: AnswerPanel,
+  info: SessionInfo | undefined,
+): string | undefined {
+  if (panel.phase === 'reading' || !panel.options) return undefined;
+  if (!info) return `${panel.name} is gone`;
+  if (info.state !== 'blocked') {
+    return `${panel.name} is ${info.state} now, no longer waiting for this answer`;
+  }
+  const sameQuestion = info.question === undefined || info.question === panel.question;
+  const sameOptions = info.options === undefined ||
+    info.options.join('\n') === panel.options.join('\n');
+  return sameQuestion && sameOptions ? undefined : `the prompt of ${panel.name} has changed`;
+}
+
+/**
+ * The panel's lines (without the leading space each board line gets): a rule naming the
+ * session, the question, the options (the chosen one marked `>`; at most `maxOptions`, a
+ * window that keeps the choice) and the confirmation question, or what is happening.
+ */
+function panelLines(
+  panel: AnswerPanel,
+  info: SessionInfo | undefined,
+  width: number,
+  maxOptions: number,
+  sgr: (code: string, text: string) => string,
+): string[] {
+  const w = width - 1;
+  const label = `── answer ${panel.name}${panel.name === panel.id ? '' : ` (${panel.id})`} `;
+  const rule = fit(label + '─'.repeat(Math.max(0, w - [...label].length)), w);
+  const out = [sgr('1', rule)];
+  if (panel.phase === 'reading' || !panel.options) {
+    out.push(fit(`reading the prompt of ${panel.name}…`, w));
+    return out;
+  }
+  out.push(sgr('1', fit(panel.question || '(no question line)', w)));
+  const options = panel.options;
+  const shown = Math.max(1, Math.min(options.length, maxOptions));
+  const first = Math.min(
+    Math.max(0, panel.choice - shown + 1),
+    options.length - shown,
+  );
+  for (let i = first; i < first + shown; i++) {
+    const text = fit(options[i], w - 4);
+    out.push(i === panel.choice ? sgr('1', `  > ${text}`) : `    ${text}`);
+  }
+  const warning = panelWarning(panel, info);
+  if (warning) out.push(sgr('1;31', fit(`${warning}: y will be refused`, w)));
+  const chosen = options[panel.choice] ?? '';
+  out.push(
+    fit(panel.phase === 'sending' ? `answering '${chosen}'…` : `Answer '${chosen}'? y/N`, w),
+  );
+  return out;
 }
 
 /** The detail column: the question for a blocked session, else how the state was decided. */
@@ -137,8 +232,24 @@ export function renderBoard(infos: readonly SessionInfo[], view: BoardView): str
   const title = fit(`${view.title ?? 'agentwatch'} · ${counts(sorted)}`, width - 1);
   const head: string[] = [' ' + sgr('1', title), ''];
   const bottom: string[] = [];
+  if (view.answer) {
+    const panel = view.answer;
+    // Room for the options: the screen less title, blank, table header, one row, the
+    // panel's rule, question and confirmation line, a warning, the status and the key help.
+    const fixedRows = 4 + 3 + 1 + (view.status ? 1 : 0) + 1;
+    const lines = panelLines(
+      panel,
+      infos.find((i) => i.id === panel.id),
+      width,
+      height - fixedRows,
+      sgr,
+    );
+    bottom.push(...lines.map((l) => ' ' + l), '');
+  }
   if (view.status) bottom.push(' ' + fit(view.status, width - 1));
-  if (view.input) {
+  if (view.answer) {
+    bottom.push(' ' + sgr('2', fit(ANSWER_KEYS, width - 1)));
+  } else if (view.input) {
     const line = `${view.input.label}${view.input.text}`;
     const shown = [...line].length < width - 2
       ? line
