@@ -11,8 +11,16 @@
  * (see `board.ts`), redrawn when something changes, at most 10 times a second, and every
  * second for the times in state. Keys: ↑/↓ or k/j select, Enter attaches (the session's
  * redraw, then raw bytes both ways over the socket's `attach`; Ctrl-] detaches; resizes are
- * forwarded with `resize`), n starts a session, q quits (asks first when sessions hosted here
- * are still alive).
+ * forwarded with `resize`), a answers the selected session's prompt (1-9: with option N), n
+ * starts a session, q quits (asks first when sessions hosted here are still alive).
+ *
+ * Answering (the typing guard's `prompt` and `answer` ops, as `agentwatch answer` uses them):
+ * `a` on a blocked session reads its prompt and opens a confirmation panel at the bottom (the
+ * question, the options with the chosen one marked, "Answer '<option>'? y/N"); ↑/↓ (or a
+ * digit) change the choice, `y` sends `answer` with the prompt exactly as shown as `expect`
+ * (the session classifies afresh right before writing and refuses when the prompt is not that
+ * one any more); `n`, Esc, Enter, q or Ctrl-C cancel. The result (answered, or refused with the
+ * reason) goes to the status line. On a session that is not blocked the key only says so.
  *
  * `--json` (and any run without a terminal on stdin and stdout) prints one JSON object per
  * line instead: `{t, id, name, agent, state, prev, since, question}` for every state change,
@@ -31,7 +39,7 @@ import {
   sweepOptionHelp,
   sweepOptionSpec,
 } from './sweep-options.ts';
-import { renderBoard, sortSessions, WATCH_KEYS } from './board.ts';
+import { type AnswerPanel, renderBoard, sortSessions, WATCH_KEYS } from './board.ts';
 import { createHost } from '../runtime/default-host.ts';
 import type { SessionHost } from '../runtime/host.ts';
 import { listSessions, request, subscribe } from '../runtime/control-client.ts';
@@ -39,6 +47,7 @@ import { socketDir } from '../runtime/paths.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
 import type { SessionState } from '../detect/types.ts';
 import { Notifier } from '../runtime/notify.ts';
+import { GUARD_EXIT } from '../runtime/tools.ts';
 
 /** How often the socket directory is read for new sessions, ms. */
 export const POLL_MS = 1000;
@@ -310,7 +319,26 @@ export interface BoardUiOptions {
   stdout?: NodeJS.WriteStream;
 }
 
-type Mode = 'board' | 'input' | 'confirm' | 'attached';
+type Mode = 'board' | 'input' | 'confirm' | 'attached' | 'answer';
+
+/** The answer panel's state: what is drawn, plus the session's control socket. */
+type OpenPanel = AnswerPanel & { socket: string };
+
+/** The prompt as the `prompt` op returns it. */
+interface PromptReply {
+  question: string;
+  options: string[];
+  selected: number;
+}
+
+/** How long reading a prompt and answering it may take, ms (as `agentwatch answer`). */
+const PROMPT_TIMEOUT_MS = 5000;
+const ANSWER_TIMEOUT_MS = 10_000;
+
+/** The first line of an error's message (refusals list the prompt on further lines). */
+function firstLine(e: unknown): string {
+  return String((e as Error)?.message ?? e).split('\n')[0];
+}
 
 /**
  * The interactive board on the person's terminal; see the file comment. `done` resolves when
@@ -324,6 +352,8 @@ export class BoardUi {
   #selected?: string;
   #input = '';
   #message = '';
+  /** The answer panel while the mode is `answer`. */
+  #panel: OpenPanel | null = null;
   #lastFrame = '';
   #lastFrameAt = 0;
   #frameTimer?: ReturnType<typeof setTimeout>;
@@ -406,6 +436,7 @@ export class BoardUi {
       keys: this.options.keys ?? WATCH_KEYS,
       status,
       input: this.#mode === 'input' ? { label: 'command to run: ', text: this.#input } : undefined,
+      answer: this.#mode === 'answer' && this.#panel ? this.#panel : undefined,
       color: !process.env.NO_COLOR,
     });
     const frame = lines.map((l, y) => `\x1b[${y + 1};1H${l}\x1b[K`).join('');
@@ -471,6 +502,10 @@ export class BoardUi {
       this.render();
       return;
     }
+    if (this.#mode === 'answer') {
+      this.#answerKey(key);
+      return;
+    }
     if (this.#mode === 'confirm') {
       this.#mode = 'board';
       this.#message = '';
@@ -506,6 +541,20 @@ export class BoardUi {
           this.#input = '';
         }
         break;
+      case 'a':
+        this.#openAnswer(infos[at]);
+        break;
+      case '1':
+      case '2':
+      case '3':
+      case '4':
+      case '5':
+      case '6':
+      case '7':
+      case '8':
+      case '9':
+        this.#openAnswer(infos[at], Number(key) - 1);
+        break;
       case 'q':
       case '\x03': {
         const alive = this.options.book.liveLocal();
@@ -520,6 +569,120 @@ export class BoardUi {
       default:
         return;
     }
+    this.render();
+  }
+
+  /**
+   * The `a` (or digit) key on `info`: on a blocked session, opens the answer panel and reads
+   * the prompt (`choice`, 0-based, preselects an option; else the one selected on screen);
+   * otherwise only says that it does not wait for an answer.
+   */
+  #openAnswer(info: SessionInfo | undefined, choice?: number): void {
+    if (!info) {
+      this.#message = 'no session to answer';
+      return;
+    }
+    if (info.state !== 'blocked') {
+      this.#message = `${info.name} is not waiting for an answer (it is ${info.state})`;
+      return;
+    }
+    const panel: OpenPanel = {
+      id: info.id,
+      name: info.name,
+      socket: info.socket,
+      phase: 'reading',
+      choice: choice ?? 0,
+    };
+    this.#panel = panel;
+    this.#mode = 'answer';
+    const close = (message: string) => {
+      this.#closePanel(panel, message);
+      this.render();
+    };
+    request<PromptReply>(info.socket, { op: 'prompt' }, PROMPT_TIMEOUT_MS).then((p) => {
+      if (this.#panel !== panel) return; // cancelled meanwhile
+      if (!p.options.length) {
+        close(`${info.name} is blocked but shows no numbered options; answer in its pane (Enter)`);
+        return;
+      }
+      if (choice !== undefined && choice >= p.options.length) {
+        close(`${info.name}'s prompt has no option ${choice + 1}: ${p.options.join(' | ')}`);
+        return;
+      }
+      panel.question = p.question;
+      panel.options = p.options;
+      panel.choice = choice ?? Math.max(0, p.selected);
+      panel.phase = 'choosing';
+      this.render();
+    }, (e) => {
+      if (this.#panel === panel) close(firstLine(e));
+    });
+  }
+
+  /** Closes `panel` if it is still the open one, with `message` on the status line. */
+  #closePanel(panel: OpenPanel, message: string): void {
+    if (this.#panel !== panel) return;
+    this.#panel = null;
+    if (this.#mode === 'answer') this.#mode = 'board';
+    this.#message = message;
+  }
+
+  /**
+   * A key while the answer panel is open: ↑/↓ (k/j) or a digit choose, y sends, n, Esc,
+   * Enter, q or Ctrl-C cancel. While the prompt is read only cancelling works (a `y` typed
+   * before the panel showed the prompt confirms nothing); while the answer is on its way,
+   * nothing does.
+   */
+  #answerKey(key: string): void {
+    const panel = this.#panel;
+    if (!panel) {
+      this.#mode = 'board';
+      this.render();
+      return;
+    }
+    if (panel.phase === 'sending') return;
+    const cancel = ['n', 'N', '\x1b', '\r', '\n', 'q', '\x03'].includes(key);
+    if (cancel) {
+      this.#closePanel(panel, `${panel.name}: not answered`);
+      this.render();
+      return;
+    }
+    if (panel.phase !== 'choosing' || !panel.options) return;
+    const last = panel.options.length - 1;
+    if (key === '\x1b[A' || key === '\x1bOA' || key === 'k') {
+      panel.choice = Math.max(0, panel.choice - 1);
+    } else if (key === '\x1b[B' || key === '\x1bOB' || key === 'j') {
+      panel.choice = Math.min(last, panel.choice + 1);
+    } else if (/^[1-9]$/.test(key) && Number(key) - 1 <= last) {
+      panel.choice = Number(key) - 1;
+    } else if (key === 'y' || key === 'Y') {
+      void this.#sendAnswer(panel);
+    } else return;
+    this.render();
+  }
+
+  /**
+   * Sends the `answer` op for the panel's choice, with the prompt as the panel shows it as
+   * `expect`; the result goes to the status line.
+   */
+  async #sendAnswer(panel: OpenPanel): Promise<void> {
+    panel.phase = 'sending';
+    const options = panel.options ?? [];
+    let message: string;
+    try {
+      const done = await request<{ answered: string }>(panel.socket, {
+        op: 'answer',
+        choice: String(panel.choice + 1),
+        confirmed: true,
+        expect: { question: panel.question ?? '', options },
+      }, ANSWER_TIMEOUT_MS);
+      message = `answered ${panel.name}: '${done.answered}'`;
+    } catch (e) {
+      // Exit code 3: the guard refused (not blocked, or not the prompt confirmed).
+      const refused = (e as { exitCode?: number }).exitCode === GUARD_EXIT;
+      message = `${panel.name}: ${refused ? 'refused' : 'not answered'}: ${firstLine(e)}`;
+    }
+    this.#closePanel(panel, message);
     this.render();
   }
 
