@@ -5,10 +5,14 @@
  *   then exited when the agent ends);
  * * a session of a separate `agentwatch run` process appears in `ls` and in the watch's
  *   stream, and is reported exited when that process ends.
+ * And the board (`agentwatch watch` in a real PTY, hosting the sim agent): `a` on an idle
+ * session only says it is not waiting; on a blocked one it opens the answer panel, ↓ moves the
+ * choice and `y` answers (the agent's truth file gets option 2); `a` then `n`, and `3` then
+ * Esc, send nothing (the prompt stays).
  * Plus the pure helpers (command groups, typed command lines, the JSON shape).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,8 +26,10 @@ import {
 } from '../src/cli/watch.ts';
 import { selfCommand } from '../src/cli/sim-agent.ts';
 import { lsCommand } from '../src/cli/ls.ts';
-import { listSessions } from '../src/runtime/control-client.ts';
+import { listSessions, request } from '../src/runtime/control-client.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
+import type { TruthEvent } from '../src/eval/sim-user.ts';
+import { startPty } from './support/pty-driver.ts';
 
 test('splitGroups: every -- starts a command', () => {
   assert.equal(splitGroups([]), []);
@@ -222,6 +228,116 @@ test('watch --json: hosted and run sessions come out as JSON lines; run sessions
     if (oldDir === undefined) delete process.env.AGENTWATCH_DIR;
     else process.env.AGENTWATCH_DIR = oldDir;
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** The sim agent's truth file so far ([] before it exists). */
+function truth(path: string): TruthEvent[] {
+  try {
+    return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  } catch {
+    return [];
+  }
+}
+
+test('watch board: a, ↓, y answers the blocked session with option 2; a n and 3 Esc send nothing', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-board-'));
+  const truthPath = join(dir, 'truth.jsonl');
+  const self = selfCommand();
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  env.AGENTWATCH_DIR = dir;
+  // Seed 12: the first task asks about `touch hello.txt`, the second about `mkdir -p build/out`.
+  const pty = await startPty({
+    command: self.command,
+    args: [
+      ...self.args,
+      'watch',
+      '--agent',
+      'claude',
+      '--interval',
+      '100',
+      '--no-desktop',
+      '--',
+      self.command,
+      ...self.args,
+      'sim-agent',
+      '--seed',
+      '12',
+      '--speed',
+      '8',
+      '--truth',
+      truthPath,
+    ],
+    cwd: process.cwd(),
+    env,
+  });
+  const last = () => truth(truthPath).at(-1);
+  try {
+    await until('the agent idle in its truth file', () => last()?.state === 'idle', 20_000);
+    await pty.waitForScreen(/node\s+claude\s+idle/, 10_000);
+    const [info] = await until('the hosted session in the socket dir', async () => {
+      const all = await listSessions(dir);
+      return all.length ? all : undefined;
+    });
+
+    // Not blocked: the key only says so.
+    pty.send('a');
+    await pty.waitForScreen(/node is not waiting for an answer \(it is idle\)/, 5000);
+    assert.not.match(pty.screen(), /y\/N/);
+
+    // The first task asks; a opens the panel on option 1, ↓ chooses 2, y answers.
+    await request(info.socket, { op: 'send', text: 'please create hello.txt' }, 5000);
+    await until('blocked in the truth file', () => last()?.state === 'blocked');
+    await pty.waitForScreen(/node\s+claude\s+blocked/, 10_000);
+    pty.send('a');
+    let screen = await pty.waitForScreen(/Answer '1\. Yes'\? y\/N/, 5000);
+    assert.match(screen, /── answer node \(node-[0-9a-f]{4}\) ─/);
+    assert.match(
+      screen,
+      /\n Do you want to proceed\?\n +> 1\. Yes\n +2\. Yes, and don't ask again/,
+    );
+    pty.send('\x1b[B');
+    screen = await pty.waitForScreen(/Answer '2\. Yes, and don't ask again[^']*'\? y\/N/, 5000);
+    assert.match(screen, /\n +> 2\. Yes, and don't ask again/);
+    pty.send('y');
+    const answered = await until(
+      'the answer in the truth file',
+      () => truth(truthPath).find((e) => e.answer !== undefined),
+    );
+    assert.is(answered.answer, 2, JSON.stringify(answered));
+    await pty.waitForScreen(/answered node: '2\. Yes, and don't ask again/, 5000, {
+      not: /y\/N/,
+    });
+
+    // The second task asks; a then n, and 3 then Esc, leave the prompt alone.
+    await until('idle after the first task', () => last()?.state === 'idle', 20_000);
+    await request(info.socket, { op: 'send', text: 'make the build dir' }, 5000);
+    await until('blocked again', () => last()?.state === 'blocked', 20_000);
+    const lines = truth(truthPath).length;
+    await pty.waitForScreen(/node\s+claude\s+blocked/, 10_000);
+    pty.send('a');
+    await pty.waitForScreen(/Answer '1\. Yes'\? y\/N/, 5000);
+    pty.send('n');
+    await pty.waitForScreen(/node: not answered/, 5000, { not: /y\/N/ });
+    pty.send('3');
+    await pty.waitForScreen(/Answer '3\. No'\? y\/N/, 5000);
+    pty.send('\x1b');
+    await pty.waitForScreen(/node: not answered/, 5000, { not: /y\/N/ });
+    await sleep(400);
+    assert.is(truth(truthPath).length, lines, 'the agent got no key');
+    assert.is(last()?.state, 'blocked');
+    assert.match(pty.screen(), /node\s+claude\s+blocked/);
+
+    // q asks first (the hosted agent would end); y quits with 0.
+    pty.send('q');
+    await pty.waitForScreen(/Quit\? y\/n/, 5000);
+    pty.send('y');
+    const exit = await Promise.race([pty.exited, sleep(8000).then(() => null)]);
+    assert.equal(exit?.exitCode, 0, 'the watch quits');
+  } finally {
+    await pty.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });
