@@ -1,5 +1,5 @@
 /**
- * End to end, real parts only: `agentwatch run --name e2e --interval 700 -- claude
+ * End to end, real parts only: `agentwatch run --name e2e --interval 700 --no-adaptive -- claude
  * --permission-mode manual` runs in a real PTY (so `run` sees a TTY and passes the person's
  * terminal through), real Claude Code 2.1.332 runs inside it against the fake Anthropic API
  * on 127.0.0.1, with a throwaway HOME and a temporary AGENTWATCH_DIR. `run` adds its Claude
@@ -280,7 +280,7 @@ async function runScript(
         'e2e',
         '--interval',
         String(INTERVAL_MS),
-        ...(opts.adaptive ? ['--adaptive'] : []),
+        ...(opts.adaptive ? ['--adaptive'] : ['--no-adaptive']),
         '--',
         CLAUDE_BIN,
         ...claudeArgs({ permissionMode: 'manual' }),
