@@ -1,0 +1,140 @@
+/**
+ * Bad input on the command line, through the real CLI process: each case gets a clear error
+ * that names the file and what is wrong, a non-zero exit code, and no stack trace; a 1 GB
+ * capture is streamed with bounded memory.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+
+const ROOT = join(import.meta.dirname, '..');
+const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
+const BLOCKED = join(ROOT, 'fixtures', 'claude-code', 'claude.blocked.raw');
+const dir = mkdtempSync(join(tmpdir(), 'aw-bad-'));
+
+/** The result of one CLI run, with the peak resident memory seen in /proc, in KB. */
+interface Run {
+  code: number | null;
+  out: string;
+  err: string;
+  peakRssKb: number;
+  ms: number;
+}
+
+/** Runs `agentwatch ARGS` from source; samples /proc/PID/status VmRSS every 50 ms. */
+function cli(args: string[], timeoutMs = 60_000): Promise<Run> {
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT });
+    let out = '';
+    let err = '';
+    let peakRssKb = 0;
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const sample = setInterval(() => {
+      try {
+        const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (m) peakRssKb = Math.max(peakRssKb, Number(m[1]));
+      } catch {
+        // exited
+      }
+    }, 50);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearInterval(sample);
+      clearTimeout(timer);
+      resolve({ code, out, err, peakRssKb, ms: Date.now() - t0 });
+    });
+  });
+}
+
+function manifest(name: string, body: string): string {
+  const path = join(dir, name);
+  writeFileSync(
+    path,
+    `schema = 1\nid = "t"\nname = "T"\nversion = "1"\nprocess = ["t"]\n${body}`,
+  );
+  return path;
+}
+
+function clean(r: Run) {
+  assert.not.match(r.err, /internal error|\n\s+at /, `no stack trace: ${r.err}`);
+}
+
+test('a missing file, a directory and an empty file: named, with what is wrong', async () => {
+  const empty = join(dir, 'claude.empty.raw');
+  writeFileSync(empty, '');
+  const r = await cli(['classify', join(dir, 'nope.raw'), dir, empty]);
+  assert.is(r.code, 1);
+  assert.match(r.err, /nope\.raw: no such file/);
+  assert.match(r.err, /aw-bad-\w+: is a directory/);
+  assert.match(r.err, /claude\.empty\.raw: empty file \(0 bytes\)/);
+  clean(r);
+});
+
+test('a 1 GB capture is streamed: bounded memory, a state at the end', async () => {
+  const big = join(dir, 'claude.big.raw');
+  writeFileSync(big, '');
+  truncateSync(big, 1 << 30); // sparse: 1 GiB of NUL bytes, which a terminal ignores
+  const r = await cli(['classify', '--json', big], 120_000);
+  assert.is(r.code, 0, r.err);
+  const [rec] = JSON.parse(r.out);
+  assert.is(rec.state, 'idle');
+  assert.is(rec.rule, null);
+  console.log(`    1 GiB capture: ${r.ms} ms, peak RSS ${Math.round(r.peakRssKb / 1024)} MB`);
+  assert.ok(r.peakRssKb > 0, 'RSS was sampled');
+  assert.ok(r.peakRssKb < 300 * 1024, `peak RSS ${r.peakRssKb} kB`);
+  rmSync(big);
+});
+
+test('a manifest with a TOML error, an unknown key, an invalid regex: file, line and field', async () => {
+  const toml = manifest('syntax.toml', '[[rules]]\nstate = "blocked\nany = ["x"]\n');
+  const unknown = manifest('unknown.toml', '[[rules]]\nstate = "blocked"\nal = ["x"]\n');
+  const regex = manifest('regex.toml', '[[rules]]\nstate = "blocked"\nany = ["Do (you"]\n');
+  for (
+    const [file, want] of [
+      [toml, /syntax\.toml:7: TOML syntax error/],
+      [unknown, /unknown\.toml:8: rules\[0\]\.al: unknown key 'al'/],
+      [regex, /regex\.toml:8: rules\[0\]\.any\[0\]: invalid regex 'Do \(you'/],
+    ] as const
+  ) {
+    const r = await cli(['classify', '--manifest', file, BLOCKED]);
+    assert.is(r.code, 1, file);
+    assert.match(r.err, want);
+    clean(r);
+    const c = await cli(['manifests', 'check', file]);
+    assert.is(c.code, 1);
+    assert.match(c.out + c.err, want);
+  }
+});
+
+test('a catastrophic pattern runs in linear time on a real capture (re2js)', async () => {
+  const bad = manifest(
+    'slow.toml',
+    `[[rules]]\nstate = "blocked"\nany = ['(a+)+$', '^(\\\\w+\\\\s?)*!$']\n`,
+  );
+  const r = await cli(['classify', '--manifest', bad, BLOCKED]);
+  assert.is(r.code, 0, r.err);
+  assert.match(r.out, /idle\s+no rule matched/);
+  assert.ok(r.ms < 20_000, `${r.ms} ms`);
+});
+
+test('an unknown agent and a bad size are usage errors', async () => {
+  const a = await cli(['classify', '--agent', 'nobody', BLOCKED]);
+  assert.is(a.code, 1);
+  assert.match(
+    a.err,
+    /--agent nobody: no such agent \(known: claude, codex, gemini, opencode, qwen\)/,
+  );
+  const s = await cli(['classify', '--size', '32by120', BLOCKED]);
+  assert.is(s.code, 2);
+  assert.match(s.err, /--size must be ROWSxCOLS/);
+  clean(a);
+  clean(s);
+});
+
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+test.run();
