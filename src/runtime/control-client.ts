@@ -61,7 +61,13 @@ export function request<T = Record<string, unknown>>(
   });
 }
 
-/** Every live session's info. Sockets of dead processes are removed on the way. */
+/** How long {@link listSessions} waits before asking a socket that refused again, ms. */
+const REFUSED_RETRY_MS = 100;
+
+/**
+ * Every live session's info. Sockets of dead processes are removed on the way (one that
+ * refuses a connection twice, {@link REFUSED_RETRY_MS} apart).
+ */
 export async function listSessions(dir = socketDir()): Promise<SessionInfo[]> {
   let names: string[];
   try {
@@ -71,18 +77,27 @@ export async function listSessions(dir = socketDir()): Promise<SessionInfo[]> {
   }
   const infos = await Promise.all(names.map(async (n) => {
     const path = join(dir, n);
-    try {
-      const a = await request<{ session: SessionInfo }>(path, { op: 'info' }, 1500);
-      return a.session;
-    } catch (e) {
-      if (/ECONNREFUSED|no such session/.test((e as Error).message)) {
-        try {
-          unlinkSync(path); // a stale socket of a dead session
-        } catch {
-          // already gone
+    for (let attempt = 1;; attempt++) {
+      try {
+        const a = await request<{ session: SessionInfo }>(path, { op: 'info' }, 1500);
+        return a.session;
+      } catch (e) {
+        const message = (e as Error).message;
+        // A session binds its socket file a moment before it listens, and a connection in
+        // between is refused as well: only a socket still refusing a little later is stale.
+        if (/ECONNREFUSED/.test(message) && attempt === 1) {
+          await new Promise((r) => setTimeout(r, REFUSED_RETRY_MS));
+          continue;
         }
+        if (/ECONNREFUSED|no such session/.test(message)) {
+          try {
+            unlinkSync(path); // a stale socket of a dead session
+          } catch {
+            // already gone
+          }
+        }
+        return null;
       }
-      return null;
     }
   }));
   return infos.filter((i): i is SessionInfo => i !== null).sort((a, b) =>
