@@ -164,7 +164,8 @@ export interface ConfirmedPrompt {
 }
 
 /**
- * Parses CHOICE: an option number ('1'..) or the start of an option's text ('yes', 'no').
+ * Parses CHOICE: an option number ('1'..), an option's whole text ('yes' is "1. Yes" even
+ * beside "2. Yes, and don't ask again ..."), or the start of one option's text ('no').
  * @returns the 0-based option index.
  * @throws UserError when it names no option, or several.
  */
@@ -172,9 +173,10 @@ export function choiceIndex(choice: string, options: readonly string[]): number 
   const n = Number(choice);
   if (Number.isInteger(n) && n >= 1 && n <= options.length) return n - 1;
   const want = choice.trim().toLowerCase();
-  const hits = options
-    .map((o, i) => ({ i, text: o.replace(/^\d+\.\s*/, '').toLowerCase() }))
-    .filter((o) => want && o.text.startsWith(want));
+  const texts = options.map((o, i) => ({ i, text: o.replace(/^\d+\.\s*/, '').toLowerCase() }));
+  const exact = texts.filter((o) => want && o.text === want);
+  if (exact.length === 1) return exact[0].i;
+  const hits = texts.filter((o) => want && o.text.startsWith(want));
   if (hits.length === 1) return hits[0].i;
   const list = options.join(' | ');
   throw new UserError(
