@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request } from '../src/runtime/control-client.ts';
+import { choiceIndex } from '../src/runtime/tools.ts';
 import { createHost } from '../src/runtime/default-host.ts';
 import { selfCommand } from '../src/runtime/self-command.ts';
 import { planTask, Rng } from '../src/eval/sim-agent.ts';
@@ -92,6 +93,18 @@ test('the seed plans two prompts with different commands', () => {
   assert.ok(a.asks && b.asks);
   assert.is(a.tool.cmd, 'touch hello.txt');
   assert.is(b.tool.cmd, 'mkdir -p build/out');
+});
+
+test("choiceIndex: a number, an option's whole text, or the start of one option's text", () => {
+  const options = ['1. Yes', "2. Yes, and don't ask again for touch commands", '3. No'];
+  assert.is(choiceIndex('2', options), 1);
+  assert.is(choiceIndex('yes', options), 0, "'yes' is option 1, not also option 2's start");
+  assert.is(choiceIndex(' YES ', options), 0);
+  assert.is(choiceIndex('yes, and', options), 1);
+  assert.is(choiceIndex('no', options), 2);
+  assert.throws(() => choiceIndex('y', options), /matches several options/);
+  assert.throws(() => choiceIndex('maybe', options), /is not an option/);
+  assert.throws(() => choiceIndex('4', options), /is not an option/);
 });
 
 test('send and answer through the CLI against the simulated agent', async () => {
