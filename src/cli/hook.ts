@@ -26,6 +26,12 @@ const FIRED_AT = Math.round(performance.timeOrigin);
 export const HOOK_BUDGET_MS = 200;
 /** The most of the payload read from stdin, bytes. */
 const MAX_PAYLOAD = 256 * 1024;
+/**
+ * The most of a Notification payload passed on, characters (real ones are a few hundred
+ * bytes): JSON escaping can make a character 6 bytes (`\u0001`), and the control socket takes
+ * lines of at most 1 MB, beyond which the session could not even log the payload as malformed.
+ */
+const MAX_NOTIFY_PAYLOAD = 64 * 1024;
 
 /** Tools whose PreToolUse means a menu waits for the person (Claude Code 2.1.332). */
 export const MENU_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'ExitPlanMode']);
@@ -107,7 +113,13 @@ export async function hookMain(argv: string[]): Promise<number> {
       }
     } else if (cmd === 'notify') {
       const payload = await readStdin(Math.min(100, left()));
-      if (socket) await sendLine(socket, { op: 'notify', payload, firedAt: FIRED_AT }, left());
+      if (socket) {
+        await sendLine(
+          socket,
+          { op: 'notify', payload: payload.slice(0, MAX_NOTIFY_PAYLOAD), firedAt: FIRED_AT },
+          left(),
+        );
+      }
     }
   } catch {
     // a hook never fails
