@@ -22,7 +22,8 @@
  * 5. the same blocked round in a session started with `run --no-hooks` (screen and Claude's
  *    in-band OSC 7501 reports only): blocked decided by the screen, no reports.
  *
- * Printed, not asserted: the latency to blocked with hooks and with the screen only, and the
+ * Printed, not asserted: the latency to blocked with hooks and with the screen only (both with
+ * `run`'s default adaptive sweep), when PermissionRequest's blocked report arrived, and the
  * wall time of each hook call as the session saw it: from Claude Code firing the hook (a
  * second, user-level hook beside agentwatch's appends the time to $HOME/hooks-fired.log; its
  * `sh` starts within a few ms of ours) to the report arriving (the session's event log);
@@ -56,7 +57,11 @@ import { type PtyDriver, startPty } from './support/pty-driver.ts';
 import { request } from '../src/runtime/control-client.ts';
 import { DEFAULT_INTERVAL_MS } from '../src/runtime/sweep.ts';
 
-/** `run`'s default sweep interval (the test gives no --interval), ms. */
+/**
+ * `run`'s default sweep interval (the test gives no sweep options), ms. `run` is adaptive by
+ * default (a changed pane is looked at again within ~100 ms of its output); the bounds here
+ * are still one interval plus the tolerance.
+ */
 const INTERVAL_MS = DEFAULT_INTERVAL_MS;
 /**
  * Slack on top of one interval for this loaded 2-core machine (timer lateness, the outer
