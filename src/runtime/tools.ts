@@ -31,6 +31,8 @@ import type { Sweep, Watched } from './sweep.ts';
 export const GUARD_EXIT = 3;
 /** Pause between the text and its Enter, and between answer keys, ms (Ink reads keys one by one). */
 export const KEY_GAP_MS = 60;
+/** How long `answer` waits for an arrow key to move the selection on screen, ms. */
+export const KEY_WAIT_MS = 2000;
 
 /** Refusal by the guard, with the prompt that caused it. */
 export class GuardRefusal extends UserError {
@@ -210,7 +212,8 @@ const UP = '\x1b[A';
  * Answers the prompt of `w` with option `index`, which the person confirmed on `confirmed`.
  * Each key is written only right after a fresh classification shows the confirmed prompt
  * (same question, same options) with the selection where the previous key left it
- * ({@link guardedWrite}).
+ * ({@link guardedWrite}), and only once the previous arrow key shows on screen (no key is
+ * ever in flight when the next is sent, so the Enter selects what the screen shows).
  * @throws UserError (exit 3) when the pane is not blocked, or the prompt differs from the one
  *   confirmed (it changed or was answered meanwhile), before or between keys.
  */
@@ -255,10 +258,22 @@ export async function guardedAnswer(
   }
   let moves = 0;
   while (p.selected !== index && moves < 20) {
-    await guardedWrite(sweep, w, Buffer.from(p.selected < index ? DOWN : UP), judge(p.selected));
+    const from = p.selected;
+    await guardedWrite(sweep, w, Buffer.from(from < index ? DOWN : UP), judge(from));
     moves++;
-    await sleep(KEY_GAP_MS);
-    p = await check();
+    // The next key (or the Enter) only once this one shows: an agent slow to take keys would
+    // otherwise still hold arrows sent on a stale screen, and the Enter would land elsewhere.
+    const deadline = Date.now() + KEY_WAIT_MS;
+    do {
+      await sleep(KEY_GAP_MS);
+      p = await check();
+    } while (p.selected === from && Date.now() < deadline);
+    if (p.selected === from) {
+      throw new UserError(
+        `the selection did not move within ${KEY_WAIT_MS} ms; answer in the pane itself`,
+        GUARD_EXIT,
+      );
+    }
   }
   if (p.selected !== index) {
     throw new UserError('could not move the selection to that option', GUARD_EXIT);
