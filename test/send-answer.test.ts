@@ -14,14 +14,14 @@
  *   file says it got option 2 (`answer --yes SESSION no`: ↓ ↓ Enter, option 3).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request } from '../src/runtime/control-client.ts';
-import { choiceIndex } from '../src/runtime/tools.ts';
+import { choiceIndex, currentPrompt, guardedAnswer } from '../src/runtime/tools.ts';
 import { createHost } from '../src/runtime/default-host.ts';
 import { selfCommand } from '../src/runtime/self-command.ts';
 import { planTask, Rng } from '../src/eval/sim-agent.ts';
@@ -34,6 +34,8 @@ const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const SEED = 12;
 const SPEED = 8;
 const QUESTION = 'Do you want to proceed?';
+/** How long the slow dialog takes per key, ms (more than the guard's 60 ms between keys). */
+const SLOW_KEY_MS = 150;
 
 /** Resolves after `ms` milliseconds. */
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -258,6 +260,90 @@ test('send and answer through the CLI against the simulated agent', async () => 
     await until('the answer in the truth file', () => truth(truthPath).length > lines2);
     assert.is(truth(truthPath)[lines2].answer, 3);
     assert.equal(keys.slice(-3), ['\x1b[B', '\x1b[B', '\r'], '↓ ↓ Enter');
+  } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/**
+ * A Claude-like permission dialog whose program is slow to take keys: it handles one key
+ * every SLOW_KEY_MS, in order (an agent whose event loop is busy), redraws the selection, and
+ * on Enter writes the chosen option's number to the file named by argv[2] and shows the idle
+ * box. Plain node (starts fast).
+ */
+const SLOW_DIALOG = String.raw`
+const fs = require('fs');
+const out = process.stdout;
+const rows = out.rows || 32;
+const cols = out.columns || 120;
+const options = ['Yes', "Yes, and don't ask again for touch commands in /home/dev/proj", 'No'];
+let selected = 0;
+let open = true;
+function draw() {
+  const lines = open
+    ? ['─'.repeat(cols), ' Bash command', '   touch hello.txt', '', ' Do you want to proceed?',
+      ...options.map((o, i) => (i === selected ? ' ❯ ' : '   ') + (i + 1) + '. ' + o), '',
+      ' Esc to cancel · Tab to amend']
+    : ['─'.repeat(cols), '❯ ', '─'.repeat(cols), '  ⏸ manual mode on · ? for shortcuts'];
+  let s = '\x1b[H\x1b[2J● I will create the file.';
+  lines.forEach((l, i) => (s += '\x1b[' + (rows - lines.length + i + 1) + ';1H' + l));
+  out.write(s);
+}
+process.stdin.setRawMode(true);
+const queue = [];
+let busy = false;
+function next() {
+  if (busy || !queue.length) return;
+  busy = true;
+  setTimeout(() => {
+    busy = false;
+    const k = queue.shift();
+    if (open && k === '\x1b[B') selected = Math.min(options.length - 1, selected + 1);
+    else if (open && k === '\x1b[A') selected = Math.max(0, selected - 1);
+    else if (open && k === '\r') {
+      open = false;
+      fs.writeFileSync(process.argv[2], String(selected + 1));
+    }
+    draw();
+    next();
+  }, Number(process.argv[3]));
+}
+process.stdin.on('data', (d) => {
+  for (const k of d.toString().match(/\x1b\[[AB]|[\s\S]/g)) queue.push(k);
+  next();
+});
+draw();
+`;
+
+test('answer waits for each arrow key to show before the next: a slow agent still gets option 2', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-slow-'));
+  const env = { ...process.env, AGENTWATCH_DIR: dir };
+  const host = createHost({ intervalMs: 100 }, env);
+  try {
+    const script = join(dir, 'slow-dialog.cjs');
+    writeFileSync(script, SLOW_DIALOG);
+    const chosen = join(dir, 'chosen');
+    const session = await host.start({
+      command: process.execPath,
+      args: [script, chosen, String(SLOW_KEY_MS)],
+      name: 'slow',
+      agent: 'claude',
+      headless: true,
+    });
+    const w = host.watched(session.id)!;
+    await until('the dialog, blocked', () => {
+      host.sweep.evaluate(w);
+      return w.record.state === 'blocked';
+    }).catch((e) => {
+      throw new Error(`${e.message}\n${session.terminal.screenText()}\n${w.record.reason}`);
+    });
+    const confirmed = await currentPrompt(host.sweep, w);
+    assert.equal(confirmed.options.map((o) => o.slice(0, 6)), ['1. Yes', '2. Yes', '3. No']);
+    const answered = await guardedAnswer(host.sweep, w, 1, confirmed);
+    assert.match(answered, /^2\. Yes, and don't ask again/);
+    await until('the choice written', () => existsSync(chosen), 5000);
+    assert.is(readFileSync(chosen, 'utf8'), '2', 'the agent got option 2, not a later one');
   } finally {
     await host.close();
     rmSync(dir, { recursive: true, force: true });
