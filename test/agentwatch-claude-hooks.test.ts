@@ -106,7 +106,8 @@ const roundRule: ScriptRule = {
 /**
  * Claude Code user settings with one logging hook per hook event agentwatch uses: each appends
  * `<event> <ms since the epoch>` to $HOME/{@link FIRE_LOG} when Claude Code fires it. Claude
- * Code runs them beside agentwatch's own (`--settings`) hooks, in parallel.
+ * Code runs them beside agentwatch's own (`--settings`) hooks, in parallel. `date +%s%3N` is
+ * GNU date's; where it prints something else no firing is read and no wall time is printed.
  */
 function fireLogSettings(): Record<string, unknown> {
   const log = (event: string) => ({
