@@ -40,6 +40,7 @@ import type { Session } from '../src/runtime/session.ts';
 import { GUARD_EXIT, guardedSend, GuardRefusal } from '../src/runtime/tools.ts';
 import { UserError } from '../src/errors.ts';
 import { DIALOG_OPTIONS, DIALOG_QUESTION } from './support/prompt-flipper.ts';
+import { sleep, until } from './support/until.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FLIPPER = join(ROOT, 'test', 'support', 'prompt-flipper.ts');
@@ -52,24 +53,6 @@ const SOCKET_SHARE = 0.1;
 const WINDOW_HITS_PER_1000 = 15;
 
 /** Resolves after `ms` milliseconds. */
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `read` every 10 ms until it returns something truthy; throws after `timeoutMs`. */
-async function until<T>(
-  what: string,
-  read: () => T | null | undefined | false,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = read();
-    if (v) return v;
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    }
-    await sleep(10);
-  }
-}
 
 /** mulberry32: a seeded PRNG, uniform in [0, 1). */
 function rng(seed: number): () => number {

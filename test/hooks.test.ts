@@ -39,6 +39,7 @@ import type { SessionInfo } from '../src/runtime/protocol.ts';
 import type { Session } from '../src/runtime/session.ts';
 import { selfCommand } from '../src/runtime/self-command.ts';
 import { guardedSend } from '../src/runtime/tools.ts';
+import { sleep, until } from './support/until.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
@@ -50,24 +51,6 @@ const REPLAY_END_S = 45;
 const TAIL = ' >/dev/null 2>&1 || true';
 
 /** Resolves after `ms` milliseconds. */
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `read` every 20 ms until it returns something truthy; throws after `timeoutMs`. */
-async function until<T>(
-  what: string,
-  read: () => T | null | undefined | false | Promise<T | null | undefined | false>,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (v) return v;
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    }
-    await sleep(20);
-  }
-}
 
 /** A temporary AGENTWATCH_DIR, the env pointing at it, and a probe preload (see {@link hook}). */
 function scratch(prefix: string) {

@@ -29,6 +29,7 @@ import { type HostOptions, SessionHost } from '../src/runtime/host.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import { lineReader, type SessionInfo } from '../src/runtime/protocol.ts';
 import type { Session } from '../src/runtime/session.ts';
+import { sleep, until } from './support/until.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
@@ -147,24 +148,6 @@ done
 `;
 
 /** Resolves after `ms` milliseconds. */
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `read` every 20 ms until it returns something truthy; throws after `timeoutMs`. */
-async function until<T>(
-  what: string,
-  read: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-  timeoutMs = 8000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (v) return v;
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    }
-    await sleep(20);
-  }
-}
 
 /** A temporary AGENTWATCH_DIR holding the fake agents' scripts too. */
 interface Scratch {

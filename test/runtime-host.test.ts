@@ -26,6 +26,7 @@ import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import type { Session } from '../src/runtime/session.ts';
 import { IDLE_CONFIRM_MS } from '../src/runtime/signals.ts';
+import { sleep, until } from './support/until.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
@@ -72,24 +73,6 @@ out.on('resize', () => out.write(screens.s()));
 `;
 
 /** Resolves after `ms` milliseconds. */
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `read` every 20 ms until it returns something truthy; throws after `timeoutMs`. */
-async function until<T>(
-  what: string,
-  read: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-  timeoutMs = 8000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (v) return v;
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    }
-    await sleep(20);
-  }
-}
 
 /** A temporary socket directory and folder for the fake agent; `done()` removes both. */
 function scratch(prefix: string): { dir: string; agent: string; env: NodeJS.ProcessEnv } {

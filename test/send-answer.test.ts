@@ -27,6 +27,7 @@ import { selfCommand } from '../src/runtime/self-command.ts';
 import { planTask, Rng } from '../src/eval/sim-agent.ts';
 import type { TruthEvent } from '../src/eval/sim-user.ts';
 import { UserError } from '../src/errors.ts';
+import { sleep, until } from './support/until.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
@@ -38,24 +39,6 @@ const QUESTION = 'Do you want to proceed?';
 const SLOW_KEY_MS = 150;
 
 /** Resolves after `ms` milliseconds. */
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `read` every 20 ms until it returns something truthy; throws after `timeoutMs`. */
-async function until<T>(
-  what: string,
-  read: () => T | null | undefined | false,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = read();
-    if (v) return v;
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    }
-    await sleep(20);
-  }
-}
 
 /** The truth file's lines so far ([] before it exists). */
 function truth(path: string): TruthEvent[] {

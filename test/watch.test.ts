@@ -30,6 +30,7 @@ import { listSessions, request } from '../src/runtime/control-client.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import type { TruthEvent } from '../src/eval/sim-user.ts';
 import { startPty } from './support/pty-driver.ts';
+import { sleep, until } from './support/until.ts';
 
 test('splitGroups: every -- starts a command', () => {
   assert.equal(splitGroups([]), []);
@@ -73,22 +74,6 @@ test('transitionEvent: the JSON shape', () => {
   });
   assert.is(transitionEvent({ ...info, state: 'idle' }, null, 9).question, null);
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(
-  what: string,
-  read: () => T | undefined | false | Promise<T | undefined>,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 test('watch --json: hosted and run sessions come out as JSON lines; run sessions appear in ls', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-watch-'));
