@@ -40,18 +40,17 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   agentwatchArgv,
+  doneScreen,
   followSession,
   type Received,
   recordScreenTruth,
+  roundReply,
+  roundRule,
   runCli,
   type ScreenTruth,
   type SessionFollower,
 } from './support/agentwatch-e2e.ts';
-import {
-  type FakeAnthropic,
-  type ScriptRule,
-  startFakeAnthropic,
-} from './support/fake-anthropic.ts';
+import { type FakeAnthropic, startFakeAnthropic } from './support/fake-anthropic.ts';
 import { CLAUDE_BIN, claudeArgs, type ClaudeHome, makeClaudeHome } from './support/claude-home.ts';
 import { type PtyDriver, startPty } from './support/pty-driver.ts';
 import { request } from '../src/runtime/control-client.ts';
@@ -79,29 +78,6 @@ const FIRE_LOG = 'hooks-fired.log';
 const HOOKS = ['UserPromptSubmit', 'PreToolUse', 'PermissionRequest', 'Notification', 'Stop'];
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** The model's final reply of task-bash round `n` (each round's differs: the screen tells them apart). */
-function roundReply(n: number): string {
-  return `Touched hello.txt for round ${n}.`;
-}
-
-/** True when `screen` shows `reply` above the idle footer and no working footer or prompt. */
-function doneScreen(screen: string, reply: string): boolean {
-  const at = screen.indexOf(reply);
-  return at >= 0 && /\? for shortcuts/.test(screen.slice(at)) &&
-    !/esc to interrupt|Do you want to proceed/.test(screen);
-}
-
-/** The fake server's rule for the end of a task-bash round: reply {@link roundReply}. */
-const roundRule: ScriptRule = {
-  name: 'task-bash/round-done',
-  match: (c) =>
-    c.task === 'task-bash' && /round \d+/.test(c.promptText) &&
-    c.toolResults.some((r) => r.toolUse?.rule.startsWith('task-bash')),
-  reply: (c) => ({
-    content: [{ type: 'text', text: roundReply(Number(/round (\d+)/.exec(c.promptText)![1])) }],
-  }),
-};
 
 /**
  * Claude Code user settings with one logging hook per hook event agentwatch uses: each appends

@@ -41,18 +41,17 @@ import * as assert from 'uvu/assert';
 import {
   agentwatchArgv,
   type CliResult,
+  doneScreen,
   followSession,
   type Received,
   recordScreenTruth,
+  roundReply,
+  roundRule,
   runCli,
   type ScreenTruth,
   type SessionFollower,
 } from './support/agentwatch-e2e.ts';
-import {
-  type FakeAnthropic,
-  type ScriptRule,
-  startFakeAnthropic,
-} from './support/fake-anthropic.ts';
+import { type FakeAnthropic, startFakeAnthropic } from './support/fake-anthropic.ts';
 import { CLAUDE_BIN, claudeArgs, makeClaudeHome } from './support/claude-home.ts';
 import { type PtyDriver, startPty } from './support/pty-driver.ts';
 import { listSessions, request } from '../src/runtime/control-client.ts';
@@ -77,32 +76,6 @@ const POLL_MS = 25;
  * here), and Claude Code waits for most of them, so a round takes 6-8 s.
  */
 const ROUNDS = { default: 2, adaptive: 1 };
-
-/** The model's final reply of task-bash round `n` (each round's differs: the screen tells them apart). */
-function roundReply(n: number): string {
-  return `Touched hello.txt for round ${n}.`;
-}
-
-/** True when `screen` shows `reply` above the idle footer and no working footer or prompt. */
-function doneScreen(screen: string, reply: string): boolean {
-  const at = screen.indexOf(reply);
-  return at >= 0 && /\? for shortcuts/.test(screen.slice(at)) &&
-    !/esc to interrupt|Do you want to proceed/.test(screen);
-}
-
-/**
- * The fake server's rule for the end of a task-bash round: after the Bash tool_result, reply
- * {@link roundReply} for the `round N` of the prompt.
- */
-const roundRule: ScriptRule = {
-  name: 'task-bash/round-done',
-  match: (c) =>
-    c.task === 'task-bash' && /round \d+/.test(c.promptText) &&
-    c.toolResults.some((r) => r.toolUse?.rule.startsWith('task-bash')),
-  reply: (c) => ({
-    content: [{ type: 'text', text: roundReply(Number(/round (\d+)/.exec(c.promptText)![1])) }],
-  }),
-};
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

@@ -13,6 +13,7 @@ import { listSessions, subscribe } from '../../src/runtime/control-client.ts';
 import type { SessionInfo } from '../../src/runtime/protocol.ts';
 import { REPO_ROOT } from './claude-home.ts';
 import type { PtyDriver } from './pty-driver.ts';
+import type { ScriptRule } from './fake-anthropic.ts';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -270,3 +271,29 @@ export function recordScreenTruth(
     stop: () => clearInterval(timer),
   };
 }
+
+/** The model's final reply of task-bash round `n` (each round's differs: the screen tells them apart). */
+export function roundReply(n: number): string {
+  return `Touched hello.txt for round ${n}.`;
+}
+
+/** True when `screen` shows `reply` above the idle footer and no working footer or prompt. */
+export function doneScreen(screen: string, reply: string): boolean {
+  const at = screen.indexOf(reply);
+  return at >= 0 && /\? for shortcuts/.test(screen.slice(at)) &&
+    !/esc to interrupt|Do you want to proceed/.test(screen);
+}
+
+/**
+ * The fake server's rule for the end of a task-bash round: after the Bash tool_result, reply
+ * {@link roundReply} for the `round N` of the prompt.
+ */
+export const roundRule: ScriptRule = {
+  name: 'task-bash/round-done',
+  match: (c) =>
+    c.task === 'task-bash' && /round \d+/.test(c.promptText) &&
+    c.toolResults.some((r) => r.toolUse?.rule.startsWith('task-bash')),
+  reply: (c) => ({
+    content: [{ type: 'text', text: roundReply(Number(/round (\d+)/.exec(c.promptText)![1])) }],
+  }),
+};
