@@ -1,0 +1,84 @@
+/**
+ * The seed's table on our fixtures, through the real CLI process: every fixture gets its label
+ * on the emulated screen, and the same rules on the last 8 KB with escapes stripped miss what
+ * the seed said they miss: every blocked and every working screen of Claude Code (5/11: only
+ * the idle ones, because idle is the fallback).
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+
+const ROOT = join(import.meta.dirname, '..');
+const AGENTS = ['claude-code', 'codex', 'gemini-cli', 'qwen-code', 'opencode'];
+
+interface Row {
+  file: string;
+  agent: string;
+  truth: string;
+  tail: string;
+  screen: string;
+}
+
+function compare(labels: string[]): { rows: Row[]; code: number | null } {
+  const args = labels.flatMap((l) => ['--compare', l]);
+  const r = spawnSync(process.execPath, [
+    '--import',
+    'tsx',
+    'src/cli/main.ts',
+    'classify',
+    '--json',
+    ...args,
+  ], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 16 << 20,
+  });
+  assert.is(r.stderr, '');
+  return { rows: JSON.parse(r.stdout), code: r.status };
+}
+
+test('every fixture of the five agents gets its label on the emulated screen', () => {
+  const labels = AGENTS.map((a) => join('fixtures', a, 'labels.json'));
+  const { rows, code } = compare(labels);
+  const expected = labels.reduce(
+    (n, l) => n + Object.keys(JSON.parse(readFileSync(join(ROOT, l), 'utf8'))).length,
+    0,
+  );
+  assert.is(rows.length, expected);
+  assert.is(expected, 67);
+  const wrong = rows.filter((r) => r.screen !== r.truth);
+  assert.equal(wrong, [], 'screen misclassifications');
+  assert.is(code, 0);
+});
+
+test('Claude Code: the stripped tail misses every blocked and working screen (seed: tail 5/11, screen 11/11)', () => {
+  const { rows } = compare([join('fixtures', 'claude-code', 'labels.json')]);
+  assert.is(rows.length, 11);
+  for (const r of rows) {
+    if (r.truth === 'idle') assert.is(r.tail, 'idle', r.file);
+    else assert.is.not(r.tail, r.truth, `${r.file}: the tail should miss it`);
+  }
+  assert.is(rows.filter((r) => r.tail === r.truth).length, 5);
+  assert.is(rows.filter((r) => r.screen === r.truth).length, 11);
+});
+
+test("the text table prints the seed's totals", () => {
+  const r = spawnSync(process.execPath, [
+    '--import',
+    'tsx',
+    'src/cli/main.ts',
+    'classify',
+    '--compare',
+    'fixtures/claude-code/labels.json',
+  ], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  assert.is(r.status, 0);
+  assert.match(r.stdout, /^claude\.blocked\.raw\s+blocked\s+idle\s+✗\s+blocked\s*$/m);
+  assert.match(r.stdout, /correct: tail 5\/11, screen 11\/11/);
+});
+
+test.run();
