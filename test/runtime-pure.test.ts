@@ -168,7 +168,31 @@ test('readPrompt: question and options of Claude and Codex dialogs', () => {
   assert.is(codex.question, 'Would you like to run the following command?');
   assert.is(codex.options.length, 3);
   assert.is(claude.selected, 0);
-  assert.equal(readPrompt(['hello', '']), { question: '', options: [], selected: -1 });
+  assert.equal(readPrompt(['hello', '']), { question: '', options: [], selected: -1, details: [] });
+});
+
+test('readPrompt: details, an option wrapped in a narrow pane, a wrapped question', () => {
+  const p = readPrompt([
+    '────────────────────────────────────────',
+    ' Bash command',
+    '   touch hello.txt',
+    '╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌',
+    ' Do you want to',
+    ' proceed?',
+    ' ❯ 1. Yes',
+    '   2. Yes, and always allow access to /',
+    '      tmp/x/proj from this project',
+    '   3. No',
+    '',
+    ' Esc to cancel · Tab to amend',
+  ]);
+  assert.is(p.question, 'Do you want to proceed?');
+  assert.equal(p.options, [
+    '1. Yes',
+    '2. Yes, and always allow access to / tmp/x/proj from this project',
+    '3. No',
+  ]);
+  assert.equal(p.details, ['Bash command', 'touch hello.txt']);
 });
 
 test('strippedTail: escapes gone, text after the last CR per line (the seed baseline)', () => {

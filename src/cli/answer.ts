@@ -46,6 +46,25 @@ export function confirmOnTty(question: string): Promise<boolean> {
   });
 }
 
+type PromptAnswer = { question: string; options: string[]; selected: number; details: string[] };
+
+/**
+ * The prompt of a blocked session. An agent can say it is blocked (a hook, OSC 7501) a moment
+ * before its dialog is drawn, so while the session is blocked but shows no options yet, this
+ * asks again for up to {@link OPTIONS_WAIT_MS}.
+ */
+async function readOptions(socket: string): Promise<PromptAnswer> {
+  const until = Date.now() + OPTIONS_WAIT_MS;
+  for (;;) {
+    const p = await request<PromptAnswer>(socket, { op: 'prompt' }, 5000);
+    if (p.options.length || Date.now() > until) return p;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** How long `answer` waits for a blocked session's options to be drawn, ms. */
+const OPTIONS_WAIT_MS = 3000;
+
 export const answerCommand: Command = {
   name: 'answer',
   summary: 'answer the prompt a blocked session waits on, after you confirm it',
@@ -57,12 +76,17 @@ export const answerCommand: Command = {
       throw new UsageError('give SESSION and CHOICE (an option number or the start of its text)');
     }
     const [key, choice] = positionals;
+    if (process.env.AGENTWATCH_SESSION) {
+      // Run from inside a session: an agent's tool (or anything it started) must never approve
+      // a prompt, its own or another agent's. The person answers from their own terminal.
+      throw new UserError(
+        `refused: this runs inside agentwatch session ${process.env.AGENTWATCH_SESSION}; ` +
+          'answers come from the person, from a terminal outside any session',
+        GUARD_EXIT,
+      );
+    }
     const info = await findSession(key);
-    const prompt = await request<{ question: string; options: string[]; selected: number }>(
-      info.socket,
-      { op: 'prompt' },
-      5000,
-    );
+    const prompt = await readOptions(info.socket);
     if (!prompt.options.length) {
       throw new UserError(
         `${info.id} is blocked but shows no numbered options to choose from`,
@@ -71,6 +95,7 @@ export const answerCommand: Command = {
     }
     const index = choiceIndex(choice, prompt.options);
     io.stdout(`${info.name} (${info.id}) asks: ${prompt.question || '(no question line)'}\n`);
+    for (const d of prompt.details ?? []) io.stdout(`  | ${d}\n`);
     prompt.options.forEach((o, i) => io.stdout(`  ${i === index ? '>' : ' '} ${o}\n`));
     if (values.yes !== true) {
       const ok = await confirmOnTty(`Answer "${prompt.options[index]}"? [y/N] `);

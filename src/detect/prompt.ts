@@ -14,21 +14,54 @@ export interface Prompt {
   options: string[];
   /** Index into `options` of the one the selection marker (❯ › > ● ...) points at; -1 when none. */
   selected: number;
+  /**
+   * What the prompt is about: the dialog's other lines between its top and its options (the
+   * command to run, the file to edit, the reason), separators left out; at most 8 lines.
+   * Claude Code puts them above the question, Codex below it.
+   */
+  details: string[];
 }
 
+/** A row that only separates: a rule of box-drawing dashes (─ ━ ╌ ┄ ═), corners and blanks. */
+function separator(row: string): boolean {
+  return /^[\s─━╌┄┈═╭╮╰╯┌┐└┘│┃|-]*$/u.test(row) && /[─━╌┄┈═-]{3}/u.test(row);
+}
+
+/** A full horizontal rule: the top of a dialog (or of the input box) at least 8 ─/━ long. */
+function fullRule(row: string): boolean {
+  return /^[\s─━╭╮╰╯┌┐└┘]*$/u.test(row) && /[─━]{8}/u.test(row);
+}
+
+const strip = (row: string) => row.replace(/^[\s│┃|]+|[\s│┃|]+$/g, '');
+
 const OPTION = /^[\s│┃|]*([❯›>●◉▶→*]\s*)?(\d{1,2})[.)]\s+(.+?)[\s│┃|]*$/u;
+/** {@link OPTION} with match indices, to know the column where an option's text starts. */
+const OPTION_AT = new RegExp(OPTION.source, 'ud');
 
 /** Finds the prompt on `rows` (visible rows, top first). */
 export function readPrompt(rows: readonly string[]): Prompt {
   // The options: the last run of consecutively numbered lines 1., 2., ... on the screen.
-  type Option = { row: number; text: string; marked: boolean };
+  // An option's text wraps onto the next rows, indented at least as deep as its text starts
+  // (Ink in a narrow pane: "  2. Yes, and always allow access to /" + "     tmp/proj ...").
+  type Option = { row: number; end: number; text: string; marked: boolean; indent: number };
   let options: Option[] = [];
   let current: Option[] = [];
   for (let i = 0; i < rows.length; i++) {
-    const m = OPTION.exec(rows[i]);
-    if (!m) continue;
+    const m = OPTION_AT.exec(rows[i]);
+    if (!m) {
+      const last = current[current.length - 1];
+      const lead = rows[i].length - rows[i].trimStart().length;
+      if (
+        last && i === last.end + 1 && rows[i].trim() && lead >= last.indent && !separator(rows[i])
+      ) {
+        last.text += ' ' + strip(rows[i]);
+        last.end = i;
+      }
+      continue;
+    }
     const n = Number(m[2]);
-    const option = { row: i, text: `${n}. ${m[3]}`, marked: m[1] !== undefined };
+    const indent = m.indices?.[3]?.[0] ?? 0;
+    const option = { row: i, end: i, text: `${n}. ${m[3]}`, marked: m[1] !== undefined, indent };
     if (n === 1) current = [option];
     else if (current.length && n === current.length + 1) current.push(option);
     else continue;
@@ -36,16 +69,41 @@ export function readPrompt(rows: readonly string[]): Prompt {
   }
   const top = options.length ? options[0].row : rows.length;
   let question = '';
+  let qRow = -1;
   for (let i = top - 1; i >= 0 && i >= top - 20; i--) {
-    const line = rows[i].replace(/^[\s│┃|]+|[\s│┃|]+$/g, '');
+    const line = strip(rows[i]);
     if (line.endsWith('?')) {
       question = line;
+      qRow = i;
       break;
+    }
+  }
+  // A question wrapped in a narrow pane: join the rows above at the same indentation that
+  // continue its sentence (not a separator, not ending a sentence of their own).
+  let qStart = qRow;
+  const lead = (row: string) => row.length - row.trimStart().length;
+  for (let i = qRow - 1; qRow > 0 && i >= 0 && qRow - i <= 2; i--) {
+    const line = strip(rows[i]);
+    if (!line || separator(rows[i]) || /[.?!:]$/.test(line) || lead(rows[i]) !== lead(rows[qRow])) {
+      break;
+    }
+    question = `${line} ${question}`;
+    qStart = i;
+  }
+  const details: string[] = [];
+  if (options.length) {
+    let start = top - 1;
+    while (start > 0 && top - start < 12 && !fullRule(rows[start - 1])) start--;
+    for (let i = start; i < top && details.length < 8; i++) {
+      const line = strip(rows[i]);
+      if (!line || separator(rows[i]) || (i >= qStart && i <= qRow)) continue;
+      details.push(line);
     }
   }
   return {
     question,
     options: options.map((o) => o.text),
     selected: options.findIndex((o) => o.marked),
+    details,
   };
 }

@@ -424,6 +424,7 @@ export function sessionInfo(w: Watched): SessionInfo {
     const p = readPrompt(s.terminal.snapshot().rows);
     if (p.question) info.question = p.question;
     if (p.options.length) info.options = p.options;
+    if (p.details.length) info.details = p.details;
   }
   return info;
 }

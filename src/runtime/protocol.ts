@@ -24,6 +24,8 @@ export interface SessionInfo {
   question?: string;
   /** For a blocked session: the prompt's numbered options. */
   options?: string[];
+  /** For a blocked session: what the prompt is about (the command, the file, the reason). */
+  details?: string[];
   pid: number;
   command: string[];
   /** Foreground process name. */
