@@ -13,17 +13,19 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createConnection } from 'node:net';
+import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
+  SessionBook,
   splitCommandLine,
   splitGroups,
   type TransitionEvent,
   transitionEvent,
 } from '../src/cli/watch.ts';
+import type { SessionHost } from '../src/runtime/host.ts';
 import { selfCommand } from '../src/cli/sim-agent.ts';
 import { lsCommand } from '../src/cli/ls.ts';
 import { listSessions, request } from '../src/runtime/control-client.ts';
@@ -31,6 +33,127 @@ import type { SessionInfo } from '../src/runtime/protocol.ts';
 import type { TruthEvent } from '../src/eval/sim-user.ts';
 import { startPty } from './support/pty-driver.ts';
 import { sleep, until } from './support/until.ts';
+
+/** A full, valid session info for a fake session socket at `socket`. */
+function fakeInfo(id: string, socket: string, extra: Record<string, unknown> = {}): SessionInfo {
+  return {
+    id,
+    name: id,
+    agent: 'claude',
+    state: 'idle',
+    since: Date.now() - 1000,
+    reason: 'rule (idle)',
+    by: 'screen',
+    pid: 1,
+    command: ['claude'],
+    foreground: 'claude',
+    rows: 24,
+    cols: 80,
+    startedAt: Date.now() - 5000,
+    lastOutput: Date.now(),
+    exit: null,
+    host: 1,
+    socket,
+    ...extra,
+  } as SessionInfo;
+}
+
+/**
+ * A fake session socket at `path`: `info` answers `{ok, session: session()}` (whatever shape
+ * it has), `subscribe` answers the same and keeps the connection (pushed to with `push`).
+ */
+interface FakeSession {
+  server: Server;
+  push(session: unknown): void;
+  close(): Promise<void>;
+}
+function fakeSession(path: string, session: () => unknown): Promise<FakeSession> {
+  const subscribers = new Set<import('node:net').Socket>();
+  const server = createServer((c) => {
+    c.on('error', () => {});
+    let pending = '';
+    c.on('data', (d) => {
+      pending += d.toString('utf8');
+      const nl = pending.indexOf('\n');
+      if (nl < 0) return;
+      const req = JSON.parse(pending.slice(0, nl));
+      pending = pending.slice(nl + 1);
+      if (req.op === 'subscribe') {
+        subscribers.add(c);
+        c.on('close', () => subscribers.delete(c));
+        c.write(JSON.stringify({ ok: true, event: 'state', session: session() }) + '\n');
+      } else if (req.op === 'info') {
+        c.end(JSON.stringify({ ok: true, session: session() }) + '\n');
+      } else c.end(JSON.stringify({ ok: true }) + '\n');
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(path, () =>
+      resolve({
+        server,
+        push: (s) => {
+          for (const c of subscribers) {
+            c.write(JSON.stringify({ event: 'state', session: s }) + '\n');
+          }
+        },
+        close: () =>
+          new Promise<void>((r) => {
+            for (const c of subscribers) c.destroy();
+            server.close(() => r());
+          }),
+      }))
+  );
+}
+
+/** The little of a SessionHost a book of remote sessions uses. */
+const NO_HOST = { onTransition: () => () => {} } as unknown as SessionHost;
+
+test('listSessions: a socket answering a malformed info is left out; the others are listed', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-list-'));
+  const fakes: FakeSession[] = [];
+  try {
+    const at = (n: string) => join(dir, `${n}.sock`);
+    const withInfo = async (n: string, session: unknown) =>
+      fakes.push(await fakeSession(at(n), () => session));
+    const { socket: _, ...noSocket } = fakeInfo('nosocket', at('nosocket'));
+    await withInfo('good', fakeInfo('good', at('good')));
+    await withInfo('nosocket', noSocket);
+    await withInfo('badstate', fakeInfo('badstate', at('badstate'), { state: 'asleep' }));
+    await withInfo('badsince', fakeInfo('badsince', at('badsince'), { since: 'yesterday' }));
+    await withInfo('noid', fakeInfo('', at('noid')));
+    await withInfo('badexit', fakeInfo('badexit', at('badexit'), { exit: 0 }));
+    await withInfo('nosession', undefined);
+    await withInfo('notobject', 'hello');
+    await withInfo('badquestion', fakeInfo('badquestion', at('badquestion'), { question: 7 }));
+    const all = await listSessions(dir);
+    assert.equal(all.map((s) => s.id).sort(), ['badquestion', 'good']);
+    const bq = all.find((s) => s.id === 'badquestion')!;
+    assert.is(bq.question, undefined, 'a wrong-typed optional field is left out');
+  } finally {
+    await Promise.all(fakes.map((f) => f.close()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('SessionBook.poll: a session socket answering without a socket field crashes nothing', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-book-'));
+  const fakes: FakeSession[] = [];
+  const book = new SessionBook({ host: NO_HOST, dir, onChange: () => {} });
+  try {
+    const { socket: _, ...bad } = fakeInfo('bad', join(dir, 'bad.sock'));
+    fakes.push(await fakeSession(join(dir, 'bad.sock'), () => bad));
+    fakes.push(
+      await fakeSession(join(dir, 'good.sock'), () => fakeInfo('good', join(dir, 'good.sock'))),
+    );
+    await book.poll(); // rejected with ERR_MISSING_ARGS (from subscribe) before the fix
+    assert.equal([...book.followed.keys()], ['good']);
+    await until('the good session followed', () => book.followed.get('good')?.announced);
+  } finally {
+    book.close();
+    await Promise.all(fakes.map((f) => f.close()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 test('splitGroups: every -- starts a command', () => {
   assert.equal(splitGroups([]), []);

@@ -232,7 +232,11 @@ export class SessionBook {
     return this.infos().filter((i) => this.followed.get(i.id)?.local && i.state !== 'exited');
   }
 
-  /** Looks for sessions hosted elsewhere that are not followed yet. */
+  /**
+   * Looks for sessions hosted elsewhere that are not followed yet. Never rejects: a socket
+   * that answers nonsense, or a session that cannot be followed, is skipped (and tried again
+   * at the next poll), the others are followed.
+   */
   async poll(): Promise<void> {
     if (this.#polling || this.#closed) return;
     this.#polling = true;
@@ -249,23 +253,28 @@ export class SessionBook {
       for (const info of await listSessions(this.dir)) {
         if (this.#closed) return;
         if (info.host === process.pid || known.has(info.socket)) continue;
-        this.#follow(info);
+        try {
+          this.#follow(info);
+        } catch {
+          // this one cannot be followed now; the others can
+        }
       }
+    } catch {
+      // the directory changed under us: the next poll reads it again
     } finally {
       this.#polling = false;
     }
   }
 
   #follow(first: SessionInfo): void {
-    let entry = this.followed.get(first.id);
-    if (!entry) {
-      entry = { info: first, local: false, announced: false };
-      this.followed.set(first.id, entry);
-    }
-    const e = entry;
+    const known = this.followed.get(first.id);
+    if (known?.local) return;
+    const e: Followed = known ?? { info: first, local: false, announced: false };
+    // A throw here (an unusable socket path) leaves nothing half-registered.
     e.socket = subscribe(
       first.socket,
       (info) => {
+        if (info.id !== first.id) return; // a push about another session is not this one's
         const prev = e.announced ? e.info.state : null;
         e.info = info;
         if (prev === info.state) return; // the first push repeats the state we know
@@ -287,6 +296,7 @@ export class SessionBook {
         this.options.onChange(e.info, prev);
       },
     );
+    if (!known) this.followed.set(first.id, e);
   }
 
   /** Stops reading the directory and closes every subscription. */

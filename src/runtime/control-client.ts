@@ -61,12 +61,48 @@ export function request<T = Record<string, unknown>>(
   });
 }
 
+const STATES: ReadonlySet<string> = new Set(['blocked', 'working', 'idle', 'exited']);
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
+
+/**
+ * `value` as a {@link SessionInfo} when it has the shape of one, else null: every required
+ * field present with its type (id and socket not empty, state one of the four), `exit` null,
+ * absent or `{code, signal?}`. Optional prompt fields of the wrong type (question, options,
+ * details) are left out. A session socket answers with whatever it likes: what the board and
+ * `ls` use must not crash them.
+ */
+export function sessionInfoOf(value: unknown): SessionInfo | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const v = value as Record<string, unknown>;
+  const exit = v.exit;
+  const exitOk = exit === undefined || exit === null ||
+    (typeof exit === 'object' && isNumber((exit as Record<string, unknown>).code) &&
+      ((exit as Record<string, unknown>).signal === undefined ||
+        isNumber((exit as Record<string, unknown>).signal)));
+  const ok = isString(v.id) && v.id !== '' && isString(v.name) && isString(v.agent) &&
+    isString(v.state) && STATES.has(v.state) && isNumber(v.since) && isString(v.reason) &&
+    isString(v.by) && isNumber(v.pid) && isStrings(v.command) && isString(v.foreground) &&
+    isNumber(v.rows) && isNumber(v.cols) && isNumber(v.startedAt) &&
+    isNumber(v.lastOutput) && isNumber(v.host) && isString(v.socket) && v.socket !== '' &&
+    exitOk;
+  if (!ok) return null;
+  const info = { ...v } as unknown as SessionInfo;
+  if (info.question !== undefined && !isString(info.question)) delete info.question;
+  if (info.options !== undefined && !isStrings(info.options)) delete info.options;
+  if (info.details !== undefined && !isStrings(info.details)) delete info.details;
+  return info;
+}
+
 /** How long {@link listSessions} waits before asking a socket that refused again, ms. */
 const REFUSED_RETRY_MS = 100;
 
 /**
  * Every live session's info. Sockets of dead processes are removed on the way (one that
- * refuses a connection twice, {@link REFUSED_RETRY_MS} apart).
+ * refuses a connection twice, {@link REFUSED_RETRY_MS} apart); a socket whose answer is not a
+ * session's info (see {@link sessionInfoOf}) is left out.
  */
 export async function listSessions(dir = socketDir()): Promise<SessionInfo[]> {
   let names: string[];
@@ -79,8 +115,8 @@ export async function listSessions(dir = socketDir()): Promise<SessionInfo[]> {
     const path = join(dir, n);
     for (let attempt = 1;; attempt++) {
       try {
-        const a = await request<{ session: SessionInfo }>(path, { op: 'info' }, 1500);
-        return a.session;
+        const a = await request<{ session?: unknown }>(path, { op: 'info' }, 1500);
+        return sessionInfoOf(a.session); // a malformed answer is left out, not trusted
       } catch (e) {
         const message = (e as Error).message;
         // A session binds its socket file a moment before it listens, and a connection in
@@ -120,7 +156,10 @@ export async function findSession(key: string, dir = socketDir()): Promise<Sessi
   );
 }
 
-/** Follows a session's state: calls `onInfo` with each state line until the socket closes. */
+/**
+ * Follows a session's state: calls `onInfo` with each state line until the socket closes
+ * (lines whose session is not a valid {@link SessionInfo} are ignored).
+ */
 export function subscribe(
   path: string,
   onInfo: (info: SessionInfo) => void,
@@ -134,8 +173,8 @@ export function subscribe(
     'data',
     lineReader((line) => {
       try {
-        const msg = JSON.parse(line);
-        if (msg.session) onInfo(msg.session as SessionInfo);
+        const info = sessionInfoOf(JSON.parse(line)?.session);
+        if (info) onInfo(info);
       } catch {
         // ignore a garbled line
       }
