@@ -19,7 +19,8 @@ export function commandHelp(cmd: Command): string {
   if (names.length) lines.push('', 'options:');
   for (const name of names) {
     const o = cmd.options[name];
-    const flag = `--${name}${o.type === 'string' ? ' ' + name.toUpperCase() : ''}`;
+    const arg = cmd.placeholders?.[name] ?? name.toUpperCase();
+    const flag = `--${name}${o.type === 'string' ? ' ' + arg : ''}`;
     lines.push(
       `  ${(o.short ? `-${o.short}, ` : '    ') + flag.padEnd(24)} ${cmd.help?.[name] ?? ''}`,
     );
@@ -46,6 +47,13 @@ export function mainHelp(): string {
 /** Runs agentwatch with `argv` (without node and script); returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === 'help' && rest[0]) {
+    const cmd = commands.find((c) => c.name === rest[0]);
+    if (cmd) {
+      io.stdout(commandHelp(cmd));
+      return 0;
+    }
+  }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(mainHelp());
     return name ? 0 : 2;

@@ -101,7 +101,7 @@ async function classifyFiles(
         io.stdout(
           `${file.padEnd(width)}  ${record.state.padEnd(7)}  ${rule.padEnd(22)}  ${
             oneLine(evaluation.match)
-          }\n`,
+          }`.trimEnd() + '\n',
         );
       }
     } catch (e) {
@@ -176,7 +176,7 @@ async function compare(
       io.stdout(
         `${basename(r.file).padEnd(w)}  ${r.truth.padEnd(8)}  ${
           mark(r.tail, r.truth).padEnd(20)
-        }  ${mark(r.screen, r.truth)}\n`,
+        }  ${mark(r.screen, r.truth)}`.trimEnd() + '\n',
       );
     }
     const ok = (k: 'tail' | 'screen') => rows.filter((r) => r[k] === r.truth).length;
@@ -205,6 +205,7 @@ export const classifyCommand: Command = {
     json: { type: 'boolean' },
     compare: { type: 'string', multiple: true },
   },
+  placeholders: { agent: 'ID', manifest: 'FILE', size: 'ROWSxCOLS', compare: 'LABELS.json' },
   help: {
     agent: 'manifest id (claude, codex, gemini, qwen, opencode); default: the file name prefix',
     manifest: 'classify with this manifest file instead of a bundled one',
@@ -217,10 +218,12 @@ export const classifyCommand: Command = {
     const labels = stringList(values, 'compare');
     const json = values.json === true;
     if (labels.length) {
-      if (positionals.length) {
-        throw new UsageError('--compare takes labels files, not capture files');
+      // `--compare a/labels.json b/labels.json` (a shell glob after one --compare): the other
+      // JSON files are labels files too.
+      if (positionals.some((p) => !p.endsWith('.json'))) {
+        throw new UsageError('--compare takes labels files (JSON), not capture files');
       }
-      return await compare(labels, setup, json, io);
+      return await compare([...labels, ...positionals], setup, json, io);
     }
     if (!positionals.length) throw new UsageError('no capture file given');
     return await classifyFiles(positionals, setup, json, io);

@@ -95,6 +95,17 @@ export async function hookMain(argv: string[]): Promise<number> {
   try {
     const socket = process.env.AGENTWATCH_SOCKET;
     const [cmd, what] = argv;
+    if (argv.includes('--help') || argv.includes('-h')) {
+      process.stdout.write(
+        cmd === 'report'
+          ? 'usage: agentwatch report working|tool|blocked|done|idle\n\nFor agent hooks: tells the session ' +
+            '(found from AGENTWATCH_SOCKET) what the agent does. `tool` reads a PreToolUse payload on stdin. ' +
+            'Always exits 0.\n'
+          : 'usage: agentwatch notify < payload.json\n\nFor agent hooks: passes a Notification payload ' +
+            '(JSON on stdin) to the session found from AGENTWATCH_SOCKET. Always exits 0.\n',
+      );
+      return 0;
+    }
     if (cmd === 'report') {
       if (!what || !REPORTS.has(what)) {
         process.stderr.write(`agentwatch report: expected one of ${[...REPORTS].join(', ')}\n`);

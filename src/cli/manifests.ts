@@ -83,7 +83,8 @@ function checkFile(path: string, io: Io): boolean {
     io.stdout(`${head}, no examples to run\n`);
     return true;
   }
-  io.stdout(`${head}, ${report.results.length} examples\n`);
+  const k = report.results.length;
+  io.stdout(`${head}, ${k} example${k === 1 ? '' : 's'}\n`);
   for (const r of report.results) {
     const label = `examples[${r.index}]${r.name ? ` ${r.name}` : ''}`;
     if (r.ok) io.stdout(`  ok    ${label}: ${r.got}\n`);

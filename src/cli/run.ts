@@ -9,6 +9,7 @@ import { type Command, stringOption, UsageError } from './command.ts';
 import {
   notifyOptionHelp,
   notifyOptionSpec,
+  optionPlaceholders,
   stringNotifyChannels,
   sweepChoice,
   sweepOptionHelp,
@@ -44,6 +45,7 @@ export const runCommand: Command = {
     ...sweepOptionSpec,
     ...notifyOptionSpec,
   },
+  placeholders: { agent: 'ID', name: 'NAME', ...optionPlaceholders },
   help: {
     agent: 'manifest id to use (default: from the foreground process name)',
     name: 'the name the board shows (default: the command name)',
@@ -100,10 +102,14 @@ export const runCommand: Command = {
     process.on('uncaughtException', onCrash);
     for (const sig of ['SIGTERM', 'SIGHUP', 'SIGQUIT'] as const) {
       process.on(sig, () => {
+        // Pass the signal on, restore the terminal, then close the host: an agent that ignores
+        // the signal is killed (with its process group) and the socket is removed; never an
+        // orphan left behind.
         session.kill(sig);
         restore();
-        setTimeout(() => process.exit(128 + ({ SIGHUP: 1, SIGQUIT: 3, SIGTERM: 15 }[sig])), 200)
-          .unref();
+        const code = 128 + ({ SIGHUP: 1, SIGQUIT: 3, SIGTERM: 15 }[sig]);
+        setTimeout(() => process.exit(code), 3000).unref();
+        host.close().finally(() => process.exit(code));
       });
     }
     // Ctrl-C reaches the agent as a key in raw mode; without a TTY, pass SIGINT on.

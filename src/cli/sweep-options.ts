@@ -65,3 +65,9 @@ export function stringNotifyChannels(
     command: stringOption(values, 'notify-cmd'),
   };
 }
+
+/** How the sweep and notification options name their values in the help. */
+export const optionPlaceholders: Record<string, string> = {
+  interval: 'MS',
+  'notify-cmd': 'SHELL-COMMAND',
+};

@@ -12,6 +12,7 @@ export const waitCommand: Command = {
   summary: 'wait until a session reaches a state (exit 0), or time out (exit 1)',
   usage: 'wait SESSION --until STATE [--timeout SECONDS]',
   options: { until: { type: 'string' }, timeout: { type: 'string' } },
+  placeholders: { until: 'STATE', timeout: 'SECONDS' },
   help: {
     until: 'blocked, working, idle or exited',
     timeout: 'give up after this many seconds (default: never)',

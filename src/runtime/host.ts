@@ -84,20 +84,22 @@ export class SessionHost {
     });
   }
 
-  /** Prompt text last published per session, to publish again when a blocked prompt changes. */
-  readonly #publishedPrompt = new Map<string, string>();
+  /** What was last published per session (see {@link publishedKey}), to publish on change only. */
+  readonly #published = new Map<string, string>();
+  /** A session's size before the first terminal attached to it, restored when the last leaves. */
+  readonly #sizeBeforeAttach = new Map<string, { rows: number; cols: number }>();
 
   /**
-   * A blocked session whose prompt appears or changes without a state change (a report or
-   * OSC 7501 said blocked before the dialog was drawn) is published again, so subscribers
-   * get its question and options.
+   * A session whose info changes without a state change is published again: its agent became
+   * known, the reason changed (a report, another rule), or a blocked prompt appeared or
+   * changed (a report or OSC 7501 said blocked before the dialog was drawn), so subscribers
+   * (the board, `wait`) see its question and options.
    */
   #onEvaluated(w: Watched): void {
-    if (w.record.state !== 'blocked') return;
     const info = sessionInfo(w);
-    const key = `${info.question ?? ''}\n${(info.options ?? []).join('\n')}`;
-    if (this.#publishedPrompt.get(w.session.id) === key) return;
-    this.#publishedPrompt.set(w.session.id, key);
+    const key = publishedKey(info);
+    if (this.#published.get(w.session.id) === key) return;
+    this.#published.set(w.session.id, key);
     const entry = this.sessions.get(w.session.id);
     if (entry) { for (const s of entry.subscribers) push(s, { event: 'state', session: info }); }
   }
@@ -113,8 +115,11 @@ export class SessionHost {
    * @throws UserError when the command cannot be started or the socket cannot be made.
    */
   async start(opts: StartOptions): Promise<Session> {
-    const dir = ensureSocketDir(this.#env);
-    void dir;
+    if (opts.agent && !this.options.manifests().has(opts.agent)) {
+      const known = [...this.options.manifests().keys()].join(', ');
+      throw new UserError(`--agent ${opts.agent}: no such agent (known: ${known})`);
+    }
+    ensureSocketDir(this.#env);
     const name = opts.name ?? basename(opts.command);
     let id = makeSessionId(name);
     while (this.sessions.has(id)) id = makeSessionId(name);
@@ -171,10 +176,7 @@ export class SessionHost {
 
   #onTransition(w: Watched, prev: StateRecord): void {
     const info = sessionInfo(w);
-    this.#publishedPrompt.set(
-      w.session.id,
-      `${info.question ?? ''}\n${(info.options ?? []).join('\n')}`,
-    );
+    this.#published.set(w.session.id, publishedKey(info));
     const entry = this.sessions.get(w.session.id);
     if (entry) { for (const s of entry.subscribers) push(s, { event: 'state', session: info }); }
     for (const l of this.#transitionListeners) {
@@ -216,8 +218,11 @@ export class SessionHost {
       case 'resize': {
         const rows = Number(req.rows);
         const cols = Number(req.cols);
-        if (!(rows >= 1) || !(cols >= 1) || !Number.isFinite(rows) || !Number.isFinite(cols)) {
-          throw new UserError('resize: rows and cols must be positive numbers');
+        if (
+          !Number.isInteger(rows) || !Number.isInteger(cols) || rows < 1 || cols < 2 ||
+          rows > 500 || cols > 1000
+        ) {
+          throw new UserError('resize: rows must be 1-500 and cols 2-1000 (whole cells)');
         }
         session.resize(rows, cols);
         return {};
@@ -304,7 +309,18 @@ export class SessionHost {
 
   #attach(session: Session, socket: Socket, rows?: number, cols?: number): 'keep' {
     socket.write(JSON.stringify({ ok: true }) + '\n');
-    if (rows && cols) session.resize(rows, cols);
+    // The attaching terminal's size applies while it is attached; the size before it comes
+    // back when the last attached terminal leaves (a `run` session is the person's own
+    // terminal's size, and it must not stay at the board's).
+    if (!this.#sizeBeforeAttach.has(session.id)) {
+      this.#sizeBeforeAttach.set(session.id, {
+        rows: session.terminal.rows,
+        cols: session.terminal.cols,
+      });
+    }
+    const okSize = (r?: number, c?: number) =>
+      Number.isInteger(r) && Number.isInteger(c) && r! >= 1 && c! >= 2 && r! <= 500 && c! <= 1000;
+    if (okSize(rows, cols)) session.resize(rows!, cols!);
     // While a real terminal is attached, it answers the agent's queries (DSR, DA, OSC 10/11):
     // our own replies would reach the agent twice. Headless again once the last one detaches.
     this.#attachedCount.set(session.id, (this.#attachedCount.get(session.id) ?? 0) + 1);
@@ -324,6 +340,9 @@ export class SessionHost {
       else {
         this.#attachedCount.delete(session.id);
         session.headless = session.spec.headless;
+        const before = this.#sizeBeforeAttach.get(session.id);
+        this.#sizeBeforeAttach.delete(session.id);
+        if (before && !session.exit) session.resize(before.rows, before.cols);
       }
     });
     return 'keep';
@@ -387,6 +406,19 @@ export function firedAt(said: unknown, now = Date.now()): number {
   return typeof said === 'number' && Number.isFinite(said)
     ? Math.min(now, Math.max(now - 30_000, said))
     : now;
+}
+
+/** What a subscriber sees change: state, agent, reason and the prompt. */
+function publishedKey(info: SessionInfo): string {
+  return JSON.stringify([
+    info.state,
+    info.agent,
+    info.reason,
+    info.by,
+    info.question,
+    info.options,
+    info.details,
+  ]);
 }
 
 /** Paints `session`'s screen text on a client terminal: clear, each row, cursor back in place. */

@@ -41,5 +41,18 @@ export function ensureSocketDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /** The control socket path of session `id`. */
 export function socketPath(id: string, env: NodeJS.ProcessEnv = process.env): string {
-  return join(socketDir(env), `${id}.sock`);
+  const path = join(socketDir(env), `${id}.sock`);
+  // sockaddr_un.sun_path holds 108 bytes on Linux (104 on macOS), the final NUL included.
+  if (Buffer.byteLength(path) > SOCKET_PATH_MAX) {
+    throw new UserError(
+      `${path}: socket path too long (${
+        Buffer.byteLength(path)
+      } bytes; Unix sockets allow ${SOCKET_PATH_MAX}): ` +
+        'use a shorter AGENTWATCH_DIR or XDG_RUNTIME_DIR',
+    );
+  }
+  return path;
 }
+
+/** The longest Unix socket path, in bytes: sun_path minus its NUL (Linux 108, macOS 104). */
+export const SOCKET_PATH_MAX = process.platform === 'darwin' ? 103 : 107;

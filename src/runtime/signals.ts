@@ -53,7 +53,15 @@ export const SHELLS: ReadonlySet<string> = new Set([
 export type ForegroundKind = 'agent' | 'shell' | 'other' | 'unknown';
 
 /** Which signal decided a state. */
-export type DecidedBy = 'exit' | 'foreground' | 'screen' | 'report' | 'start';
+export type DecidedBy = 'exit' | 'foreground' | 'screen' | 'osc' | 'report' | 'start';
+
+/**
+ * A manifest rule reads the screen, or a state the agent reported in-band (a rule on an OSC
+ * payload, such as Codex's and Claude Code's OSC 7501): `osc` then, for explain and the board.
+ */
+function byRule(ev: Evaluation): DecidedBy {
+  return ev.region?.startsWith('osc') ? 'osc' : 'screen';
+}
 
 /** What an agent said about itself (a hook), with when its hook fired. */
 export interface Report {
@@ -196,15 +204,15 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
     );
   }
   if (ev && ev.state === 'blocked') {
-    return next(prev, 'blocked', now, ev.reason, 'screen', memo, ev);
+    return next(prev, 'blocked', now, ev.reason, byRule(ev), memo, ev);
   }
   if (report) {
-    const age = Math.round((now - report.at) / 100) / 10;
+    // No age in the reason: it is published when it changes, and ages change all the time.
     return next(
       prev,
       report.state,
       now,
-      `${report.source} (${age} s ago)`,
+      report.source,
       'report',
       memo,
       ev ?? undefined,
@@ -225,5 +233,5 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
     const first = prev.idleSeenAt ?? now;
     if (now - first < IDLE_CONFIRM_MS) return { ...prev, ...memo, idleSeenAt: first };
   }
-  return next(prev, ev.state, now, ev.reason, 'screen', memo, ev);
+  return next(prev, ev.state, now, ev.reason, byRule(ev), memo, ev);
 }
