@@ -8,6 +8,7 @@ import {
   ANSWER_KEYS,
   type AnswerPanel,
   panelWarning,
+  processGone,
   renderBoard,
   sortSessions,
   stripSgr,
@@ -84,7 +85,7 @@ test('renderBoard: a full frame at 24x100 without colours', () => {
     ' > web   claude  blocked  12s     Do you want to proceed?',
     '   api   claude  working  3s      rule (working)',
     '   docs  claude  idle     1m02s   rule (idle)',
-    '   old   claude  exited   5s      exit code 0',
+    '   old   claude  exited   5s      exited with code 0',
     '',
   ]);
   assert.is(
@@ -189,6 +190,40 @@ test('renderBoard: sessions with the same name show their ids', () => {
   const lines = renderBoard(twins, { now: NOW, width: 80, height: 7, color: false });
   assert.match(lines[3], /^ {3}node-1a2b {2}claude/);
   assert.match(lines[4], /^ {3}node-3c4d {2}claude/);
+});
+
+test('renderBoard: a shell left in the foreground reads exited, but shows apart from a dead one', () => {
+  const shell = info('sh-0001', 'exited', 4_000, {
+    agent: '',
+    foreground: 'bash',
+    exit: null,
+    reason: 'the shell (bash) is in the foreground',
+    by: 'foreground',
+    startedAt: NOW - 1000,
+  });
+  const dead = info('gone-0002', 'exited', 2_000, {
+    exit: { code: 0 },
+    by: 'exit',
+    startedAt: NOW - 2000,
+  });
+  const killed = info('hup-0003', 'exited', 1_000, {
+    exit: { code: 0, signal: 1 },
+    startedAt: NOW - 500,
+  });
+  assert.ok(!processGone(shell), 'state exited, exit null: the process lives');
+  assert.ok(processGone(dead));
+  assert.ok(processGone({ ...shell, by: 'socket' }), 'its control socket closed');
+  const lines = renderBoard([dead, killed, shell], {
+    now: NOW,
+    width: 80,
+    height: 8,
+    color: false,
+  });
+  assert.equal(lines.slice(3, 6), [
+    '   sh    -       exited   4s      shell (bash)',
+    '   gone  claude  exited   2s      exited with code 0',
+    '   hup   claude  exited   1s      ended by signal 1',
+  ], 'the live shell first');
 });
 
 const OPTIONS = ['1. Yes', "2. Yes, and don't ask again for touch commands", '3. No'];

@@ -12,6 +12,7 @@
  * Plus the pure helpers (command groups, typed command lines, the JSON shape).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
+  BoardUi,
   SessionBook,
   splitCommandLine,
   splitGroups,
@@ -151,6 +153,113 @@ test('SessionBook.poll: a session socket answering without a socket field crashe
   } finally {
     book.close();
     await Promise.all(fakes.map((f) => f.close()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** A host holding `infos` as its sessions (what a book of hosted sessions asks of it). */
+function fakeHost(infos: Map<string, SessionInfo>): SessionHost {
+  return {
+    onTransition: () => () => {},
+    watched: () => undefined,
+    info: (id: string) => {
+      const i = infos.get(id);
+      if (!i) throw new Error(`no session ${id}`);
+      return i;
+    },
+    forget: (id: string) => Promise.resolve(void infos.delete(id)),
+  } as unknown as SessionHost;
+}
+
+/** A terminal for a BoardUi: keys go in with `type`, `text()` is everything painted so far. */
+function fakeTerminal() {
+  const stdin = Object.assign(new EventEmitter(), {
+    setRawMode: () => {},
+    resume: () => {},
+    pause: () => {},
+  });
+  let out = '';
+  const stdout = Object.assign(new EventEmitter(), {
+    columns: 100,
+    rows: 20,
+    write: (s: string | Uint8Array) => {
+      out += typeof s === 'string' ? s : Buffer.from(s).toString('utf8');
+      return true;
+    },
+  });
+  return {
+    stdin: stdin as unknown as NodeJS.ReadStream,
+    stdout: stdout as unknown as NodeJS.WriteStream,
+    type: (keys: string) => stdin.emit('data', Buffer.from(keys, 'utf8')),
+    /** What was painted, lines apart (a cursor move starts one), without SGR. */
+    text: () => out.replace(/\x1b\[\d+;1H/g, '\n').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ''),
+    clear: () => (out = ''),
+  };
+}
+
+test('board: a live shell that reads exited can be attached to, and q asks before ending it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-shell-'));
+  const shellSock = join(dir, 'sh-0001.sock');
+  const ops: string[] = [];
+  const server = createServer((c) => {
+    c.on('error', () => {});
+    c.once('data', (d) => {
+      ops.push(JSON.parse(d.toString('utf8').split('\n')[0]).op);
+      c.write('{"ok":true}\n');
+    });
+  });
+  await new Promise<void>((r) => server.listen(shellSock, r));
+  const infos = new Map<string, SessionInfo>([
+    [
+      'sh-0001',
+      fakeInfo('sh-0001', shellSock, {
+        name: 'sh',
+        agent: '',
+        state: 'exited',
+        foreground: 'bash',
+        reason: 'the shell (bash) is in the foreground',
+        by: 'foreground',
+        exit: null,
+      }),
+    ],
+    [
+      'dead-0002',
+      fakeInfo('dead-0002', join(dir, 'dead-0002.sock'), {
+        name: 'dead',
+        state: 'exited',
+        by: 'exit',
+        exit: { code: 0 },
+      }),
+    ],
+  ]);
+  const book = new SessionBook({ host: fakeHost(infos), dir, onChange: () => {}, remote: false });
+  book.addLocal('sh-0001');
+  book.addLocal('dead-0002');
+  const term = fakeTerminal();
+  const ui = new BoardUi({ book, stdin: term.stdin, stdout: term.stdout });
+  try {
+    assert.equal(book.liveLocal().map((i) => i.id), ['sh-0001']);
+    ui.start();
+    assert.match(term.text(), /sh\s+-\s+exited\s+\d+s\s+shell \(bash\)/);
+    assert.match(term.text(), /dead\s+claude\s+exited\s+\d+s\s+exited with code 0/);
+
+    // q asks: the shell would end with the watch.
+    term.type('q');
+    assert.match(term.text(), /1 session started here will be ended \(sh\)\. Quit\? y\/n/);
+    term.type('n');
+
+    // Enter on the dead one says so; on the shell (selected first) it attaches.
+    term.type('j\r');
+    assert.match(term.text(), /dead has exited/);
+    term.type('k\r');
+    await until('the attach request', () => ops.includes('attach'));
+    term.clear();
+    term.type('\x1d'); // Ctrl-] detaches
+    await until('the board again', () => /shell \(bash\)/.test(term.text()));
+  } finally {
+    ui.restore();
+    book.close();
+    await new Promise<void>((r) => server.close(() => r()));
     rmSync(dir, { recursive: true, force: true });
   }
 });

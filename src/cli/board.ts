@@ -81,6 +81,22 @@ export const WATCH_KEYS =
 
 const STATE_ORDER: Record<SessionState, number> = { blocked: 0, working: 1, idle: 1, exited: 2 };
 
+/**
+ * `by` of the info the board makes up for a session hosted elsewhere whose control socket
+ * closed without its exit being told: its host is gone, and the process with it.
+ */
+export const SOCKET_CLOSED_BY = 'socket';
+
+/**
+ * Whether `info`'s process is gone: its PTY child ended (`exit` set), or its control socket
+ * closed. Not the same as the `exited` state, which only means that no agent is in the
+ * foreground: a shell left after the agent (`run -- bash`, `watch -- bash`) is alive, can be
+ * attached to, and ends with the watch that hosts it.
+ */
+export function processGone(info: SessionInfo): boolean {
+  return info.exit != null || info.by === SOCKET_CLOSED_BY;
+}
+
 /** SGR per state: blocked red bold, working yellow, idle green, exited grey. */
 export const STATE_SGR: Record<SessionState, string> = {
   blocked: '1;31',
@@ -91,11 +107,13 @@ export const STATE_SGR: Record<SessionState, string> = {
 
 /**
  * The board's order: blocked first (the longest waiting on top), then working and idle in
- * the order they started (rows must not jump about as states change), exited last.
+ * the order they started (rows must not jump about as states change), exited last (live
+ * shells before the processes that are gone).
  */
 export function sortSessions(infos: readonly SessionInfo[]): SessionInfo[] {
+  const rank = (i: SessionInfo) => STATE_ORDER[i.state] + (processGone(i) ? 1 : 0);
   return [...infos].sort((a, b) => {
-    const o = STATE_ORDER[a.state] - STATE_ORDER[b.state];
+    const o = rank(a) - rank(b);
     if (o) return o;
     if (a.state === 'blocked') return a.since - b.since || a.id.localeCompare(b.id);
     return a.startedAt - b.startedAt || a.id.localeCompare(b.id);
@@ -167,13 +185,21 @@ function panelLines(
   return out;
 }
 
-/** The detail column: the question for a blocked session, else how the state was decided. */
+/**
+ * The detail column: the question for a blocked session; for an exited one, how its process
+ * ended, or the shell still running in it; else how the state was decided.
+ */
 export function detailOf(info: SessionInfo): string {
   if (info.state === 'blocked') {
     return info.question || info.options?.[0] || 'a prompt waits for you';
   }
-  if (info.state === 'exited' && info.exit) {
-    return info.exit.signal ? `ended by signal ${info.exit.signal}` : `exit code ${info.exit.code}`;
+  if (info.exit) {
+    return info.exit.signal
+      ? `ended by signal ${info.exit.signal}`
+      : `exited with code ${info.exit.code}`;
+  }
+  if (info.state === 'exited' && !processGone(info)) {
+    return `shell (${info.foreground || 'no agent in the foreground'})`;
   }
   return info.reason;
 }

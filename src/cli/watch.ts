@@ -39,7 +39,14 @@ import {
   sweepOptionHelp,
   sweepOptionSpec,
 } from './sweep-options.ts';
-import { type AnswerPanel, renderBoard, sortSessions, WATCH_KEYS } from './board.ts';
+import {
+  type AnswerPanel,
+  processGone,
+  renderBoard,
+  SOCKET_CLOSED_BY,
+  sortSessions,
+  WATCH_KEYS,
+} from './board.ts';
 import { createHost } from '../runtime/default-host.ts';
 import type { SessionHost } from '../runtime/host.ts';
 import { listSessions, request, subscribe } from '../runtime/control-client.ts';
@@ -227,9 +234,12 @@ export class SessionBook {
     return out;
   }
 
-  /** Hosted sessions whose process still runs. */
+  /**
+   * Hosted sessions whose process still runs, whatever their state: a shell left after the
+   * agent reads `exited` and still ends with the watch.
+   */
   liveLocal(): SessionInfo[] {
-    return this.infos().filter((i) => this.followed.get(i.id)?.local && i.state !== 'exited');
+    return this.infos().filter((i) => this.followed.get(i.id)?.local && !processGone(i));
   }
 
   /**
@@ -283,17 +293,22 @@ export class SessionBook {
       },
       () => {
         e.socket = undefined;
-        if (this.#closed || (e.announced && e.info.state === 'exited')) return;
+        // Told of its exit: nothing more to say. Otherwise its host is gone (a shell in the
+        // foreground read `exited` while it lived: it is gone now as well).
+        if (this.#closed || (e.announced && e.info.exit)) return;
         const prev = e.announced ? e.info.state : null;
         e.announced = true;
         e.info = {
           ...e.info,
           state: 'exited',
-          since: Date.now(),
+          since: prev === 'exited' ? e.info.since : Date.now(),
           reason: 'its control socket closed',
+          by: SOCKET_CLOSED_BY,
           question: undefined,
+          options: undefined,
+          details: undefined,
         };
-        this.options.onChange(e.info, prev);
+        if (prev !== 'exited') this.options.onChange(e.info, prev);
       },
     );
     if (!known) this.followed.set(first.id, e);
@@ -541,7 +556,7 @@ export class BoardUi {
       case '\n': {
         const info = infos[at];
         if (!info) break;
-        if (info.state === 'exited') this.#message = `${info.name} has exited`;
+        if (processGone(info)) this.#message = `${info.name} has exited`;
         else this.#attach(info);
         break;
       }
