@@ -8,6 +8,7 @@ import {
   ANSWER_KEYS,
   type AnswerPanel,
   panelWarning,
+  printable,
   processGone,
   renderBoard,
   sortSessions,
@@ -224,6 +225,63 @@ test('renderBoard: a shell left in the foreground reads exited, but shows apart 
     '   gone  claude  exited   2s      exited with code 0',
     '   hup   claude  exited   1s      ended by signal 1',
   ], 'the live shell first');
+});
+
+test('printable: escape sequences and control characters are removed, text stays', () => {
+  assert.is(printable('\x1b]0;pwned\x07\x1b[2J\x1b[Hevil'), 'evil', 'OSC title, CSI clear');
+  assert.is(printable('a\x9b31mb\x9d0;t\x9cc'), 'abc', '8-bit CSI and OSC');
+  assert.is(printable('x\x1bcy\x1b(Bz'), 'xyz', 'RIS, a charset');
+  assert.is(printable('p\x1bP1$r\x1b\\q\x1b_apc\x1b\\'), 'pq', 'DCS, APC');
+  assert.is(printable('u\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\'), 'ulink', 'a hyperlink');
+  assert.is(printable('tab\there\r\nnext\x7f\x00\x07\x85'), 'tab here  next');
+  assert.is(printable('osc\x1b]0;never ends'), 'osc');
+  assert.is(printable('Allow access to /tmp/é? ✓ ❯ ─'), 'Allow access to /tmp/é? ✓ ❯ ─');
+});
+
+test('renderBoard: names, questions, reasons, options and messages print no control bytes', () => {
+  const evil = '\x1b]0;pwned\x07\x1b[2J\x1b[H';
+  const infos = [
+    info('bad-0001', 'blocked', 1000, {
+      name: `${evil}bad\r\n`,
+      question: `\x1b[31mDelete it?\x1b[0m${evil}`,
+      options: ['1. Yes\x1bc', '2. No'],
+      details: [`rm -rf ${evil}build`],
+    }),
+    info('worse-0002', 'idle', 1000, { name: 'worse\x9b2J', reason: `rule${evil}\x07(idle)` }),
+    info('twin-0003', 'idle', 1000, { name: 'twin', id: `twin${evil}3` }),
+    info('twin-0004', 'idle', 1000, { name: 'twin' }),
+  ];
+  const panelOf = (phase: AnswerPanel['phase']): AnswerPanel => ({
+    id: 'bad-0001',
+    name: `${evil}bad`,
+    phase,
+    question: `\x1b[31mDelete it?\x1b[0m${evil}`,
+    options: ['1. Yes\x1bc', '2. No\x07'],
+    choice: 0,
+  });
+  for (const color of [false, true]) {
+    for (const answer of [undefined, panelOf('choosing'), panelOf('sending')]) {
+      const lines = renderBoard(infos, {
+        now: NOW,
+        width: 100,
+        height: 24,
+        color,
+        title: `agentwatch${evil}`,
+        status: `cannot attach to ${evil}bad: gone\x07`,
+        answer,
+      });
+      for (const l of lines) {
+        const rest = color ? stripSgr(l) : l;
+        assert.not.match(rest, /[\x00-\x1f\x7f-\x9f]/, JSON.stringify(l));
+      }
+      const text = lines.map(stripSgr).join('\n');
+      assert.match(text, /cannot attach to bad: gone/);
+      if (!answer) {
+        assert.match(text, / bad +claude +blocked +1s +Delete it\?/);
+        assert.match(text, / worse +claude +idle +1s +rule\(idle\)/);
+      } else assert.match(text, /── answer bad \(bad-0001\) ─/);
+    }
+  }
 });
 
 const OPTIONS = ['1. Yes', "2. Yes, and don't ask again for touch commands", '3. No'];

@@ -120,6 +120,41 @@ export function sortSessions(infos: readonly SessionInfo[]): SessionInfo[] {
   });
 }
 
+/**
+ * Escape sequences a terminal would act on: CSI (7- and 8-bit), OSC (a title, a hyperlink, a
+ * clipboard write; up to BEL or ST, or the end of the text), DCS/SOS/PM/APC strings, and
+ * other ESC sequences (RIS `ESC c`, charsets, keypad modes).
+ */
+const ESCAPE_SEQUENCES =
+  /\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|(?:\x1b[PX^_]|[\x90\x98\x9e\x9f])[^\x1b\x9c]*(?:\x1b\\|\x9c)?|\x1b[ -/]*[0-~]?/g;
+
+/**
+ * `text` as safe to print on the person's terminal: escape sequences removed, tabs and line
+ * breaks made spaces, every other control character (C0, DEL, C1) removed. Session names,
+ * questions, options, details and reasons come from sessions (a name can be anything a
+ * `--name` or a command line said): printed raw, one cleared the board and set the title.
+ */
+export function printable(text: string): string {
+  return String(text).replace(ESCAPE_SEQUENCES, '').replace(/[\t\n\r]/g, ' ').replace(
+    /[\x00-\x1f\x7f-\x9f]/g,
+    '',
+  );
+}
+
+/** `info` with every text the board shows made {@link printable} (the id is kept to match). */
+function printableInfo(info: SessionInfo): SessionInfo {
+  return {
+    ...info,
+    name: printable(info.name),
+    agent: printable(info.agent),
+    reason: printable(info.reason),
+    foreground: printable(info.foreground),
+    question: info.question === undefined ? undefined : printable(info.question),
+    options: info.options?.map(printable),
+    details: info.details?.map(printable),
+  };
+}
+
 /** Removes SGR sequences (for tests and width checks). */
 export function stripSgr(text: string): string {
   return text.replace(/\x1b\[[0-9;]*m/g, '');
@@ -158,7 +193,8 @@ function panelLines(
   sgr: (code: string, text: string) => string,
 ): string[] {
   const w = width - 1;
-  const label = `── answer ${panel.name}${panel.name === panel.id ? '' : ` (${panel.id})`} `;
+  const id = printable(panel.id);
+  const label = `── answer ${panel.name}${panel.name === id ? '' : ` (${id})`} `;
   const rule = fit(label + '─'.repeat(Math.max(0, w - [...label].length)), w);
   const out = [sgr('1', rule)];
   if (panel.phase === 'reading' || !panel.options) {
@@ -239,7 +275,30 @@ function layout(infos: readonly SessionInfo[], width: number) {
  * The selected session's row is kept visible; rows that do not fit are counted in a
  * `… N more` line.
  */
-export function renderBoard(infos: readonly SessionInfo[], view: BoardView): string[] {
+export function renderBoard(
+  rawInfos: readonly SessionInfo[],
+  rawView: BoardView,
+): string[] {
+  // Every text from sessions (and messages quoting them) made printable first.
+  const infos = rawInfos.map(printableInfo);
+  const view: BoardView = {
+    ...rawView,
+    title: rawView.title === undefined ? undefined : printable(rawView.title),
+    status: rawView.status === undefined ? undefined : printable(rawView.status),
+    keys: rawView.keys === undefined ? undefined : printable(rawView.keys),
+    input: rawView.input && {
+      label: printable(rawView.input.label),
+      text: printable(rawView.input.text),
+    },
+    answer: rawView.answer && {
+      ...rawView.answer,
+      name: printable(rawView.answer.name),
+      question: rawView.answer.question === undefined
+        ? undefined
+        : printable(rawView.answer.question),
+      options: rawView.answer.options?.map(printable),
+    },
+  };
   const width = Math.max(10, view.width);
   const height = Math.max(1, view.height);
   const color = view.color !== false;
@@ -252,7 +311,7 @@ export function renderBoard(infos: readonly SessionInfo[], view: BoardView): str
   for (const i of infos) named.set(i.name, (named.get(i.name) ?? 0) + 1);
   const sorted = sortSessions(infos).map((
     i,
-  ) => (named.get(i.name)! > 1 ? { ...i, name: i.id } : i));
+  ) => (named.get(i.name)! > 1 ? { ...i, name: printable(i.id) } : i));
   const L = layout(sorted, width);
 
   const title = fit(`${view.title ?? 'agentwatch'} · ${counts(sorted)}`, width - 1);

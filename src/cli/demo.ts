@@ -19,6 +19,7 @@ import { type Command, type Io, stringOption, UsageError } from './command.ts';
 import { sweepChoice, sweepOptionHelp, sweepOptionSpec } from './sweep-options.ts';
 import { selfCommand } from './sim-agent.ts';
 import { BoardUi, guardTerminal, SessionBook } from './watch.ts';
+import { printable } from './board.ts';
 import { createHost } from '../runtime/default-host.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
 import type { SessionState } from '../detect/types.ts';
@@ -221,7 +222,9 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
         sim.board.push({ t: info.since, state: info.state });
       }
       if (!board && prev) {
-        const detail = info.state === 'blocked' && info.question ? `  ${info.question}` : '';
+        const detail = info.state === 'blocked' && info.question
+          ? `  ${printable(info.question)}`
+          : '';
         io.stdout(
           `${seconds(Date.now() - t0).padStart(7)}  ${info.name.padEnd(9)} ${prev.padEnd(7)} -> ${
             info.state.padEnd(7)

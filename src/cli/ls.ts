@@ -2,6 +2,7 @@
 import type { Command } from './command.ts';
 import { listSessions } from '../runtime/control-client.ts';
 import { duration, fit } from './format.ts';
+import { printable } from './board.ts';
 
 export const lsCommand: Command = {
   name: 'ls',
@@ -28,9 +29,12 @@ export const lsCommand: Command = {
       } DETAIL\n`,
     );
     for (const s of sessions) {
-      const detail = s.state === 'blocked' ? s.question ?? s.reason : s.reason;
+      // Texts from sessions are made printable: a name or question may hold escape sequences.
+      const detail = printable(s.state === 'blocked' ? s.question ?? s.reason : s.reason);
+      const id = printable(s.id);
+      const agent = printable(s.agent) || '-';
       io.stdout(
-        `${fit(s.id, 20).padEnd(20)} ${fit(s.agent || '-', 9).padEnd(9)} ${s.state.padEnd(8)} ${
+        `${fit(id, 20).padEnd(20)} ${fit(agent, 9).padEnd(9)} ${s.state.padEnd(8)} ${
           duration(now - s.since).padEnd(7)
         } ${fit(detail, 60)}\n`,
       );
