@@ -5,6 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
+  ageless,
   ANSWER_KEYS,
   type AnswerPanel,
   panelWarning,
@@ -282,6 +283,17 @@ test('renderBoard: names, questions, reasons, options and messages print no cont
       } else assert.match(text, /── answer bad \(bad-0001\) ─/);
     }
   }
+});
+
+test('renderBoard: times are computed when drawn, from since; no age written in a reason shows', () => {
+  // A reason as hosts of earlier versions published it, the age of the report then.
+  const s = info('hk-0001', 'working', 0, { reason: 'hook PreToolUse (3.2 s ago)', by: 'report' });
+  const at = (now: number) => renderBoard([s], { now, width: 80, height: 6, color: false })[3];
+  assert.is(at(NOW), '   hk    claude  working  0s      hook PreToolUse');
+  assert.is(at(NOW + 65_000), '   hk    claude  working  1m05s   hook PreToolUse');
+  assert.is(at(NOW + 2 * 3600_000), '   hk    claude  working  2h00m   hook PreToolUse');
+  assert.is(ageless('quiet (12 s ago) since (0.5s ago)'), 'quiet since');
+  assert.is(ageless('no age here (12 lines)'), 'no age here (12 lines)');
 });
 
 const OPTIONS = ['1. Yes', "2. Yes, and don't ask again for touch commands", '3. No'];

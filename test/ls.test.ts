@@ -60,7 +60,7 @@ async function ls(dir: string, values: Record<string, unknown> = {}): Promise<st
   return out;
 }
 
-test('ls: escape sequences in ids, agents, questions and reasons are not printed', async () => {
+test('ls: escape sequences (and ages) in ids, agents, questions and reasons are not printed', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-ls-'));
   const servers: Server[] = [];
   const evil = '\x1b]0;pwned\x07\x1b[2J\x1b[H';
@@ -78,7 +78,10 @@ test('ls: escape sequences in ids, agents, questions and reasons are not printed
       ),
       await fakeSession(
         at('b'),
-        sessionInfo('b-0002', at('b'), { reason: `rule\x9b2J (idle)\x07`, startedAt: 2 }),
+        sessionInfo('b-0002', at('b'), {
+          reason: `rule\x9b2J (idle) (4.1 s ago)\x07`, // an age is FOR's, computed now
+          startedAt: 2,
+        }),
       ),
     );
     const out = await ls(dir);

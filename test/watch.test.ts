@@ -264,6 +264,35 @@ test('board: a live shell that reads exited can be attached to, and q asks befor
   }
 });
 
+test('SessionBook: a push that changes only the question (or reason) is shown at once', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-push-'));
+  const path = join(dir, 'q-0001.sock');
+  const updates: SessionInfo[] = [];
+  const changes: string[] = [];
+  const first = fakeInfo('q-0001', path, { state: 'blocked', question: 'Run ls?' });
+  const fake = await fakeSession(path, () => first);
+  const book = new SessionBook({
+    host: NO_HOST,
+    dir,
+    onChange: (i, prev) => changes.push(`${prev}->${i.state}`),
+    onUpdate: (i) => updates.push(i),
+  });
+  try {
+    await book.poll();
+    await until('the first push', () => updates.length);
+    fake.push({ ...first, question: 'Run rm -rf build?', details: ['rm -rf build'] });
+    await until('the second push', () => updates.length === 2);
+    assert.is(updates[1].question, 'Run rm -rf build?');
+    assert.is(book.infos()[0].question, 'Run rm -rf build?');
+    assert.equal(book.infos()[0].details, ['rm -rf build']);
+    assert.equal(changes, ['null->blocked'], 'no state change is made up');
+  } finally {
+    book.close();
+    await fake.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('splitGroups: every -- starts a command', () => {
   assert.equal(splitGroups([]), []);
   assert.equal(splitGroups(['--', 'claude', '--resume', '--', 'codex']), [['claude', '--resume'], [

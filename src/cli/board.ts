@@ -147,12 +147,22 @@ function printableInfo(info: SessionInfo): SessionInfo {
     ...info,
     name: printable(info.name),
     agent: printable(info.agent),
-    reason: printable(info.reason),
+    reason: ageless(printable(info.reason)),
     foreground: printable(info.foreground),
     question: info.question === undefined ? undefined : printable(info.question),
     options: info.options?.map(printable),
     details: info.details?.map(printable),
   };
+}
+
+/**
+ * `reason` without an age written into it (`hook Stop (3.2 s ago)`, as hosts of earlier
+ * versions published a report's reason): an age in a string is only true when it was
+ * written, and the board shows a reason for as long as it holds. The board and `ls` compute
+ * times when they draw them, from `since`.
+ */
+export function ageless(reason: string): string {
+  return reason.replace(/\s*\(\d+(?:\.\d+)?\s*s ago\)/g, '');
 }
 
 /** Removes SGR sequences (for tests and width checks). */

@@ -169,6 +169,11 @@ export interface BookOptions {
   dir?: string;
   /** Called for every state change, and once per session when first seen (`prev` null). */
   onChange: (info: SessionInfo, prev: SessionState | null) => void;
+  /**
+   * Called for every info a session hosted elsewhere pushes, state change or not (its agent,
+   * reason, question or details changed): what the board shows must be redrawn.
+   */
+  onUpdate?: (info: SessionInfo) => void;
   /** Also follow sessions hosted elsewhere (default true). */
   remote?: boolean;
 }
@@ -287,7 +292,8 @@ export class SessionBook {
         if (info.id !== first.id) return; // a push about another session is not this one's
         const prev = e.announced ? e.info.state : null;
         e.info = info;
-        if (prev === info.state) return; // the first push repeats the state we know
+        this.options.onUpdate?.(info);
+        if (prev === info.state) return; // a change of its details only, or the first push
         e.announced = true;
         this.options.onChange(info, prev);
       },
@@ -308,6 +314,7 @@ export class SessionBook {
           options: undefined,
           details: undefined,
         };
+        this.options.onUpdate?.(e.info);
         if (prev !== 'exited') this.options.onChange(e.info, prev);
       },
     );
@@ -895,6 +902,7 @@ export const watchCommand: Command = {
         if (prev && book.followed.get(info.id)?.local) notifier.transition(info, prev);
         ui?.requestRender();
       },
+      onUpdate: () => ui?.requestRender(),
     });
     const startSession = async (argv: string[]) => {
       const session = await host.start({
