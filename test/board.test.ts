@@ -92,7 +92,7 @@ test('renderBoard: a full frame at 24x100 without colours', () => {
   ]);
   assert.is(
     lines[11],
-    ' ↑/↓ select · Enter attach (Ctrl-] detaches) · a/1-9 answer · n new session · q quit',
+    ' ↑/↓ select · Enter attach (Ctrl-] detaches) · a/1-9 answer · n new · x clear exited · q quit',
   );
 });
 
@@ -139,6 +139,17 @@ test('renderBoard: long names are cut; an unknown agent shows as -', () => {
     color: false,
   });
   assert.is(lines[3], '   a-very-long-session-nam…  -      idle     1s      rule (idle)');
+});
+
+test('renderBoard: a key help too wide for one line takes two, broken between keys', () => {
+  const lines = renderBoard(SESSIONS, { now: NOW, width: 80, height: 12, color: false });
+  assert.equal(lines.slice(-2), [
+    ' ↑/↓ select · Enter attach (Ctrl-] detaches) · a/1-9 answer · n new',
+    ' x clear exited · q quit',
+  ]);
+  assert.is(lines.length, 12);
+  const narrow = renderBoard(SESSIONS, { now: NOW, width: 30, height: 12, color: false });
+  for (const l of narrow.slice(-2)) assert.ok([...l].length <= 30, l);
 });
 
 test('renderBoard: more sessions than rows keeps the selection visible and counts the rest', () => {
@@ -189,7 +200,7 @@ test('renderBoard: sessions with the same name show their ids', () => {
     info('node-1a2b', 'idle', 1000, { startedAt: 1 }),
     info('node-3c4d', 'working', 1000, { startedAt: 2 }),
   ];
-  const lines = renderBoard(twins, { now: NOW, width: 80, height: 7, color: false });
+  const lines = renderBoard(twins, { now: NOW, width: 100, height: 7, color: false });
   assert.match(lines[3], /^ {3}node-1a2b {2}claude/);
   assert.match(lines[4], /^ {3}node-3c4d {2}claude/);
 });
@@ -218,7 +229,7 @@ test('renderBoard: a shell left in the foreground reads exited, but shows apart 
   const lines = renderBoard([dead, killed, shell], {
     now: NOW,
     width: 80,
-    height: 8,
+    height: 9,
     color: false,
   });
   assert.equal(lines.slice(3, 6), [

@@ -21,6 +21,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   BoardUi,
+  GONE_ROW_MS,
   SessionBook,
   splitCommandLine,
   splitGroups,
@@ -289,6 +290,113 @@ test('SessionBook: a push that changes only the question (or reason) is shown at
   } finally {
     book.close();
     await fake.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('board: x clears the rows of sessions whose process is gone; they go by themselves after 10 minutes', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-clear-'));
+  const sock = (id: string) => join(dir, `${id}.sock`);
+  const hosted = () =>
+    new Map<string, SessionInfo>([
+      [
+        'dead-0001',
+        fakeInfo('dead-0001', sock('dead-0001'), {
+          name: 'dead',
+          state: 'exited',
+          by: 'exit',
+          exit: { code: 0 },
+        }),
+      ],
+      [
+        'sh-0002',
+        fakeInfo('sh-0002', sock('sh-0002'), {
+          name: 'sh',
+          state: 'exited',
+          by: 'foreground',
+          foreground: 'bash',
+          exit: null,
+        }),
+      ],
+      ['busy-0003', fakeInfo('busy-0003', sock('busy-0003'), { name: 'busy', state: 'working' })],
+      [
+        'hup-0004',
+        fakeInfo('hup-0004', sock('hup-0004'), {
+          name: 'hup',
+          state: 'exited',
+          by: 'exit',
+          exit: { code: 0, signal: 1 },
+        }),
+      ],
+    ]);
+  const realNow = Date.now;
+  const later = (ms: number) => (Date.now = () => realNow() + ms);
+  const books: SessionBook[] = [];
+  const uis: BoardUi[] = [];
+  const fakes: FakeSession[] = [];
+  try {
+    // x: the dead ones go (their hosted sockets closed with forget), the shell and busy stay.
+    const infos = hosted();
+    const book = new SessionBook({ host: fakeHost(infos), dir, onChange: () => {}, remote: false });
+    books.push(book);
+    for (const id of infos.keys()) book.addLocal(id);
+    const term = fakeTerminal();
+    const ui = new BoardUi({ book, stdin: term.stdin, stdout: term.stdout });
+    uis.push(ui);
+    ui.start();
+    assert.match(term.text(), /x clear exited/, 'the key help tells');
+    later(GONE_ROW_MS / 2);
+    ui.render(true);
+    assert.is(book.followed.size, 4, 'kept for 10 minutes');
+    term.type('x');
+    assert.match(term.text(), /cleared 2 exited sessions \(1 with a shell still running stays\)/);
+    assert.equal([...book.followed.keys()].sort(), ['busy-0003', 'sh-0002']);
+    assert.equal([...infos.keys()].sort(), ['busy-0003', 'sh-0002'], 'forgotten by the host');
+    assert.not.match(term.text().split('cleared')[1], /\bdead\b|\bhup\b/);
+    term.type('x');
+    assert.match(term.text(), /no exited session to clear/);
+
+    // By themselves: 10 minutes after the board saw them gone.
+    Date.now = realNow;
+    const book2 = new SessionBook({
+      host: fakeHost(hosted()),
+      dir,
+      onChange: () => {},
+      remote: false,
+    });
+    books.push(book2);
+    for (const id of hosted().keys()) book2.addLocal(id);
+    const term2 = fakeTerminal();
+    const ui2 = new BoardUi({ book: book2, stdin: term2.stdin, stdout: term2.stdout });
+    uis.push(ui2);
+    ui2.start();
+    later(GONE_ROW_MS - 5000);
+    ui2.render(true);
+    assert.is(book2.followed.size, 4);
+    later(GONE_ROW_MS + 1000);
+    ui2.render(true);
+    assert.equal([...book2.followed.keys()].sort(), ['busy-0003', 'sh-0002']);
+    Date.now = realNow;
+
+    // A session hosted elsewhere, cleared, is not followed again while its socket answers.
+    const remote = fakeInfo('far-0005', sock('far-0005'), {
+      state: 'exited',
+      by: 'exit',
+      exit: { code: 0 },
+    });
+    fakes.push(await fakeSession(sock('far-0005'), () => remote));
+    const book3 = new SessionBook({ host: NO_HOST, dir, onChange: () => {} });
+    books.push(book3);
+    await book3.poll();
+    assert.equal([...book3.followed.keys()], ['far-0005']);
+    assert.equal(book3.clearGone().map((i) => i.id), ['far-0005']);
+    await book3.poll();
+    assert.is(book3.followed.size, 0, 'not followed again');
+  } finally {
+    Date.now = realNow;
+    for (const ui of uis) ui.restore();
+    for (const b of books) b.close();
+    await Promise.all(fakes.map((f) => f.close()));
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -11,7 +11,7 @@
  *  > backend    claude   blocked  12s     Do you want to proceed?
  *    frontend   claude   working  3s      rule 3 (working) matched ...
  *
- *  ↑/↓ select · Enter attach · a/1-9 answer · n new · q quit
+ *  ↑/↓ select · Enter attach (Ctrl-] detaches) · a/1-9 answer · n new · x clear exited · q quit
  * ```
  * With an {@link AnswerPanel} (the `a` key on a blocked session), the panel takes the bottom
  * lines above the status line, and the key help becomes the panel's keys:
@@ -77,7 +77,24 @@ export const ANSWER_KEYS = '↑/↓ or 1-9 choose · y answer · n/Esc cancel';
 
 /** The default key help. */
 export const WATCH_KEYS =
-  '↑/↓ select · Enter attach (Ctrl-] detaches) · a/1-9 answer · n new session · q quit';
+  '↑/↓ select · Enter attach (Ctrl-] detaches) · a/1-9 answer · n new · x clear exited · q quit';
+
+/**
+ * The key help in lines of at most `width` cells: broken between its ` · ` items onto a
+ * second line when it is too wide for one (a key cut off the help is a key nobody finds),
+ * the second line cut when even that is too narrow.
+ */
+function keyLines(keys: string, width: number): string[] {
+  if ([...keys].length <= width) return [keys];
+  const items = keys.split(' · ');
+  let first = items[0];
+  let i = 1;
+  while (i < items.length && [...`${first} · ${items[i]}`].length <= width) {
+    first += ` · ${items[i++]}`;
+  }
+  const rest = items.slice(i).join(' · ');
+  return rest ? [fit(first, width), fit(rest, width)] : [fit(first, width)];
+}
 
 const STATE_ORDER: Record<SessionState, number> = { blocked: 0, working: 1, idle: 1, exited: 2 };
 
@@ -327,11 +344,14 @@ export function renderBoard(
   const title = fit(`${view.title ?? 'agentwatch'} · ${counts(sorted)}`, width - 1);
   const head: string[] = [' ' + sgr('1', title), ''];
   const bottom: string[] = [];
+  const keys = view.input && !view.answer
+    ? []
+    : keyLines(view.answer ? ANSWER_KEYS : view.keys ?? WATCH_KEYS, width - 1);
   if (view.answer) {
     const panel = view.answer;
     // Room for the options: the screen less title, blank, table header, one row, the
     // panel's rule, question and confirmation line, a warning, the status and the key help.
-    const fixedRows = 4 + 3 + 1 + (view.status ? 1 : 0) + 1;
+    const fixedRows = 4 + 3 + 1 + (view.status ? 1 : 0) + Math.max(1, keys.length);
     const lines = panelLines(
       panel,
       infos.find((i) => i.id === panel.id),
@@ -342,16 +362,14 @@ export function renderBoard(
     bottom.push(...lines.map((l) => ' ' + l), '');
   }
   if (view.status) bottom.push(' ' + fit(view.status, width - 1));
-  if (view.answer) {
-    bottom.push(' ' + sgr('2', fit(ANSWER_KEYS, width - 1)));
-  } else if (view.input) {
+  if (view.input && !view.answer) {
     const line = `${view.input.label}${view.input.text}`;
     const shown = [...line].length < width - 2
       ? line
       : '…' + [...line].slice(-(width - 3)).join('');
     bottom.push(' ' + shown + (color ? '\x1b[7m \x1b[0m' : '_'));
   } else {
-    bottom.push(' ' + sgr('2', fit(view.keys ?? WATCH_KEYS, width - 1)));
+    bottom.push(...keys.map((l) => ' ' + sgr('2', l)));
   }
 
   const cols = (

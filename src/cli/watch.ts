@@ -12,7 +12,9 @@
  * second for the times in state. Keys: ↑/↓ or k/j select, Enter attaches (the session's
  * redraw, then raw bytes both ways over the socket's `attach`; Ctrl-] detaches; resizes are
  * forwarded with `resize`), a answers the selected session's prompt (1-9: with option N), n
- * starts a session, q quits (asks first when sessions hosted here are still alive).
+ * starts a session, x clears the rows of sessions whose process is gone (they also go by
+ * themselves {@link GONE_ROW_MS} after), q quits (asks first when sessions hosted here are
+ * still alive).
  *
  * Answering (the typing guard's `prompt` and `answer` ops, as `agentwatch answer` uses them):
  * `a` on a blocked session reads its prompt and opens a confirmation panel at the bottom (the
@@ -60,6 +62,8 @@ import { GUARD_EXIT } from '../runtime/tools.ts';
 export const POLL_MS = 1000;
 /** Shortest time between two board frames, ms (at most 10 a second). */
 export const FRAME_MS = 100;
+/** How long the board keeps the row of a session whose process is gone, ms. */
+export const GONE_ROW_MS = 10 * 60_000;
 
 /** One JSON line of `watch --json`. */
 export interface TransitionEvent {
@@ -159,6 +163,8 @@ interface Followed {
   announced: boolean;
   /** The subscription of a session hosted elsewhere, while open. */
   socket?: Socket;
+  /** When the book first saw its process gone (see {@link processGone}), ms since the epoch. */
+  goneAt?: number;
 }
 
 /** How a {@link SessionBook} is set up. */
@@ -181,11 +187,14 @@ export interface BookOptions {
 /**
  * Every session the board shows: those hosted here (from the host's transitions) and those
  * hosted elsewhere (found in the socket directory, followed by subscription). A session seen
- * once stays, as `exited` when its socket closes without saying so.
+ * once stays, as `exited` when its socket closes without saying so, until
+ * {@link SessionBook.clearGone} clears it.
  */
 export class SessionBook {
   readonly followed = new Map<string, Followed>();
   readonly dir: string;
+  /** Ids of sessions cleared: not followed again (another watch may still list them). */
+  readonly #cleared = new Set<string>();
   #timer?: ReturnType<typeof setInterval>;
   #polling = false;
   #closed = false;
@@ -194,9 +203,11 @@ export class SessionBook {
   constructor(readonly options: BookOptions) {
     this.dir = options.dir ?? socketDir();
     this.#offTransition = options.host.onTransition(({ info, prev }) => {
-      const f = this.followed.get(info.id);
+      if (this.#cleared.has(info.id)) return;
+      let f = this.followed.get(info.id);
       if (f) f.info = info;
-      else this.followed.set(info.id, { info, local: true, announced: true });
+      else this.followed.set(info.id, f = { info, local: true, announced: true });
+      this.#noteGone(f);
       this.options.onChange(info, prev.state);
     });
   }
@@ -234,9 +245,34 @@ export class SessionBook {
           // forgotten by the host: keep the last info
         }
       }
+      this.#noteGone(f);
       out.push(f.info);
     }
     return out;
+  }
+
+  /** Notes when `f`'s process was first seen gone. */
+  #noteGone(f: Followed, now = Date.now()): void {
+    if (f.goneAt === undefined && processGone(f.info)) f.goneAt = now;
+  }
+
+  /**
+   * Forgets the sessions whose process is gone (all of them, or those gone at or before
+   * `goneBy`, ms since the epoch); a hosted one's socket is closed as well. Sessions alive,
+   * live shells included, stay. Returns the infos cleared.
+   */
+  clearGone(goneBy = Infinity): SessionInfo[] {
+    const cleared: SessionInfo[] = [];
+    for (const i of this.infos()) {
+      const f = this.followed.get(i.id)!;
+      if (f.goneAt === undefined || f.goneAt > goneBy) continue;
+      this.followed.delete(i.id);
+      this.#cleared.add(i.id);
+      f.socket?.destroy();
+      if (f.local) this.options.host.forget(i.id).catch(() => {});
+      cleared.push(f.info);
+    }
+    return cleared;
   }
 
   /**
@@ -267,7 +303,9 @@ export class SessionBook {
       if (names.every((n) => known.has(join(this.dir, n)))) return;
       for (const info of await listSessions(this.dir)) {
         if (this.#closed) return;
-        if (info.host === process.pid || known.has(info.socket)) continue;
+        if (info.host === process.pid || known.has(info.socket) || this.#cleared.has(info.id)) {
+          continue;
+        }
         try {
           this.#follow(info);
         } catch {
@@ -292,6 +330,7 @@ export class SessionBook {
         if (info.id !== first.id) return; // a push about another session is not this one's
         const prev = e.announced ? e.info.state : null;
         e.info = info;
+        this.#noteGone(e);
         this.options.onUpdate?.(info);
         if (prev === info.state) return; // a change of its details only, or the first push
         e.announced = true;
@@ -314,6 +353,7 @@ export class SessionBook {
           options: undefined,
           details: undefined,
         };
+        this.#noteGone(e);
         this.options.onUpdate?.(e.info);
         if (prev !== 'exited') this.options.onChange(e.info, prev);
       },
@@ -451,6 +491,11 @@ export class BoardUi {
   /** Paints the board if it changed (or always with `force`). */
   render(force = false): void {
     if (this.#restored || this.#mode === 'attached') return;
+    // Rows of processes gone for GONE_ROW_MS go by themselves (x clears them at once); an
+    // answer panel open on one closes.
+    for (const gone of this.options.book.clearGone(Date.now() - GONE_ROW_MS)) {
+      if (this.#panel?.id === gone.id) this.#closePanel(this.#panel, `${gone.name} is gone`);
+    }
     const infos = sortSessions(this.options.book.infos());
     if (!infos.some((i) => i.id === this.#selected)) this.#selected = infos[0]?.id;
     const width = this.#stdout.columns || 80;
@@ -565,6 +610,16 @@ export class BoardUi {
         if (!info) break;
         if (processGone(info)) this.#message = `${info.name} has exited`;
         else this.#attach(info);
+        break;
+      }
+      case 'x': {
+        const cleared = this.options.book.clearGone();
+        const shells = infos.filter((i) => i.state === 'exited' && !processGone(i)).length;
+        this.#message =
+          (cleared.length
+            ? `cleared ${cleared.length} exited session${cleared.length === 1 ? '' : 's'}`
+            : 'no exited session to clear') +
+          (shells ? ` (${shells} with a shell still running stay${shells === 1 ? 's' : ''})` : '');
         break;
       }
       case 'n':
