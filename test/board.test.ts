@@ -8,12 +8,14 @@ import {
   ageless,
   ANSWER_KEYS,
   type AnswerPanel,
+  detailsChanged,
   panelWarning,
   printable,
   processGone,
   renderBoard,
   sortSessions,
   stripSgr,
+  wrap,
 } from '../src/cli/board.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 
@@ -432,6 +434,118 @@ test('renderBoard: a panel on a small terminal keeps the choice and the confirma
     assert.ok(lines.includes(" Answer '8. option 8'? y/N"), lines.join('\n'));
     assert.ok(!lines.includes('     1. option 1'), 'the options before the window are left out');
   }
+});
+
+test('wrap: at blanks, a word longer than a line inside; nothing is left out', () => {
+  assert.equal(wrap('Yes, and always allow access to /tmp/proj/', 20), [
+    'Yes, and always',
+    'allow access to',
+    '/tmp/proj/',
+  ]);
+  assert.equal(wrap('rm  /a/very/long/path/name', 10), ['rm', '/a/very/lo', 'ng/path/na', 'me']);
+  assert.equal(wrap('', 10), ['']);
+  assert.equal(wrap('fits', 4), ['fits']);
+});
+
+/** A Bash prompt in a narrow pane: details, a question, long options. */
+const BASH = panel(1, {
+  options: [
+    '1. Yes',
+    '2. Yes, and always allow access to /tmp/proj/ from this project',
+    '3. No, and tell Claude what to do differently (esc)',
+  ],
+  details: [
+    'Bash command',
+    'rm -rf /tmp/proj/build/output/cache && touch done.txt',
+    'Clean the build cache',
+  ],
+});
+
+test('renderBoard: the panel shows the details above the question, long options wrapped', () => {
+  const lines = renderBoard([SESSIONS[1]], {
+    now: NOW,
+    width: 44,
+    height: 24,
+    selected: 'web-0002',
+    answer: BASH,
+    color: false,
+  });
+  assert.equal(lines.slice(-14), [
+    ' ── answer web (web-0002) ' + '─'.repeat(18),
+    '   Bash command',
+    '   rm -rf /tmp/proj/build/output/cache &&',
+    '   touch done.txt',
+    '   Clean the build cache',
+    ' Do you want to proceed?',
+    '     1. Yes',
+    '   > 2. Yes, and always allow access to',
+    '        /tmp/proj/ from this project',
+    '     3. No, and tell Claude what to do',
+    '        differently (esc)',
+    ' Answer with option 2 (marked >)? y/N',
+    '',
+    ' ' + ANSWER_KEYS,
+  ]);
+  for (const l of lines) assert.ok([...l].length <= 44, l);
+  // No text of the prompt is cut: every word of every option and detail shows.
+  const text = lines.join(' ').replace(/\s+/g, ' ');
+  for (const t of [...BASH.options!, ...BASH.details!]) assert.ok(text.includes(t), t);
+  assert.not.match(lines.slice(-14).join('\n'), /…/, 'nothing cut in the panel');
+});
+
+test('renderBoard: a short panel keeps the chosen option whole and says what details it leaves out', () => {
+  for (const height of [11, 12, 14, 16]) {
+    const lines = renderBoard([SESSIONS[1]], {
+      now: NOW,
+      width: 44,
+      height,
+      selected: 'web-0002',
+      answer: BASH,
+      color: false,
+    });
+    const frame = lines.join('\n');
+    assert.is(lines.length, height);
+    assert.ok(
+      frame.includes(
+        '   > 2. Yes, and always allow access to\n        /tmp/proj/ from this project',
+      ),
+      frame,
+    );
+    assert.ok(frame.includes(' Answer with option 2 (marked >)? y/N'), frame);
+    assert.ok(frame.includes(' Do you want to proceed?'), frame);
+    assert.ok(!/access to …|access to\n(?! {8}\/tmp)/.test(frame), 'never "access to /" cut');
+    const shownDetails = lines.filter((l) => /^ {3}(Bash|rm|touch|Clean)/.test(l)).length;
+    const more = /… (\d+) more lines? of details/.exec(frame);
+    assert.ok(
+      shownDetails === 4 || more || shownDetails === 0,
+      `details all shown, or the rest counted: ${frame}`,
+    );
+    if (more) assert.is(shownDetails + Number(more[1]), 4, frame);
+  }
+  const h14 = renderBoard([SESSIONS[1]], {
+    now: NOW,
+    width: 44,
+    height: 14,
+    selected: 'web-0002',
+    answer: BASH,
+    color: false,
+  });
+  assert.equal(h14.slice(4, 8), [
+    ' ── answer web (web-0002) ' + '─'.repeat(18),
+    '   Bash command',
+    '   rm -rf /tmp/proj/build/output/cache &&',
+    '   … 2 more lines of details',
+  ]);
+});
+
+test('panel: other details under the same question and options are a changed prompt', () => {
+  const web = { ...SESSIONS[1], options: BASH.options, details: BASH.details };
+  assert.is(panelWarning(BASH, web), undefined);
+  assert.not.ok(detailsChanged(BASH, web));
+  assert.not.ok(detailsChanged(BASH, { ...web, details: undefined }), 'not told: not changed');
+  const other = { ...web, details: ['Bash command', 'rm -rf /', 'Clean everything'] };
+  assert.ok(detailsChanged(BASH, other));
+  assert.is(panelWarning(BASH, other), 'the prompt of web is now about something else');
 });
 
 test.run();

@@ -401,6 +401,69 @@ test('board: x clears the rows of sessions whose process is gone; they go by the
   }
 });
 
+test('board: the answer panel shows what is approved; y is refused when the prompt is now about something else', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-details-'));
+  const path = join(dir, 'w-0001.sock');
+  const ops: string[] = [];
+  const prompt = {
+    question: 'Do you want to proceed?',
+    options: ['1. Yes', '2. No'],
+    selected: 0,
+    details: ['Bash command', 'touch hello.txt'],
+  };
+  const server = createServer((c) => {
+    c.on('error', () => {});
+    c.once('data', (d) => {
+      const op = JSON.parse(d.toString('utf8').split('\n')[0]).op;
+      ops.push(op);
+      c.end(
+        JSON.stringify(
+          op === 'prompt' ? { ok: true, ...prompt } : { ok: true, answered: '1. Yes' },
+        ) + '\n',
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(path, r));
+  const hosted = new Map<string, SessionInfo>([
+    [
+      'w-0001',
+      fakeInfo('w-0001', path, {
+        name: 'w',
+        state: 'blocked',
+        question: prompt.question,
+        options: prompt.options,
+        details: prompt.details,
+      }),
+    ],
+  ]);
+  const book = new SessionBook({ host: fakeHost(hosted), dir, onChange: () => {}, remote: false });
+  book.addLocal('w-0001');
+  const term = fakeTerminal();
+  const ui = new BoardUi({ book, stdin: term.stdin, stdout: term.stdout });
+  try {
+    ui.start();
+    term.type('a');
+    await until('the panel', () => /Answer '1\. Yes'\? y\/N/.test(term.text()));
+    assert.match(
+      term.text(),
+      /\n   Bash command\s*\n   touch hello\.txt\s*\n Do you want to proceed\?/,
+    );
+    // The same question and options, about another command now.
+    hosted.set('w-0001', { ...hosted.get('w-0001')!, details: ['Bash command', 'rm -rf ~'] });
+    ui.render();
+    assert.match(term.text(), /now about something else: y will be refused/);
+    term.type('y');
+    assert.match(term.text(), /w: not answered: its prompt is now about something else/);
+    await sleep(100);
+    assert.equal(ops, ['prompt'], 'no answer sent');
+  } finally {
+    ui.restore();
+    book.close();
+    await new Promise<void>((r) => server.close(() => r()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('splitGroups: every -- starts a command', () => {
   assert.equal(splitGroups([]), []);
   assert.equal(splitGroups(['--', 'claude', '--resume', '--', 'codex']), [['claude', '--resume'], [

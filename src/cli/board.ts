@@ -68,6 +68,8 @@ export interface AnswerPanel {
   question?: string;
   /** The prompt's numbered options ('1. Yes', ...); undefined while reading. */
   options?: string[];
+  /** What the prompt is about (the command, the file, the reason), as read with it. */
+  details?: string[];
   /** Index into `options` of the chosen one. */
   choice: number;
 }
@@ -190,7 +192,9 @@ export function stripSgr(text: string): string {
 /**
  * Why the prompt an answer panel shows is no longer the one on the session's screen, going by
  * the session's latest info; undefined while it still is (or nothing says otherwise). Then `y`
- * will be refused by the session, which compares afresh before writing.
+ * will be refused: by the session, which compares question and options afresh before
+ * writing, or by the board, for a prompt about something else (other details, same
+ * question and options: see {@link detailsChanged}).
  */
 export function panelWarning(
   panel: AnswerPanel,
@@ -204,48 +208,151 @@ export function panelWarning(
   const sameQuestion = info.question === undefined || info.question === panel.question;
   const sameOptions = info.options === undefined ||
     info.options.join('\n') === panel.options.join('\n');
-  return sameQuestion && sameOptions ? undefined : `the prompt of ${panel.name} has changed`;
+  if (!sameQuestion || !sameOptions) return `the prompt of ${panel.name} has changed`;
+  if (detailsChanged(panel, info)) {
+    return `the prompt of ${panel.name} is now about something else`;
+  }
+  return undefined;
 }
 
 /**
- * The panel's lines (without the leading space each board line gets): a rule naming the
- * session, the question, the options (the chosen one marked `>`; at most `maxOptions`, a
- * window that keeps the choice) and the confirmation question, or what is happening.
+ * Whether the session's latest info tells other details (the command, the file) than the
+ * panel shows, with the same question and options ("Do you want to proceed?" about another
+ * command): the session's guard compares question and options only, so the board refuses
+ * to send such an answer itself.
+ */
+export function detailsChanged(panel: AnswerPanel, info: SessionInfo | undefined): boolean {
+  return info?.details !== undefined && panel.details !== undefined &&
+    info.details.join('\n') !== panel.details.join('\n');
+}
+
+/** Length of `text` in cells (code points; see the file comment). */
+const cells = (text: string) => [...text].length;
+
+/**
+ * `text` in lines of at most `width` cells, broken at blanks (runs of blanks become one); a
+ * word longer than a line is broken inside. Never cut: every character shows.
+ */
+export function wrap(text: string, width: number): string[] {
+  const w = Math.max(1, width);
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.trim().split(/ +/)) {
+    let rest = [...word];
+    while (rest.length) {
+      const room = line ? w - cells(line) - 1 : w;
+      if (rest.length <= room) {
+        line = line ? `${line} ${rest.join('')}` : rest.join('');
+        rest = [];
+      } else if (line) {
+        lines.push(line);
+        line = '';
+      } else {
+        lines.push(rest.slice(0, w).join(''));
+        rest = rest.slice(w);
+      }
+    }
+  }
+  if (line || !lines.length) lines.push(line);
+  return lines;
+}
+
+/**
+ * The panel's lines (without the leading space each board line gets), at most `room` when
+ * the essentials fit: a rule naming the session, the details (what is approved: the command,
+ * the file), the question, the options (the chosen one marked `>`), a warning, and the
+ * confirmation question, or what is happening. Long texts are wrapped, not cut, so a cut
+ * cannot change what an option or a command says ("access to /" of "access to /tmp/proj").
+ * When the room is short, the rule, the chosen option, the first line of the question, the
+ * warning and the confirmation come first, then the rest of the question, the details (with
+ * a line saying how many are left out), then the other options around the chosen one.
  */
 function panelLines(
   panel: AnswerPanel,
   info: SessionInfo | undefined,
   width: number,
-  maxOptions: number,
+  room: number,
   sgr: (code: string, text: string) => string,
 ): string[] {
   const w = width - 1;
   const id = printable(panel.id);
   const label = `── answer ${panel.name}${panel.name === id ? '' : ` (${id})`} `;
-  const rule = fit(label + '─'.repeat(Math.max(0, w - [...label].length)), w);
-  const out = [sgr('1', rule)];
+  const rule = sgr('1', fit(label + '─'.repeat(Math.max(0, w - cells(label))), w));
   if (panel.phase === 'reading' || !panel.options) {
-    out.push(fit(`reading the prompt of ${panel.name}…`, w));
-    return out;
+    return [rule, fit(`reading the prompt of ${panel.name}…`, w)];
   }
-  out.push(sgr('1', fit(panel.question || '(no question line)', w)));
   const options = panel.options;
-  const shown = Math.max(1, Math.min(options.length, maxOptions));
-  const first = Math.min(
-    Math.max(0, panel.choice - shown + 1),
-    options.length - shown,
-  );
-  for (let i = first; i < first + shown; i++) {
-    const text = fit(options[i], w - 4);
-    out.push(i === panel.choice ? sgr('1', `  > ${text}`) : `    ${text}`);
-  }
+  // Each option as its lines, the text wrapped after its number:
+  // '  > 2. Yes, and always allow access to' then '       /tmp/proj/'.
+  const optionLines = options.map((text, i) => {
+    const m = /^(\d+[.)] )(.*)$/.exec(text);
+    const num = m ? m[1] : '';
+    const indent = ' '.repeat(cells(num));
+    const mark = i === panel.choice ? '  > ' : '    ';
+    const lines = wrap(m ? m[2] : text, w - 4 - cells(num)).map((l, j) =>
+      j ? `    ${indent}${l}` : `${mark}${num}${l}`
+    );
+    return i === panel.choice ? lines.map((l) => sgr('1', l)) : lines;
+  });
+  const question = wrap(panel.question || '(no question line)', w);
+  const details = (panel.details ?? []).flatMap((d) => wrap(d, w - 2).map((l) => `  ${l}`));
   const warning = panelWarning(panel, info);
-  if (warning) out.push(sgr('1;31', fit(`${warning}: y will be refused`, w)));
   const chosen = options[panel.choice] ?? '';
-  out.push(
-    fit(panel.phase === 'sending' ? `answering '${chosen}'…` : `Answer '${chosen}'? y/N`, w),
-  );
-  return out;
+  // The chosen option in full, or its number when it does not fit on the line.
+  const n = panel.choice + 1;
+  const confirm = panel.phase === 'sending'
+    ? (cells(`answering '${chosen}'…`) <= w
+      ? `answering '${chosen}'…`
+      : `answering with option ${n}…`)
+    : (cells(`Answer '${chosen}'? y/N`) <= w
+      ? `Answer '${chosen}'? y/N`
+      : `Answer with option ${n} (marked >)? y/N`);
+  const tail = [
+    ...(warning ? [sgr('1;31', fit(`${warning}: y will be refused`, w))] : []),
+    fit(confirm, w),
+  ];
+
+  // What is left once the rule, the question's first line, the chosen option and the tail
+  // are in.
+  let left = room - 2 - tail.length - (optionLines[panel.choice]?.length ?? 0);
+  const take = (wanted: number) => {
+    const k = Math.max(0, Math.min(wanted, left));
+    left -= k;
+    return k;
+  };
+  const shownQuestion = question.slice(0, 1 + take(question.length - 1));
+  if (shownQuestion.length < question.length) {
+    shownQuestion.push(fit(`${shownQuestion.pop()} …`, w)); // said to go on
+  }
+  let shownDetails = details;
+  if (details.length > left) {
+    const k = take(details.length) - 1; // a line says how many are left out
+    const more = details.length - k;
+    shownDetails = k < 0
+      ? []
+      : [...details.slice(0, k), `  … ${more} more line${more === 1 ? '' : 's'} of details`];
+  } else take(details.length);
+  // The other options: whole ones around the chosen one, above first, while they fit.
+  let lo = panel.choice;
+  let hi = panel.choice;
+  for (let grew = true; grew;) {
+    grew = false;
+    if (lo > 0 && optionLines[lo - 1].length <= left) {
+      left -= optionLines[--lo].length;
+      grew = true;
+    }
+    if (hi < options.length - 1 && optionLines[hi + 1].length <= left) {
+      left -= optionLines[++hi].length;
+      grew = true;
+    }
+  }
+  return [
+    rule,
+    ...shownDetails,
+    ...shownQuestion.map((l) => sgr('1', l)),
+    ...optionLines.slice(lo, hi + 1).flat(),
+    ...tail,
+  ];
 }
 
 /**
@@ -324,6 +431,7 @@ export function renderBoard(
         ? undefined
         : printable(rawView.answer.question),
       options: rawView.answer.options?.map(printable),
+      details: rawView.answer.details?.map(printable),
     },
   };
   const width = Math.max(10, view.width);
@@ -349,9 +457,9 @@ export function renderBoard(
     : keyLines(view.answer ? ANSWER_KEYS : view.keys ?? WATCH_KEYS, width - 1);
   if (view.answer) {
     const panel = view.answer;
-    // Room for the options: the screen less title, blank, table header, one row, the
-    // panel's rule, question and confirmation line, a warning, the status and the key help.
-    const fixedRows = 4 + 3 + 1 + (view.status ? 1 : 0) + Math.max(1, keys.length);
+    // The panel's room: the screen less title, blank, table header, one row, the blank
+    // under the panel, the status and the key help.
+    const fixedRows = 4 + 1 + (view.status ? 1 : 0) + Math.max(1, keys.length);
     const lines = panelLines(
       panel,
       infos.find((i) => i.id === panel.id),

@@ -17,11 +17,13 @@
  * still alive).
  *
  * Answering (the typing guard's `prompt` and `answer` ops, as `agentwatch answer` uses them):
- * `a` on a blocked session reads its prompt and opens a confirmation panel at the bottom (the
- * question, the options with the chosen one marked, "Answer '<option>'? y/N"); ↑/↓ (or a
- * digit) change the choice, `y` sends `answer` with the prompt exactly as shown as `expect`
- * (the session classifies afresh right before writing and refuses when the prompt is not that
- * one any more); `n`, Esc, Enter, q or Ctrl-C cancel. The result (answered, or refused with the
+ * `a` on a blocked session reads its prompt and opens a confirmation panel at the bottom (what
+ * it is about: the command, the file; the question, the options with the chosen one marked,
+ * "Answer '<option>'? y/N"); ↑/↓ (or a digit) change the choice, `y` sends `answer` with the
+ * prompt exactly as shown as `expect` (the session classifies afresh right before writing and
+ * refuses when the prompt is not that one any more; the board itself refuses when the
+ * session's latest info tells other details with the same question and options); `n`, Esc,
+ * Enter, q or Ctrl-C cancel. The result (answered, or refused with the
  * reason) goes to the status line. On a session that is not blocked the key only says so.
  *
  * `--json` (and any run without a terminal on stdin and stdout) prints one JSON object per
@@ -43,6 +45,7 @@ import {
 } from './sweep-options.ts';
 import {
   type AnswerPanel,
+  detailsChanged,
   processGone,
   renderBoard,
   SOCKET_CLOSED_BY,
@@ -396,11 +399,21 @@ type Mode = 'board' | 'input' | 'confirm' | 'attached' | 'answer';
 /** The answer panel's state: what is drawn, plus the session's control socket. */
 type OpenPanel = AnswerPanel & { socket: string };
 
-/** The prompt as the `prompt` op returns it. */
+/** The prompt as the `prompt` op returns it (`details` from hosts that read them). */
 interface PromptReply {
   question: string;
   options: string[];
   selected: number;
+  details?: string[];
+}
+
+/** Whether `p` has the shape of a {@link PromptReply} (a session answers what it likes). */
+function promptReplyOk(p: unknown): p is PromptReply {
+  const r = p as Record<string, unknown> | null;
+  const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  return typeof r === 'object' && r !== null && typeof r.question === 'string' &&
+    strings(r.options) && typeof r.selected === 'number' &&
+    (r.details === undefined || strings(r.details));
 }
 
 /** How long reading a prompt and answering it may take, ms (as `agentwatch answer`). */
@@ -686,8 +699,12 @@ export class BoardUi {
       this.#closePanel(panel, message);
       this.render();
     };
-    request<PromptReply>(info.socket, { op: 'prompt' }, PROMPT_TIMEOUT_MS).then((p) => {
+    request<unknown>(info.socket, { op: 'prompt' }, PROMPT_TIMEOUT_MS).then((p) => {
       if (this.#panel !== panel) return; // cancelled meanwhile
+      if (!promptReplyOk(p)) {
+        close(`${info.name} answered the prompt request with something unreadable`);
+        return;
+      }
       if (!p.options.length) {
         close(`${info.name} is blocked but shows no numbered options; answer in its pane (Enter)`);
         return;
@@ -698,6 +715,7 @@ export class BoardUi {
       }
       panel.question = p.question;
       panel.options = p.options;
+      panel.details = p.details ?? [];
       panel.choice = choice ?? Math.max(0, p.selected);
       panel.phase = 'choosing';
       this.render();
@@ -743,7 +761,15 @@ export class BoardUi {
     } else if (/^[1-9]$/.test(key) && Number(key) - 1 <= last) {
       panel.choice = Number(key) - 1;
     } else if (key === 'y' || key === 'Y') {
-      void this.#sendAnswer(panel);
+      const latest = this.options.book.infos().find((i) => i.id === panel.id);
+      if (detailsChanged(panel, latest)) {
+        // Same question and options about another command: the session's guard would let it
+        // through, and the person confirmed the one the panel showed.
+        this.#closePanel(
+          panel,
+          `${panel.name}: not answered: its prompt is now about something else; read it again (a)`,
+        );
+      } else void this.#sendAnswer(panel);
     } else return;
     this.render();
   }
