@@ -15,9 +15,11 @@ import {
   renderBoard,
   sortSessions,
   stripSgr,
+  WATCH_KEYS,
   wrap,
 } from '../src/cli/board.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
+import { DEMO_KEYS } from '../src/cli/demo.ts';
 
 const NOW = 1_800_000_000_000;
 
@@ -546,6 +548,16 @@ test('panel: other details under the same question and options are a changed pro
   const other = { ...web, details: ['Bash command', 'rm -rf /', 'Clean everything'] };
   assert.ok(detailsChanged(BASH, other));
   assert.is(panelWarning(BASH, other), 'the prompt of web is now about something else');
+});
+
+test("demo's key help: the watch's keys but n (it starts no session), q ending the demo", () => {
+  const demo = String(DEMO_KEYS).split(' · ');
+  for (const key of WATCH_KEYS.split(' · ')) {
+    if (key.startsWith('n ') || key.startsWith('q ')) continue;
+    assert.ok(demo.includes(key), `the demo's help tells '${key}': ${DEMO_KEYS}`);
+  }
+  assert.ok(demo.includes('q end the demo'));
+  assert.not.ok(demo.some((k) => k.startsWith('n ')));
 });
 
 test.run();

@@ -25,6 +25,13 @@ import type { SessionInfo } from '../runtime/protocol.ts';
 import type { SessionState } from '../detect/types.ts';
 import { SimUser, TruthFollower } from '../eval/sim-user.ts';
 
+/**
+ * The demo board's key help: the watch's keys (see `WATCH_KEYS` in `board.ts`) but `n` (the
+ * demo starts no session) and with q ending the demo.
+ */
+export const DEMO_KEYS =
+  '↑/↓ select · Enter attach (Ctrl-] detaches) · a/1-9 answer · x clear exited · q end the demo';
+
 /** Names of the simulated sessions, in order. */
 export const DEMO_NAMES = ['backend', 'frontend', 'docs', 'infra', 'mobile', 'data'];
 
@@ -287,7 +294,7 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
         book,
         title: 'agentwatch demo',
         confirmQuit: false,
-        keys: '↑/↓ select · Enter attach (Ctrl-] detaches) · q end the demo',
+        keys: DEMO_KEYS,
         status: () =>
           `simulated agents and users · ends in ${
             Math.max(0, Math.ceil((end - Date.now()) / 1000))
