@@ -108,7 +108,7 @@ export const answerCommand: Command = {
       op: 'answer',
       choice: String(index + 1),
       confirmed: true,
-      expect: { question: prompt.question, options: prompt.options },
+      expect: { question: prompt.question, options: prompt.options, details: prompt.details },
     }, 10_000);
     io.stdout(`answered: ${done.answered}\n`);
     return 0;

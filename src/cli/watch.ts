@@ -787,7 +787,7 @@ export class BoardUi {
         op: 'answer',
         choice: String(panel.choice + 1),
         confirmed: true,
-        expect: { question: panel.question ?? '', options },
+        expect: { question: panel.question ?? '', options, details: panel.details },
       }, ANSWER_TIMEOUT_MS);
       message = `answered ${panel.name}: '${done.answered}'`;
     } catch (e) {

@@ -78,12 +78,14 @@ export function readPrompt(rows: readonly string[]): Prompt {
       break;
     }
   }
-  // A question wrapped in a narrow pane: join the rows above at the same indentation that
-  // continue its sentence (not a separator, not ending a sentence of their own).
+  // A question wrapped in a narrow pane ("Do you want to" / "proceed?"): join the rows above
+  // at the same indentation that continue its sentence (not a separator, not ending a
+  // sentence of their own), while what we have starts in lower case.
   let qStart = qRow;
   const lead = (row: string) => row.length - row.trimStart().length;
   for (let i = qRow - 1; qRow > 0 && i >= 0 && qRow - i <= 2; i--) {
     const line = strip(rows[i]);
+    if (!/^\p{Ll}/u.test(question)) break;
     if (!line || separator(rows[i]) || /[.?!:]$/.test(line) || lead(rows[i]) !== lead(rows[qRow])) {
       break;
     }

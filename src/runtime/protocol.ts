@@ -58,7 +58,8 @@ export type Request =
     op: 'answer';
     choice: string;
     confirmed: boolean;
-    expect: { question: string; options: string[] };
+    /** The prompt as the person confirmed it; `details` is checked when given. */
+    expect: { question: string; options: string[]; details?: string[] };
   }
   | { op: 'events' }
   | { op: 'explain' };

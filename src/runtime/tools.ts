@@ -163,6 +163,8 @@ export async function guardedSend(
 export interface ConfirmedPrompt {
   question: string;
   options: string[];
+  /** What the prompt was about when confirmed (the command, the file); checked when given. */
+  details?: string[];
 }
 
 /**
@@ -224,7 +226,9 @@ export async function guardedAnswer(
   confirmed: ConfirmedPrompt,
 ): Promise<string> {
   const same = (p: ConfirmedPrompt) =>
-    p.question === confirmed.question && p.options.join('\n') === confirmed.options.join('\n');
+    p.question === confirmed.question && p.options.join('\n') === confirmed.options.join('\n') &&
+    (confirmed.details === undefined ||
+      (p.details ?? []).join('\n') === confirmed.details.join('\n'));
   const changed = () =>
     new UserError(
       'the prompt on screen is not the one you confirmed; nothing more was sent',
