@@ -446,7 +446,7 @@ test('board: the answer panel shows what is approved; y is refused when the prom
     await until('the panel', () => /Answer '1\. Yes'\? y\/N/.test(term.text()));
     assert.match(
       term.text(),
-      /\n   Bash command\s*\n   touch hello\.txt\s*\n Do you want to proceed\?/,
+      /\n {3}Bash command\s*\n {3}touch hello\.txt\s*\n Do you want to proceed\?/,
     );
     // The same question and options, about another command now.
     hosted.set('w-0001', { ...hosted.get('w-0001')!, details: ['Bash command', 'rm -rf ~'] });
