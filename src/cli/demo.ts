@@ -235,7 +235,7 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
         io.stdout(
           `${seconds(Date.now() - t0).padStart(7)}  ${info.name.padEnd(9)} ${prev.padEnd(7)} -> ${
             info.state.padEnd(7)
-          }${detail}\n`,
+          }${detail}`.trimEnd() + '\n',
         );
       }
       ui?.requestRender();
