@@ -140,6 +140,18 @@ test('send and answer through the CLI against the simulated agent', async () => 
     assert.match(notBlocked.stderr, /is not waiting for an answer \(it is idle\)/);
     assert.is(truth(truthPath).length, 1, 'still only the first idle line');
 
+    // a draft the person left in the input box: send refuses (it would submit the draft)
+    session.write('half a thought');
+    await until('the draft on screen', () => /^❯ half a thought/m.test(screen()));
+    const draft = await cli(['send', id, 'please create hello.txt'], env);
+    assert.is(draft.code, 3, draft.stderr);
+    assert.match(draft.stderr, /input box holds text someone typed; nothing was typed/);
+    await sleep(200);
+    assert.ok(/^❯ half a thought\s*$/m.test(screen()), 'the draft is untouched');
+    assert.is(truth(truthPath).length, 1, 'no task started');
+    session.write('\x03'); // the person clears it (Ctrl-C on a non-empty input)
+    await until('the draft cleared', () => !screen().includes('half a thought'));
+
     // send to an idle session: the text and Enter; the agent starts the task
     const sent = await cli(['send', id, 'please create hello.txt'], env);
     assert.is(sent.code, 0, sent.stderr);

@@ -9,9 +9,12 @@ import { findSession, request } from '../runtime/control-client.ts';
 export const sendCommand: Command = {
   name: 'send',
   summary: 'type text into a session, refused (exit 3) while it waits for a permission answer',
-  usage: 'send [--no-enter] SESSION TEXT',
-  options: { 'no-enter': { type: 'boolean' } },
-  help: { 'no-enter': 'type the text without pressing Enter' },
+  usage: 'send [--no-enter] [--append] SESSION TEXT',
+  options: { 'no-enter': { type: 'boolean' }, append: { type: 'boolean' } },
+  help: {
+    'no-enter': 'type the text without pressing Enter',
+    append: "type even when the agent's input box holds a draft (it is submitted with the text)",
+  },
   async run(values, positionals, io) {
     if (positionals.length !== 2) throw new UsageError('give SESSION and TEXT');
     const [key, text] = positionals;
@@ -20,6 +23,7 @@ export const sendCommand: Command = {
       op: 'send',
       text,
       enter: values['no-enter'] !== true,
+      append: values.append === true,
     }, 10_000); // a refusal arrives as a UserError with exit code 3 and the prompt in its message
     io.stdout(`sent ${answer.written} bytes to ${info.id}\n`);
     return 0;

@@ -68,3 +68,14 @@ export function evaluate(screen: ScreenInput, manifest: Manifest): Evaluation {
     reason: NO_RULE_MATCHED,
   };
 }
+
+/**
+ * Whether the agent's input box holds text (a draft the person left), by the manifest's
+ * `[input]` table: false when one of its `empty` patterns matches in its region, true when
+ * none does, null when the manifest declares no input box. Pure; for the typing guard.
+ */
+export function inputHoldsText(screen: ScreenInput, manifest: Manifest): boolean | null {
+  if (!manifest.input) return null;
+  const text = new RegionTexts(screen).text(manifest.input.region);
+  return !manifest.input.empty.some((p) => testPattern(p, text));
+}

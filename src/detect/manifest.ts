@@ -48,7 +48,14 @@ export const MANIFEST_KEYS = [
   'rules',
   'examples',
   'integrations',
+  'input',
 ] as const;
+/**
+ * Keys of the optional `[input]` table: where the agent's input box is and what it looks like
+ * empty, so that `send` never appends to (and submits) a draft the person left there.
+ * `region` as in a rule; `empty`: patterns of which one matches when the box holds no text.
+ */
+export const INPUT_KEYS = ['region', 'empty'] as const;
 /**
  * Keys of the optional `[integrations]` table: what agentwatch adds when it starts the agent
  * itself. `hooks`: which hook set to install ('claude-code': `--settings` hooks calling
@@ -106,6 +113,12 @@ export interface Manifest {
   readonly process: readonly string[];
   readonly rules: readonly Rule[];
   readonly examples: readonly Example[];
+  /** Where the input box is and what it looks like empty (`[input]`); null when not declared. */
+  readonly input: {
+    readonly region: Region;
+    readonly regionLabel: string;
+    readonly empty: readonly Pattern[];
+  } | null;
   /** What agentwatch adds when it starts the agent itself (`[integrations]`). */
   readonly integrations: { readonly hooks?: 'claude-code'; readonly acp?: string };
   /** The source label given to {@link parseManifest} (file name, path or URL). */
@@ -323,6 +336,7 @@ export function parseManifest(text: string, source: string): Manifest {
   }
   const examples = rawExamples.map((e, i) => parseExample(c, e, i));
   const integrations = parseIntegrations(c, doc.integrations);
+  const input = parseInput(c, doc.input);
   return {
     schema: 1,
     id,
@@ -332,8 +346,20 @@ export function parseManifest(text: string, source: string): Manifest {
     rules,
     examples,
     integrations,
+    input,
     source,
   };
+}
+
+function parseInput(c: Checker, value: unknown): Manifest['input'] {
+  if (value === undefined) return null;
+  if (!isTable(value)) c.fail(['input'], `expected a table, got ${typeName(value)}`);
+  c.knownKeys(value, INPUT_KEYS, ['input']);
+  const parsed = parseRegion(value.region);
+  if ('error' in parsed) c.fail(['input', 'region'], parsed.error);
+  const empty = c.patterns(value, 'empty', ['input']);
+  if (!empty.length) c.fail(['input'], "an [input] table needs 'empty' patterns");
+  return { region: parsed.region, regionLabel: regionLabel(parsed.region), empty };
 }
 
 function parseIntegrations(c: Checker, value: unknown): Manifest['integrations'] {

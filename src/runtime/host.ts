@@ -264,7 +264,13 @@ export class SessionHost {
         return {};
       }
       case 'send':
-        return guardedSend(this.sweep, w, String(req.text ?? ''), req.enter !== false).then((
+        return guardedSend(
+          this.sweep,
+          w,
+          String(req.text ?? ''),
+          req.enter !== false,
+          req.append === true,
+        ).then((
           written,
         ) => ({ written }));
       case 'prompt':

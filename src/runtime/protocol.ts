@@ -52,7 +52,8 @@ export type Request =
   /** `firedAt`: when the hook fired (its process's start), ms since the epoch. */
   | { op: 'report'; state: string; detail?: string; firedAt?: number }
   | { op: 'notify'; payload: unknown; firedAt?: number }
-  | { op: 'send'; text: string; enter?: boolean }
+  /** `append`: type even when the input box holds a draft (it is submitted with the text). */
+  | { op: 'send'; text: string; enter?: boolean; append?: boolean }
   | { op: 'prompt' }
   | {
     op: 'answer';

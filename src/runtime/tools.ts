@@ -24,6 +24,7 @@
  * itself could close it.
  */
 import { readPrompt } from '../detect/prompt.ts';
+import { inputHoldsText } from '../detect/evaluate.ts';
 import { UserError } from '../errors.ts';
 import type { Sweep, Watched } from './sweep.ts';
 
@@ -124,15 +125,29 @@ function refusal(w: Watched, why: string): GuardRefusal {
  * @returns the number of bytes written.
  * @throws GuardRefusal when the pane is blocked (before the text: zero bytes written; before
  *   the Enter: the text stays typed, unsubmitted).
+ * @throws UserError (exit 3) when the agent's input box holds a draft and `append` is false.
  */
 export async function guardedSend(
   sweep: Sweep,
   w: Watched,
   text: string,
   enter = true,
+  append = false,
 ): Promise<number> {
   if (w.session.exit) throw new UserError(`session ${w.session.id} has exited`);
   const bytes = Buffer.from(text);
+  // A draft the person left in the input box would be submitted with our text: refuse,
+  // unless told to append (only for agents whose manifest says where the input box is).
+  await drainPending();
+  if (!append && sweep.evaluate(w).state !== 'blocked' && w.manifest) {
+    if (inputHoldsText(w.session.terminal.snapshot(), w.manifest) === true) {
+      throw new UserError(
+        `refused: ${w.session.spec.name}'s input box holds text someone typed; nothing was typed ` +
+          '(send --append adds to it and submits both)',
+        GUARD_EXIT,
+      );
+    }
+  }
   const blocked = (why: (written: number) => string) => () =>
     w.record.state === 'blocked' ? (written: number) => refusal(w, why(written)) : null;
   await guardedWrite(

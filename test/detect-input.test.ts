@@ -1,0 +1,81 @@
+/** The `[input]` table: where an agent's input box is and what it looks like empty. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { inputHoldsText } from '../src/detect/evaluate.ts';
+import { parseManifest } from '../src/detect/manifest.ts';
+import { ManifestError } from '../src/detect/errors.ts';
+import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
+import { renderFile } from '../src/runtime/render-file.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const manifests = loadBundledManifests();
+const screen = (rows: string[]) => ({
+  rows,
+  wrapped: rows.map(() => false),
+  title: '',
+  osc: new Map(),
+});
+
+test('every idle and working fixture shows an empty input box (claude, codex, gemini, qwen)', async () => {
+  const dirs = { claude: 'claude-code', codex: 'codex', gemini: 'gemini-cli', qwen: 'qwen-code' };
+  for (const [id, dir] of Object.entries(dirs)) {
+    const labels = JSON.parse(readFileSync(join(ROOT, 'fixtures', dir, 'labels.json'), 'utf8'));
+    for (const [file, state] of Object.entries(labels)) {
+      if (state === 'blocked') continue;
+      const { terminal } = await renderFile(join(ROOT, 'fixtures', dir, file), 32, 120);
+      assert.is(inputHoldsText(terminal.snapshot(), manifests.get(id)!), false, `${dir}/${file}`);
+    }
+  }
+});
+
+test('a draft in the input box holds text; opencode declares no input box', () => {
+  const rule = '─'.repeat(40);
+  const claude = manifests.get('claude')!;
+  const empty = ['● Done.', '', rule, '❯\u00a0', rule, '  ⏸ manual mode on · ? for shortcuts'];
+  const draft = [
+    '● Done.',
+    '',
+    rule,
+    '❯ half a thought',
+    rule,
+    '  ⏸ manual mode on · ? for shortcuts',
+  ];
+  assert.is(inputHoldsText(screen(empty), claude), false);
+  assert.is(inputHoldsText(screen(draft), claude), true);
+  assert.is(
+    inputHoldsText(
+      screen(['› Ask Codex to do anything', '', '  ? for shortcuts']),
+      manifests.get('codex')!,
+    ),
+    false,
+  );
+  assert.is(
+    inputHoldsText(screen(['› fix the bug', '', '  ? for shortcuts']), manifests.get('codex')!),
+    true,
+  );
+  assert.is(inputHoldsText(screen(empty), manifests.get('opencode')!), null);
+});
+
+test('[input] errors name the field', () => {
+  const head = 'schema = 1\nid = "t"\nname = "T"\nversion = "1"\nprocess = ["t"]\n';
+  const rules = '[[rules]]\nstate = "idle"\nany = ["x"]\n';
+  for (
+    const [body, want] of [
+      ['[input]\nregion = "screen"\n', /input: an \[input\] table needs 'empty' patterns/],
+      ['[input]\nempty = ["(x"]\n', /input\.empty\[0\]: invalid regex/],
+      ['[input]\nempty = ["x"]\nregoin = "screen"\n', /input\.regoin: unknown key 'regoin'/],
+    ] as const
+  ) {
+    try {
+      parseManifest(head + body + rules, 't.toml');
+      assert.unreachable(body);
+    } catch (e) {
+      assert.instance(e, ManifestError);
+      assert.match((e as Error).message, want);
+    }
+  }
+});
+
+test.run();
