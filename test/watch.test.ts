@@ -587,11 +587,19 @@ test('watch --json: hosted and run sessions come out as JSON lines; run sessions
     );
     assert.is(blocked.question, 'Do you want to proceed?');
     assert.is(blocked.agent, 'claude');
+    // Answer as a person would, a moment after the prompt shows (a key that arrives while the
+    // dialog is still being drawn may be taken as typing, as Claude Code drops such keys too).
+    await sleep(400);
     sock.write('1');
     const back = await until(
       'idle again',
       () => events.find((e) => e.id === id && e.state === 'idle' && e.t > blocked.t),
-    );
+      20_000,
+    ).catch((e) => {
+      throw new Error(
+        `${(e as Error).message}; events: ${JSON.stringify(events)}; stderr: ${stderr}`,
+      );
+    });
     assert.ok(back.prev === 'working' || back.prev === 'blocked', JSON.stringify(back));
     await until(
       'the hosted agent exits after --tasks 1',
