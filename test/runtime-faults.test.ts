@@ -30,6 +30,9 @@ import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import { lineReader, type SessionInfo } from '../src/runtime/protocol.ts';
 import type { Session } from '../src/runtime/session.ts';
 import { sleep, until } from './support/until.ts';
+import { cli as runCli } from './support/cli.ts';
+
+const cli = runCli;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
@@ -773,25 +776,6 @@ test('fault: close() with a client that keeps its connection open and an agent t
 function ulimitN(): string {
   const m = /^Max open files\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
   return m ? m[1] : '?';
-}
-
-/** Runs `agentwatch ARGS` from source; resolves with its exit code and output. */
-function cli(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-      env,
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 test.run();

@@ -27,6 +27,9 @@ import type { SessionInfo } from '../src/runtime/protocol.ts';
 import type { Session } from '../src/runtime/session.ts';
 import { IDLE_CONFIRM_MS } from '../src/runtime/signals.ts';
 import { sleep, until } from './support/until.ts';
+import { cli as runCli } from './support/cli.ts';
+
+const cli = runCli;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
@@ -131,25 +134,6 @@ function screenShows(session: Session, text: string, timeoutMs = 5000): Promise<
     () => session.terminal.screenText().includes(text),
     timeoutMs,
   );
-}
-
-/** Runs `agentwatch ARGS` from source; resolves with its exit code and output. */
-function cli(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-      env,
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 test('host + sweep: idle -> working -> blocked -> idle on the control socket; info and screen answer', async () => {

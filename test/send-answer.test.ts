@@ -13,7 +13,6 @@
  * - `answer --yes SESSION 2` moves the selection with ↓ and presses Enter: the agent's truth
  *   file says it got option 2 (`answer --yes SESSION no`: ↓ ↓ Enter, option 3).
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,9 +27,12 @@ import { planTask, Rng } from '../src/eval/sim-agent.ts';
 import type { TruthEvent } from '../src/eval/sim-user.ts';
 import { UserError } from '../src/errors.ts';
 import { sleep, until } from './support/until.ts';
+import { cli as runCli } from './support/cli.ts';
+
+/** Runs the CLI with no controlling terminal (setsid). */
+const cli = (args: string[], env: NodeJS.ProcessEnv) => runCli(args, env, { detached: true });
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 /** Seed 12: the first task asks about `touch hello.txt`, the second about `mkdir -p build/out`. */
 const SEED = 12;
 const SPEED = 8;
@@ -47,29 +49,6 @@ function truth(path: string): TruthEvent[] {
   } catch {
     return [];
   }
-}
-
-/**
- * Runs `agentwatch ARGS` from source as its own process, in a new session (setsid: no
- * controlling terminal), stdin closed; resolves with its exit code and output.
- */
-function cli(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-      env,
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
 }
 
 test('the seed plans two prompts with different commands', () => {
