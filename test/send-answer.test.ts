@@ -16,7 +16,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request } from '../src/runtime/control-client.ts';
@@ -32,7 +31,6 @@ import { cli as runCli } from './support/cli.ts';
 /** Runs the CLI with no controlling terminal (setsid). */
 const cli = (args: string[], env: NodeJS.ProcessEnv) => runCli(args, env, { detached: true });
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Seed 12: the first task asks about `touch hello.txt`, the second about `mkdir -p build/out`. */
 const SEED = 12;
 const SPEED = 8;
