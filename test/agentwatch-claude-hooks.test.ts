@@ -42,6 +42,7 @@ import {
   agentwatchArgv,
   doneScreen,
   followSession,
+  mark,
   type Received,
   recordScreenTruth,
   roundReply,
@@ -49,6 +50,7 @@ import {
   runCli,
   type ScreenTruth,
   type SessionFollower,
+  settledIdle,
 } from './support/agentwatch-e2e.ts';
 import { type FakeAnthropic, startFakeAnthropic } from './support/fake-anthropic.ts';
 import { CLAUDE_BIN, claudeArgs, type ClaudeHome, makeClaudeHome } from './support/claude-home.ts';
@@ -179,22 +181,6 @@ async function submit(pty: PtyDriver, text: string): Promise<number> {
   await sleep(250);
   pty.send('\r');
   return Date.now();
-}
-
-/** Index just past the last line received so far (to wait for states that come after it). */
-function mark(f: SessionFollower): number {
-  return f.received.length;
-}
-
-/**
- * Waits (up to `timeoutMs`) until the session's current state is idle and resolves with the
- * line that began that idle (the last transition to it): an earlier, brief idle does not count.
- */
-async function settledIdle(f: SessionFollower, timeoutMs: number): Promise<Received> {
-  if (f.state() !== 'idle') await f.waitFor('idle', timeoutMs, mark(f));
-  let i = f.received.length - 1;
-  while (i > 0 && f.received[i - 1].info.state === 'idle') i--;
-  return f.received[i];
 }
 
 /** The states of `received`, consecutive repeats collapsed, each with how it was decided. */

@@ -43,6 +43,7 @@ import {
   type CliResult,
   doneScreen,
   followSession,
+  mark,
   type Received,
   recordScreenTruth,
   roundReply,
@@ -50,6 +51,7 @@ import {
   runCli,
   type ScreenTruth,
   type SessionFollower,
+  settledIdle,
 } from './support/agentwatch-e2e.ts';
 import { type FakeAnthropic, startFakeAnthropic } from './support/fake-anthropic.ts';
 import { CLAUDE_BIN, claudeArgs, makeClaudeHome } from './support/claude-home.ts';
@@ -186,22 +188,6 @@ function timeline(
   const t0 = rows[0]?.[0] ?? 0;
   return `--- ${label}: timeline ---\n` +
     rows.map(([t, what]) => `${String(t - t0).padStart(6)} ${what}`).join('\n');
-}
-
-/** Index just past the last line received so far (to wait for states that come after it). */
-function mark(f: SessionFollower): number {
-  return f.received.length;
-}
-
-/**
- * Waits (up to `timeoutMs`) until the session's current state is idle and resolves with the
- * line that began that idle (the last transition to it): an earlier, brief idle does not count.
- */
-async function settledIdle(f: SessionFollower, timeoutMs: number): Promise<Received> {
-  if (f.state() !== 'idle') await f.waitFor('idle', timeoutMs, mark(f));
-  let i = f.received.length - 1;
-  while (i > 0 && f.received[i - 1].info.state === 'idle') i--;
-  return f.received[i];
 }
 
 /** The first line after index `from` whose state differs from `state`. */

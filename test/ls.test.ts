@@ -4,44 +4,12 @@
  * a socket answering a malformed info is left out.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { lsCommand } from '../src/cli/ls.ts';
-
-/** A socket at `path` answering every request with `{ok: true, session}`. */
-function fakeSession(path: string, session: unknown): Promise<Server> {
-  const server = createServer((c) => {
-    c.on('error', () => {});
-    c.once('data', () => c.end(JSON.stringify({ ok: true, session }) + '\n'));
-  });
-  return new Promise((resolve) => server.listen(path, () => resolve(server)));
-}
-
-function sessionInfo(id: string, socket: string, extra: Record<string, unknown> = {}) {
-  return {
-    id,
-    name: id,
-    agent: 'claude',
-    state: 'idle',
-    since: Date.now() - 3000,
-    reason: 'rule (idle)',
-    by: 'screen',
-    pid: 1,
-    command: ['claude'],
-    foreground: 'claude',
-    rows: 24,
-    cols: 80,
-    startedAt: Date.now() - 5000,
-    lastOutput: Date.now(),
-    exit: null,
-    host: 1,
-    socket,
-    ...extra,
-  };
-}
+import { fakeInfo, type FakeSession, fakeSession } from './support/fake-session.ts';
 
 /** Runs `ls` (with `args`' values) on `dir`; returns what it printed. */
 async function ls(dir: string, values: Record<string, unknown> = {}): Promise<string> {
@@ -62,26 +30,28 @@ async function ls(dir: string, values: Record<string, unknown> = {}): Promise<st
 
 test('ls: escape sequences (and ages) in ids, agents, questions and reasons are not printed', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-ls-'));
-  const servers: Server[] = [];
+  const servers: FakeSession[] = [];
   const evil = '\x1b]0;pwned\x07\x1b[2J\x1b[H';
   try {
     const at = (n: string) => join(dir, `${n}.sock`);
     servers.push(
       await fakeSession(
         at('a'),
-        sessionInfo(`${evil}a-0001`, at('a'), {
-          state: 'blocked',
-          agent: `cl${evil}aude`,
-          question: `\x1b[31mDelete everything?\x1b[0m\r\n${evil}`,
-          startedAt: 1,
-        }),
+        () =>
+          fakeInfo(`${evil}a-0001`, at('a'), {
+            state: 'blocked',
+            agent: `cl${evil}aude`,
+            question: `\x1b[31mDelete everything?\x1b[0m\r\n${evil}`,
+            startedAt: 1,
+          }),
       ),
       await fakeSession(
         at('b'),
-        sessionInfo('b-0002', at('b'), {
-          reason: `rule\x9b2J (idle) (4.1 s ago)\x07`, // an age is FOR's, computed now
-          startedAt: 2,
-        }),
+        () =>
+          fakeInfo('b-0002', at('b'), {
+            reason: `rule\x9b2J (idle) (4.1 s ago)\x07`, // an age is FOR's, computed now
+            startedAt: 2,
+          }),
       ),
     );
     const out = await ls(dir);
@@ -94,25 +64,25 @@ test('ls: escape sequences (and ages) in ids, agents, questions and reasons are 
     assert.not.match(json, /[\x00-\x09\x0b-\x1f]/);
     assert.is(JSON.parse(json)[0].agent, `cl${evil}aude`);
   } finally {
-    for (const s of servers) s.close();
+    for (const s of servers) await s.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
 test('ls: a socket answering a malformed info is left out', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-ls-'));
-  const servers: Server[] = [];
+  const servers: FakeSession[] = [];
   try {
     const at = (n: string) => join(dir, `${n}.sock`);
     servers.push(
-      await fakeSession(at('good'), sessionInfo('good-0001', at('good'))),
-      await fakeSession(at('bad'), { ...sessionInfo('bad-0002', at('bad')), state: 42 }),
+      await fakeSession(at('good'), () => fakeInfo('good-0001', at('good'))),
+      await fakeSession(at('bad'), () => ({ ...fakeInfo('bad-0002', at('bad')), state: 42 })),
     );
     const out = await ls(dir);
     assert.match(out, /good-0001/);
     assert.not.match(out, /bad-0002/);
   } finally {
-    for (const s of servers) s.close();
+    for (const s of servers) await s.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

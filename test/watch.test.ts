@@ -14,7 +14,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createConnection, createServer, type Server } from 'node:net';
+import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -36,77 +36,7 @@ import type { SessionInfo } from '../src/runtime/protocol.ts';
 import type { TruthEvent } from '../src/eval/sim-user.ts';
 import { startPty } from './support/pty-driver.ts';
 import { sleep, until } from './support/until.ts';
-
-/** A full, valid session info for a fake session socket at `socket`. */
-function fakeInfo(id: string, socket: string, extra: Record<string, unknown> = {}): SessionInfo {
-  return {
-    id,
-    name: id,
-    agent: 'claude',
-    state: 'idle',
-    since: Date.now() - 1000,
-    reason: 'rule (idle)',
-    by: 'screen',
-    pid: 1,
-    command: ['claude'],
-    foreground: 'claude',
-    rows: 24,
-    cols: 80,
-    startedAt: Date.now() - 5000,
-    lastOutput: Date.now(),
-    exit: null,
-    host: 1,
-    socket,
-    ...extra,
-  } as SessionInfo;
-}
-
-/**
- * A fake session socket at `path`: `info` answers `{ok, session: session()}` (whatever shape
- * it has), `subscribe` answers the same and keeps the connection (pushed to with `push`).
- */
-interface FakeSession {
-  server: Server;
-  push(session: unknown): void;
-  close(): Promise<void>;
-}
-function fakeSession(path: string, session: () => unknown): Promise<FakeSession> {
-  const subscribers = new Set<import('node:net').Socket>();
-  const server = createServer((c) => {
-    c.on('error', () => {});
-    let pending = '';
-    c.on('data', (d) => {
-      pending += d.toString('utf8');
-      const nl = pending.indexOf('\n');
-      if (nl < 0) return;
-      const req = JSON.parse(pending.slice(0, nl));
-      pending = pending.slice(nl + 1);
-      if (req.op === 'subscribe') {
-        subscribers.add(c);
-        c.on('close', () => subscribers.delete(c));
-        c.write(JSON.stringify({ ok: true, event: 'state', session: session() }) + '\n');
-      } else if (req.op === 'info') {
-        c.end(JSON.stringify({ ok: true, session: session() }) + '\n');
-      } else c.end(JSON.stringify({ ok: true }) + '\n');
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(path, () =>
-      resolve({
-        server,
-        push: (s) => {
-          for (const c of subscribers) {
-            c.write(JSON.stringify({ event: 'state', session: s }) + '\n');
-          }
-        },
-        close: () =>
-          new Promise<void>((r) => {
-            for (const c of subscribers) c.destroy();
-            server.close(() => r());
-          }),
-      }))
-  );
-}
+import { fakeInfo, type FakeSession, fakeSession } from './support/fake-session.ts';
 
 /** The little of a SessionHost a book of remote sessions uses. */
 const NO_HOST = { onTransition: () => () => {} } as unknown as SessionHost;

@@ -297,3 +297,19 @@ export const roundRule: ScriptRule = {
     content: [{ type: 'text', text: roundReply(Number(/round (\d+)/.exec(c.promptText)![1])) }],
   }),
 };
+
+/** Index just past the last line received so far (to wait for states that come after it). */
+export function mark(f: SessionFollower): number {
+  return f.received.length;
+}
+
+/**
+ * Waits (up to `timeoutMs`) until the session's current state is idle and resolves with the
+ * line that began that idle (the last transition to it): an earlier, brief idle does not count.
+ */
+export async function settledIdle(f: SessionFollower, timeoutMs: number): Promise<Received> {
+  if (f.state() !== 'idle') await f.waitFor('idle', timeoutMs, mark(f));
+  let i = f.received.length - 1;
+  while (i > 0 && f.received[i - 1].info.state === 'idle') i--;
+  return f.received[i];
+}

@@ -1,0 +1,78 @@
+/** Fake session sockets for tests of the clients (the board, ls): no PTY, no host. */
+import { createServer, type Server, type Socket } from 'node:net';
+import type { SessionInfo } from '../../src/runtime/protocol.ts';
+
+/** A full, valid session info for a fake session socket at `socket`. */
+export function fakeInfo(
+  id: string,
+  socket: string,
+  extra: Record<string, unknown> = {},
+): SessionInfo {
+  return {
+    id,
+    name: id,
+    agent: 'claude',
+    state: 'idle',
+    since: Date.now() - 1000,
+    reason: 'rule (idle)',
+    by: 'screen',
+    pid: 1,
+    command: ['claude'],
+    foreground: 'claude',
+    rows: 24,
+    cols: 80,
+    startedAt: Date.now() - 5000,
+    lastOutput: Date.now(),
+    exit: null,
+    host: 1,
+    socket,
+    ...extra,
+  } as SessionInfo;
+}
+
+/**
+ * A fake session socket at `path`: `info` answers `{ok, session: session()}` (whatever shape
+ * it has), `subscribe` answers the same and keeps the connection (pushed to with `push`).
+ */
+export interface FakeSession {
+  server: Server;
+  push(session: unknown): void;
+  close(): Promise<void>;
+}
+export function fakeSession(path: string, session: () => unknown): Promise<FakeSession> {
+  const subscribers = new Set<Socket>();
+  const server = createServer((c) => {
+    c.on('error', () => {});
+    let pending = '';
+    c.on('data', (d) => {
+      pending += d.toString('utf8');
+      const nl = pending.indexOf('\n');
+      if (nl < 0) return;
+      const req = JSON.parse(pending.slice(0, nl));
+      pending = pending.slice(nl + 1);
+      if (req.op === 'subscribe') {
+        subscribers.add(c);
+        c.on('close', () => subscribers.delete(c));
+        c.write(JSON.stringify({ ok: true, event: 'state', session: session() }) + '\n');
+      } else if (req.op === 'info') {
+        c.end(JSON.stringify({ ok: true, session: session() }) + '\n');
+      } else c.end(JSON.stringify({ ok: true }) + '\n');
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(path, () =>
+      resolve({
+        server,
+        push: (s) => {
+          for (const c of subscribers) {
+            c.write(JSON.stringify({ event: 'state', session: s }) + '\n');
+          }
+        },
+        close: () =>
+          new Promise<void>((r) => {
+            for (const c of subscribers) c.destroy();
+            server.close(() => r());
+          }),
+      }))
+  );
+}
