@@ -84,13 +84,16 @@ test('bash, then sleep 5, then bash again after Ctrl-C; addon, /proc and ps agre
     assert.ok(isatty(fd!), 'the master fd is a terminal');
     const m = { fd, pid: p.pid };
 
-    const bash = await waitFor(() => foreground(m), (f) => f?.name === 'bash');
+    const bash = await waitFor(() => foreground(m), (f) => f?.name === 'bash' && f.argv.length > 0);
     const bashHolds = { pgid: p.pid, pid: p.pid, ...BASH };
     assert.equal(bash, { ...bashHolds, via: 'addon' });
     everySourceSays(m, bashHolds);
 
     p.write('sleep 5\r');
-    const sleep = await waitFor(() => foreground(m), (f) => f?.name === 'sleep');
+    const sleep = await waitFor(
+      () => foreground(m),
+      (f) => f?.name === 'sleep' && f.argv.length > 0,
+    );
     assert.ok(sleep);
     groups.push(sleep.pgid);
     assert.is(sleep.name, 'sleep');
@@ -117,7 +120,9 @@ test('AGENTWATCH_NO_ADDON=1 and a missing fd fall back to /proc (Linux) or ps', 
     const before = process.env.AGENTWATCH_NO_ADDON;
     process.env.AGENTWATCH_NO_ADDON = '1';
     try {
-      const f = await waitFor(() => foreground(m), (v) => v?.name === 'bash');
+      // During execve the kernel names the process before its new argv is readable
+      // (/proc/PID/cmdline is empty for a moment): wait for both.
+      const f = await waitFor(() => foreground(m), (v) => v?.name === 'bash' && v.argv.length > 0);
       assert.equal(f, { pgid: p.pid, pid: p.pid, ...BASH, via: fallback });
       assert.is(foregroundDiagnostics().addon, 'disabled');
       assert.throws(() => foreground(m, { via: 'addon' }), /AGENTWATCH_NO_ADDON/);
@@ -147,7 +152,7 @@ test('an fd that is not the master: the addon throws naming errno, the default f
 test('a dead PTY child gives null from every source, not a throw', async () => {
   const p = spawnBash();
   const m = { fd: ptyMasterFd(p), pid: p.pid };
-  await waitFor(() => foreground(m), (f) => f?.name === 'bash');
+  await waitFor(() => foreground(m), (f) => f?.name === 'bash' && f.argv.length > 0);
   await killAll(p, []);
   assert.is(await waitFor(() => foreground(m), (f) => f === null), null);
   for (const via of SOURCES) assert.is(foreground(m, { via }), null, via);
