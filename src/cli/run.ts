@@ -7,16 +7,18 @@
  */
 import { type Command, stringOption, UsageError } from './command.ts';
 import {
+  notifyFlags,
   notifyOptionHelp,
   notifyOptionSpec,
   optionPlaceholders,
-  stringNotifyChannels,
   sweepChoice,
   sweepOptionHelp,
   sweepOptionSpec,
 } from './sweep-options.ts';
 import { createHost } from '../runtime/default-host.ts';
-import { Notifier } from '../runtime/notify.ts';
+import { createNotifier } from '../runtime/notify.ts';
+import { resolveNotify } from '../runtime/notify-config.ts';
+import { RunTitle } from './run-title.ts';
 
 /** Splits `-- CMD ARGS...` (as main passes it) into the command and its arguments. */
 export function splitCommand(positionals: string[]): { command: string; args: string[] } {
@@ -56,6 +58,7 @@ export const runCommand: Command = {
   },
   async run(values, positionals, io) {
     const { command, args } = splitCommand(positionals);
+    const notifyOptions = resolveNotify({}, notifyFlags(values));
     const host = createHost(sweepChoice(values), process.env, {
       hooks: values['no-hooks'] !== true,
     });
@@ -71,21 +74,35 @@ export const runCommand: Command = {
       cols: stdout.columns || 120,
       headless: !tty,
     });
-    const notifier = new Notifier(
-      stringNotifyChannels(values, tty ? (s) => stdout.write(s) : undefined),
-      {
-        done: values['notify-done'] === true,
-      },
-    );
-    host.onTransition(({ info, prev }) => notifier.transition(info, prev.state));
+    // Who announces this session (README "Notifications"): this process, on the desktop,
+    // --notify-cmd and --notify-url; its terminal notices go to this terminal unless a board
+    // follows the session, which then writes them to the terminal the person watches.
+    const notifier = createNotifier(notifyOptions, {
+      terminal: tty
+        ? (s) => {
+          if (!host.boardFollows(session.id)) stdout.write(s);
+        }
+        : undefined,
+      focused: (id) => host.focused(id, notifyOptions.focusMs),
+    });
+    host.notifyFailures = () => notifier.failures();
+    notifier.observe(host.info(session.id));
+    host.onPublish((info) => notifier.observe(info));
+    const title = tty && notifyOptions.title ? new RunTitle((s) => stdout.write(s)) : null;
+    title?.start();
+    if (title) {
+      host.onTransition(({ info }) => title.update(info.state, session.terminal.title));
+    }
 
     let restored = false;
     const restore = () => {
       if (restored) return;
       restored = true;
+      notifier.close();
       if (tty) {
         try {
           stdout.write(RESTORE + (session.terminal.altScreen ? '\x1b[?1049l' : ''));
+          title?.restore();
           stdin.setRawMode(false);
         } catch {
           // the terminal is gone
@@ -115,9 +132,15 @@ export const runCommand: Command = {
     // Ctrl-C reaches the agent as a key in raw mode; without a TTY, pass SIGINT on.
     process.on('SIGINT', () => session.kill('SIGINT'));
 
-    session.onOutput((data) => stdout.write(data));
+    session.onOutput((data) => {
+      stdout.write(data);
+      title?.update(host.watched(session.id)?.record.state ?? 'idle', session.terminal.title);
+    });
     if (tty) stdin.setRawMode(true);
-    stdin.on('data', (d: Buffer) => session.write(d));
+    stdin.on('data', (d: Buffer) => {
+      host.noteInput(session.id);
+      session.write(d);
+    });
     stdin.on('end', () => {
       if (!tty) session.write('\x04');
     });

@@ -36,9 +36,9 @@ import { createConnection, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { type Command, type Io, stringOption, UsageError } from './command.ts';
 import {
+  notifyFlags,
   notifyOptionHelp,
   notifyOptionSpec,
-  stringNotifyChannels,
   sweepChoice,
   sweepOptionHelp,
   sweepOptionSpec,
@@ -58,7 +58,8 @@ import { listSessions, request, subscribe } from '../runtime/control-client.ts';
 import { socketDir } from '../runtime/paths.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
 import type { SessionState } from '../detect/types.ts';
-import { Notifier } from '../runtime/notify.ts';
+import { createNotifier, Notifier } from '../runtime/notify.ts';
+import { resolveNotify } from '../runtime/notify-config.ts';
 import { GUARD_EXIT } from '../runtime/tools.ts';
 
 /** How often the socket directory is read for new sessions, ms. */
@@ -185,6 +186,8 @@ export interface BookOptions {
   onUpdate?: (info: SessionInfo) => void;
   /** Also follow sessions hosted elsewhere (default true). */
   remote?: boolean;
+  /** Tell the hosts of sessions followed that this board announces them (default false). */
+  alerts?: boolean;
 }
 
 /**
@@ -360,6 +363,7 @@ export class SessionBook {
         this.options.onUpdate?.(e.info);
         if (prev !== 'exited') this.options.onChange(e.info, prev);
       },
+      { alerts: this.options.alerts === true },
     );
     if (!known) this.followed.set(first.id, e);
   }
@@ -419,6 +423,27 @@ function promptReplyOk(p: unknown): p is PromptReply {
 /** How long reading a prompt and answering it may take, ms (as `agentwatch answer`). */
 const PROMPT_TIMEOUT_MS = 5000;
 const ANSWER_TIMEOUT_MS = 10_000;
+
+/**
+ * The board's status line part about notifications that fail: this process's channels, then
+ * those of the hosts of the sessions shown (their `notify` field), each channel once:
+ * 'notify failed: desktop (notify-send exited with code 1: Cannot autolaunch D-Bus ...)'.
+ * undefined when every channel works.
+ */
+export function notifyStatus(
+  own: Partial<Record<string, string>>,
+  infos: readonly SessionInfo[],
+): string | undefined {
+  const seen = new Map<string, string>();
+  for (const [c, why] of Object.entries(own)) if (why) seen.set(c, why);
+  for (const i of infos) {
+    for (const [c, why] of Object.entries(i.notify ?? {})) {
+      if (why && !seen.has(c)) seen.set(c, `${i.name}: ${why}`);
+    }
+  }
+  if (!seen.size) return undefined;
+  return `notify failed: ${[...seen].map(([c, why]) => `${c} (${why})`).join(', ')}`;
+}
 
 /** The first line of an error's message (refusals list the prompt on further lines). */
 function firstLine(e: unknown): string {
@@ -969,21 +994,30 @@ export const watchCommand: Command = {
     const stdout = process.stdout;
     const json = values.json === true || !(stdin.isTTY && stdout.isTTY);
     const host = createHost(sweepChoice(values));
-    const notifier = new Notifier(
-      stringNotifyChannels(values, json ? undefined : (s) => stdout.write(s)),
-      {
-        done: values['notify-done'] === true,
-      },
-    );
+    const notifyOptions = resolveNotify({}, notifyFlags(values));
+    const terminal = json ? undefined : (s: string) => stdout.write(s);
+    // Who announces what (README "Notifications"): the sessions this process hosts, on every
+    // channel; those hosted elsewhere (a `run` in another terminal) on this terminal only:
+    // their own host sends the desktop notice, the command and the push.
+    const notifier = createNotifier(notifyOptions, {
+      terminal,
+      focused: (id) => host.focused(id, notifyOptions.focusMs),
+    });
+    const remote = new Notifier({ terminal, desktop: false }, { done: notifyOptions.done });
+    host.notifyFailures = () => notifier.failures();
+    host.onPublish((info) => notifier.observe(info));
     let ui: BoardUi | null = null;
     const book = new SessionBook({
       host,
+      alerts: !json,
       onChange: (info, prev) => {
         if (json) io.stdout(JSON.stringify(transitionEvent(info, prev)) + '\n');
-        if (prev && book.followed.get(info.id)?.local) notifier.transition(info, prev);
         ui?.requestRender();
       },
-      onUpdate: () => ui?.requestRender(),
+      onUpdate: (info) => {
+        if (!book.followed.get(info.id)?.local) remote.observe(info);
+        ui?.requestRender();
+      },
     });
     const startSession = async (argv: string[]) => {
       const session = await host.start({
@@ -993,6 +1027,7 @@ export const watchCommand: Command = {
         headless: true,
         ...sessionSize(stdout),
       });
+      notifier.observe(host.info(session.id)); // the baseline: its first state is not news
       book.addLocal(session.id);
     };
     try {
@@ -1008,7 +1043,12 @@ export const watchCommand: Command = {
         });
         clearInterval(keepAlive);
       } else {
-        ui = new BoardUi({ book, startSession, title: 'agentwatch' });
+        ui = new BoardUi({
+          book,
+          startSession,
+          title: 'agentwatch',
+          status: () => notifyStatus(notifier.failures(), book.infos()),
+        });
         const unguard = guardTerminal(ui, host, io, 'watch');
         const off = onStopSignal(() => ui?.quit());
         ui.start();

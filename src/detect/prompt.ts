@@ -8,7 +8,10 @@
 
 /** A prompt as read from the screen. */
 export interface Prompt {
-  /** The last line ending with '?' above the options ('' when none). */
+  /**
+   * The last line ending with '?' above the options and below the dialog's top rule ('' when
+   * none, and always '' when no options were read: prose above a dialog is not its question).
+   */
   question: string;
   /** The numbered options, in order, without the selection marker ('1. Yes'). */
   options: string[];
@@ -67,10 +70,15 @@ export function readPrompt(rows: readonly string[]): Prompt {
     else continue;
     if (current.length >= 2 || n === 1) options = current;
   }
-  const top = options.length ? options[0].row : rows.length;
+  // The question is the dialog's: above its options, below the dialog's top rule. With no
+  // options there is no dialog to read (a hook or OSC said blocked before it was drawn), and
+  // a '?' line then is the agent's prose ("Would you like me to add a regression test?"),
+  // not the prompt.
+  const top = options.length ? options[0].row : -1;
   let question = '';
   let qRow = -1;
   for (let i = top - 1; i >= 0 && i >= top - 20; i--) {
+    if (fullRule(rows[i])) break;
     const line = strip(rows[i]);
     if (line.endsWith('?')) {
       question = line;

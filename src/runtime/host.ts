@@ -68,6 +68,16 @@ export class SessionHost {
     { session: Session; server: Server; subscribers: Set<Socket> }
   >();
   readonly #transitionListeners = new Set<(t: Transition) => void>();
+  readonly #publishListeners = new Set<(info: SessionInfo) => void>();
+  /** Subscribers per session id that announce it themselves (a board: `subscribe` with `alerts`). */
+  readonly #boards = new Map<string, Set<Socket>>();
+  /** When the person last typed into each session (its own terminal or an attached one), ms. */
+  readonly #lastInput = new Map<string, number>();
+  /**
+   * What failed in this process's notifier (`{channel: why}`), published in every info as
+   * `notify` (`ls --json`); set by run and watch.
+   */
+  notifyFailures?: () => Partial<Record<string, string>>;
   readonly #env: NodeJS.ProcessEnv;
   /** Attached terminals per session id. */
   readonly #attachedCount = new Map<string, number>();
@@ -96,12 +106,61 @@ export class SessionHost {
    * (the board, `wait`) see its question and options.
    */
   #onEvaluated(w: Watched): void {
-    const info = sessionInfo(w);
+    const info = this.#info(w);
     const key = publishedKey(info);
     if (this.#published.get(w.session.id) === key) return;
     this.#published.set(w.session.id, key);
     const entry = this.sessions.get(w.session.id);
     if (entry) { for (const s of entry.subscribers) push(s, { event: 'state', session: info }); }
+    this.#publish(info);
+  }
+
+  /** A session's info with this process's notifier failures. */
+  #info(w: Watched): SessionInfo {
+    const info = sessionInfo(w);
+    const failures = this.notifyFailures?.();
+    if (failures && Object.keys(failures).length) info.notify = failures;
+    return info;
+  }
+
+  #publish(info: SessionInfo): void {
+    for (const l of this.#publishListeners) {
+      try {
+        l(info);
+      } catch {
+        // a listener's failure never disturbs the sweep
+      }
+    }
+  }
+
+  /**
+   * Calls `listener` with every info published for a hosted session: each state change, and
+   * each change of its agent, reason or prompt while the state stays (the notifier sees a
+   * second, different prompt of one blocked spell, and the dialog drawn after the report).
+   */
+  onPublish(listener: (info: SessionInfo) => void): () => void {
+    this.#publishListeners.add(listener);
+    return () => this.#publishListeners.delete(listener);
+  }
+
+  /** True while a board (a `subscribe` with `alerts`) follows session `id` and announces it. */
+  boardFollows(id: string): boolean {
+    return (this.#boards.get(id)?.size ?? 0) > 0;
+  }
+
+  /** Notes that the person typed into session `id` now. */
+  noteInput(id: string, now = Date.now()): void {
+    this.#lastInput.set(id, now);
+  }
+
+  /**
+   * True when the person looks at session `id`: a terminal is attached to it through its
+   * socket (a board's Enter), or they typed into it within `withinMs`.
+   */
+  focused(id: string, withinMs: number, now = Date.now()): boolean {
+    if ((this.#attachedCount.get(id) ?? 0) > 0) return true;
+    const last = this.#lastInput.get(id);
+    return last !== undefined && now - last < withinMs;
   }
 
   /** Calls `listener` on every state change of every hosted session. */
@@ -166,7 +225,7 @@ export class SessionHost {
     const entry = this.sessions.get(id);
     const w = this.sweep.watched.get(id);
     if (!entry || !w) throw new UserError(`no session ${id} in this process`);
-    return sessionInfo(w);
+    return this.#info(w);
   }
 
   /** The sweep's record of session `id`. */
@@ -175,7 +234,7 @@ export class SessionHost {
   }
 
   #onTransition(w: Watched, prev: StateRecord): void {
-    const info = sessionInfo(w);
+    const info = this.#info(w);
     this.#published.set(w.session.id, publishedKey(info));
     const entry = this.sessions.get(w.session.id);
     if (entry) { for (const s of entry.subscribers) push(s, { event: 'state', session: info }); }
@@ -186,6 +245,7 @@ export class SessionHost {
         // a listener's failure never disturbs the sweep
       }
     }
+    this.#publish(info);
   }
 
   #handle(
@@ -199,7 +259,7 @@ export class SessionHost {
     const { session } = entry;
     switch (req.op) {
       case 'info':
-        return { session: sessionInfo(w) };
+        return { session: this.#info(w) };
       case 'screen':
         return {
           text: session.terminal.screenText(),
@@ -208,11 +268,21 @@ export class SessionHost {
           cols: session.terminal.cols,
           cursor: session.terminal.cursor,
         };
-      case 'subscribe':
+      case 'subscribe': {
         entry.subscribers.add(socket);
-        socket.on('close', () => entry.subscribers.delete(socket));
-        push(socket, { event: 'state', session: sessionInfo(w) });
+        let boards: Set<Socket> | undefined;
+        if (req.alerts === true) {
+          boards = this.#boards.get(id) ?? new Set();
+          this.#boards.set(id, boards);
+          boards.add(socket);
+        }
+        socket.on('close', () => {
+          entry.subscribers.delete(socket);
+          boards?.delete(socket);
+        });
+        push(socket, { event: 'state', session: this.#info(w) });
         return 'keep';
+      }
       case 'attach':
         return this.#attach(session, socket, req.rows, req.cols);
       case 'resize': {
@@ -292,7 +362,7 @@ export class SessionHost {
         this.sweep.evaluate(w); // afresh, like the typing guard
         const snapshot = session.terminal.snapshot();
         return {
-          session: sessionInfo(w),
+          session: this.#info(w),
           decidedBy: w.record.by,
           reason: w.record.reason,
           report: session.report,
@@ -337,7 +407,10 @@ export class SessionHost {
       if (!socket.destroyed) socket.write(data);
     });
     const offExit = session.onExit(() => socket.end());
-    socket.on('data', (d: Buffer) => session.write(d));
+    socket.on('data', (d: Buffer) => {
+      this.noteInput(session.id);
+      session.write(d);
+    });
     socket.on('close', () => {
       off();
       offExit();

@@ -39,13 +39,16 @@ export interface SessionInfo {
   /** Pid of the process hosting the session (a `run`, or a `watch` hosting it headless). */
   host: number;
   socket: string;
+  /** The host's notification channels that failed last, `{channel: why}`; absent when none did. */
+  notify?: Partial<Record<string, string>>;
 }
 
 /** A request on the control socket. */
 export type Request =
   | { op: 'info' }
   | { op: 'screen' }
-  | { op: 'subscribe' }
+  /** `alerts`: the subscriber (a board) announces the session on its own terminal. */
+  | { op: 'subscribe'; alerts?: boolean }
   | { op: 'attach'; rows?: number; cols?: number }
   | { op: 'resize'; rows: number; cols: number }
   | { op: 'kill' }
