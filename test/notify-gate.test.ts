@@ -123,6 +123,21 @@ test('a prompt flapping slower than the hysteresis: at most FLAP_MAX notices a m
   assert.is(n2.at(-1)!.n.question, 'Do you want to make this edit to greet.py?');
 });
 
+test('the same prompt answered each time is never held back, however often it comes', () => {
+  // the simulated agent at speed 4 asked `rm -f build.log` more than 4 times a minute
+  const steps: Array<[number, SessionInfo]> = [[0, info('working')]];
+  for (let k = 0; k < 10; k++) {
+    const t = 1_000 + k * 5_000;
+    steps.push([t, blocked()], [t + 1_500, info('working', { lastInput: t + 1_000 })]);
+  }
+  const input = (i: SessionInfo, t: number): SessionInfo => ({ ...i, lastInput: t - 4_000 });
+  const notices = replay(
+    new NotifyGate(),
+    steps.map(([t, i]) => [t, i.state === 'blocked' && t > 1_000 ? input(i, t) : i]),
+  );
+  assert.is(notices.length, 10);
+});
+
 test('two different prompts 3 s apart are both announced, and within one blocked spell too', () => {
   const a = blocked({ details: ['Bash command', 'rm -rf build/'] });
   const b = blocked({ details: ['Bash command', 'npm test'] });

@@ -363,7 +363,15 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
         rows: 32,
         cols: 120,
       });
-      const user = new SimUser({ seed: opts.seed * 1000 + i, target: session, speed: opts.speed });
+      // The simulated person types as a person would: the host notes it (focus, and the
+      // notifier tells an answered prompt from one that flaps).
+      const target = {
+        write: (data: string) => {
+          host.noteInput(session.id);
+          session.write(data);
+        },
+      };
+      const user = new SimUser({ seed: opts.seed * 1000 + i, target, speed: opts.speed });
       const sim: Sim = {
         name,
         id: session.id,

@@ -120,6 +120,8 @@ export class SessionHost {
     const info = sessionInfo(w);
     const failures = this.notifyFailures?.();
     if (failures && Object.keys(failures).length) info.notify = failures;
+    const input = this.#lastInput.get(w.session.id);
+    if (input !== undefined) info.lastInput = input;
     return info;
   }
 
@@ -334,6 +336,7 @@ export class SessionHost {
         return {};
       }
       case 'send':
+        this.noteInput(id);
         return guardedSend(
           this.sweep,
           w,
@@ -354,6 +357,7 @@ export class SessionHost {
           throw new UserError('answer: the confirmed prompt (expect) is missing');
         }
         const index = choiceIndex(String(req.choice), expect.options);
+        this.noteInput(id);
         return guardedAnswer(this.sweep, w, index, expect).then((option) => ({ answered: option }));
       }
       case 'events':

@@ -11,9 +11,10 @@
  *   options or details differ: another command, another file) is announced as well.
  * - **Flicker**: the same prompt (identical question, options and details) back within
  *   {@link HYSTERESIS_MS} of leaving blocked continues the episode before it: not announced.
- * - **Flapping**: the same prompt announced {@link FLAP_MAX} times within
- *   {@link FLAP_WINDOW_MS} is not announced again until the window has room; a different
- *   prompt is never held back by it.
+ * - **Flapping**: the same prompt back without the person having typed anything into the
+ *   session since it was last announced (`lastInput`) is a flap: flaps are announced at most
+ *   {@link FLAP_MAX} times within {@link FLAP_WINDOW_MS}. A prompt the person answered, and
+ *   a different prompt, are never held back by it.
  * - **Content first**: an episode whose dialog cannot be read yet (no numbered options: a hook
  *   or OSC 7501 said blocked before the dialog was drawn) waits up to {@link CONTENT_WAIT_MS}
  *   for it, then is announced with what is known.
@@ -31,7 +32,7 @@ export const HYSTERESIS_MS = 2_000;
 export const CONTENT_WAIT_MS = 400;
 /** The window of the flapping limit, ms. */
 export const FLAP_WINDOW_MS = 60_000;
-/** The most notices of one identical prompt (or of done, per session) in {@link FLAP_WINDOW_MS}. */
+/** The most notices of one flapping prompt (or of done, per session) in {@link FLAP_WINDOW_MS}. */
 export const FLAP_MAX = 4;
 
 /** A notification to send. */
@@ -109,6 +110,8 @@ interface Track {
   waitingSince?: number;
   /** When the state last left blocked, and the prompt of that episode. */
   left?: { at: number; key?: string };
+  /** When the last blocked notice was sent, per prompt key (the latest 64 keys). */
+  announcedAt: Map<string, number>;
   /** When the state last became working. */
   workingSince?: number;
   /** True while the state is the idle a done was decided for (announced or held). */
@@ -148,7 +151,12 @@ export class NotifyGate {
       return null;
     }
     if (!t) {
-      this.#tracks.set(info.id, { state: info.state, latest: info, sent: new Map() });
+      this.#tracks.set(info.id, {
+        state: info.state,
+        latest: info,
+        sent: new Map(),
+        announcedAt: new Map(),
+      });
       return null; // the baseline: a session first seen is not news
     }
     const prev = t.state;
@@ -211,7 +219,14 @@ export class NotifyGate {
     if (fresh && t.left?.key === key && (t.enteredAt ?? now) - t.left.at <= this.#o.hysteresisMs) {
       return null; // the same prompt flickered back: the episode before goes on
     }
-    if (!this.#room(t, key, now)) return null;
+    // The same prompt again with no keystroke since its last notice: the screen flaps.
+    const last = t.announcedAt.get(key);
+    const flap = last !== undefined && (info.lastInput ?? -Infinity) < last;
+    if (flap && !this.#room(t, key, now)) return null;
+    t.announcedAt.delete(key);
+    t.announcedAt.set(key, now);
+    if (t.announcedAt.size > 64) t.announcedAt.delete(t.announcedAt.keys().next().value!);
+    if (!flap) this.#count(t, key, now); // the window counts every notice of the prompt
     return notice('blocked', info, ready);
   }
 
@@ -233,6 +248,13 @@ export class NotifyGate {
       this.suppressedFlaps++;
       return false;
     }
+    this.#count(t, key, now);
+    return true;
+  }
+
+  /** Counts a notice of `key` at `now` in the flap window. */
+  #count(t: Track, key: string, now: number): void {
+    const times = (t.sent.get(key) ?? []).filter((at) => now - at < this.#o.flapWindowMs);
     times.push(now);
     t.sent.set(key, times);
     // Bounded memory: forget keys whose window has passed.
@@ -241,7 +263,6 @@ export class NotifyGate {
         if (!v.some((at) => now - at < this.#o.flapWindowMs)) t.sent.delete(k);
       }
     }
-    return true;
   }
 
   /** Forgets a session (it exited or is no longer followed). */
