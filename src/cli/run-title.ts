@@ -13,6 +13,12 @@ export function runTitle(state: SessionState, agentTitle: string): string {
   return `[${state}]${own ? ` ${own}` : ''}`.slice(0, 200);
 }
 
+/** True when `data` (PTY output) sets the window title: OSC 0 or OSC 2. */
+export function setsTitle(data: Uint8Array): boolean {
+  const s = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('latin1');
+  return s.includes('\x1b]0;') || s.includes('\x1b]2;');
+}
+
 /** Writes the title when the state or the agent's title changes. */
 export class RunTitle {
   #last = '';
@@ -26,11 +32,14 @@ export class RunTitle {
     this.write('\x1b[22;0t');
   }
 
-  /** Sets the title for `state` and the agent's own title, when it changed. */
-  update(state: SessionState, agentTitle: string): void {
+  /**
+   * Sets the title for `state` and the agent's own title, when it changed, or always with
+   * `force` (the agent has just written its own title over ours).
+   */
+  update(state: SessionState, agentTitle: string, force = false): void {
     if (!this.#started) return;
     const t = runTitle(state, agentTitle);
-    if (t === this.#last) return;
+    if (t === this.#last && !force) return;
     this.#last = t;
     this.write(`\x1b]2;${t}\x07`);
   }

@@ -18,7 +18,7 @@ import {
 import { createHost } from '../runtime/default-host.ts';
 import { createNotifier } from '../runtime/notify.ts';
 import { resolveNotify } from '../runtime/notify-config.ts';
-import { RunTitle } from './run-title.ts';
+import { RunTitle, setsTitle } from './run-title.ts';
 
 /** Splits `-- CMD ARGS...` (as main passes it) into the command and its arguments. */
 export function splitCommand(positionals: string[]): { command: string; args: string[] } {
@@ -134,7 +134,8 @@ export const runCommand: Command = {
 
     session.onOutput((data) => {
       stdout.write(data);
-      title?.update(host.watched(session.id)?.record.state ?? 'idle', session.terminal.title);
+      const state = host.watched(session.id)?.record.state ?? 'idle';
+      title?.update(state, session.terminal.title, setsTitle(data));
     });
     if (tty) stdin.setRawMode(true);
     stdin.on('data', (d: Buffer) => {
