@@ -4,14 +4,18 @@
  * `--notify-cmd` that logs each notice. Two prompts in a row, each answered like a person:
  * - the command runs once per prompt (the session's host announces it; the board does not),
  * - the terminal notice (OSC 9) reaches the board's terminal, not run's (a board follows it),
- * - run's terminal title carries the state.
+ * - run's terminal title carries the state;
+ * - run's push endpoint is down: the failure shows in `ls --json` (`notify`) and on the
+ *   board's status line.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { agentwatchArgv, followSession, mark } from './support/agentwatch-e2e.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { agentwatchArgv, followSession, mark, runCli } from './support/agentwatch-e2e.ts';
 import { type PtyDriver, startPty } from './support/pty-driver.ts';
 import { sleep, until } from './support/until.ts';
 
@@ -24,6 +28,11 @@ test('a board and a run session: one command per prompt, the terminal notice on 
   writeFileSync(script, `echo "$AGENTWATCH_SESSION $AGENTWATCH_ACTION" >> ${log}\n`);
   const env = { ...process.env, AGENTWATCH_DIR: dir, TERM: 'xterm-256color' };
   const notify = ['--no-desktop', '--notify-cmd', `sh ${script}`];
+  // a push endpoint that is down (a port nothing listens on any more): reported, not silent
+  const srv = createServer().listen(0, '127.0.0.1');
+  await new Promise((r) => srv.once('listening', r));
+  const down = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hook`;
+  await new Promise((r) => srv.close(r));
   let board: PtyDriver | undefined;
   let run: PtyDriver | undefined;
   const lines = () =>
@@ -39,6 +48,8 @@ test('a board and a run session: one command per prompt, the terminal notice on 
         '--name',
         'far',
         ...notify,
+        '--notify-url',
+        down,
         '--',
         process.execPath,
         ...agentwatchArgv(['sim-agent', '--seed', '11', '--speed', '2']),
@@ -84,6 +95,14 @@ test('a board and a run session: one command per prompt, the terminal notice on 
     assert.ok(text(board).includes('\x1b]9;far (claude) needs you'), 'OSC 9 on the board');
     assert.not.ok(text(run).includes('\x1b]9;'), "none in run's terminal: a board follows it");
     assert.ok(text(run).includes('\x1b]2;[blocked]'), "run's title says blocked");
+    // the push that fails: in ls --json (notify field) and on the board's status line
+    const ls = await runCli(['ls', '--json'], env);
+    const listed = JSON.parse(ls.stdout);
+    const far = (Array.isArray(listed) ? listed : listed.sessions).find((s: { name: string }) =>
+      s.name === 'far'
+    );
+    assert.match(far?.notify?.push ?? '', /ECONNREFUSED/, ls.stdout);
+    await board.waitForScreen(/notify failed: push \(far: /, 10_000);
   } finally {
     await board?.close();
     await run?.close();

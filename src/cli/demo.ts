@@ -363,11 +363,11 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
         rows: 32,
         cols: 120,
       });
-      // The simulated person types as a person would: the host notes it (focus, and the
-      // notifier tells an answered prompt from one that flaps).
+      // The simulated person's keys are noted (the notifier tells an answered prompt from one
+      // that flaps), but not as focus: the person watching the demo types nothing.
       const target = {
         write: (data: string) => {
-          host.noteInput(session.id);
+          host.noteInput(session.id, Date.now(), false);
           session.write(data);
         },
       };

@@ -73,6 +73,8 @@ export class SessionHost {
   readonly #boards = new Map<string, Set<Socket>>();
   /** When the person last typed into each session (its own terminal or an attached one), ms. */
   readonly #lastInput = new Map<string, number>();
+  /** The same, for typing that means the person looks at the session. */
+  readonly #lastFocus = new Map<string, number>();
   /**
    * What failed in this process's notifier (`{channel: why}`), published in every info as
    * `notify` (`ls --json`); set by run and watch.
@@ -150,9 +152,14 @@ export class SessionHost {
     return (this.#boards.get(id)?.size ?? 0) > 0;
   }
 
-  /** Notes that the person typed into session `id` now. */
-  noteInput(id: string, now = Date.now()): void {
+  /**
+   * Notes that the person typed into session `id` now. `focus` false: it tells the notifier
+   * that a prompt was answered (`lastInput`), but is no sign that someone looks at the session
+   * (the demo's simulated person).
+   */
+  noteInput(id: string, now = Date.now(), focus = true): void {
     this.#lastInput.set(id, now);
+    if (focus) this.#lastFocus.set(id, now);
   }
 
   /**
@@ -161,7 +168,7 @@ export class SessionHost {
    */
   focused(id: string, withinMs: number, now = Date.now()): boolean {
     if ((this.#attachedCount.get(id) ?? 0) > 0) return true;
-    const last = this.#lastInput.get(id);
+    const last = this.#lastFocus.get(id);
     return last !== undefined && now - last < withinMs;
   }
 
