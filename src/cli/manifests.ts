@@ -2,8 +2,11 @@
  * `agentwatch manifests`: which detection manifests are in force, and checking a manifest
  * file before using it.
  *
- *   manifests list            id, name, version, process names, rule count, source
- *   manifests check FILE...   parse + validate each file and run its [[examples]]
+ *   manifests list            every source (--manifest, your folder, catalog, bundled): id,
+ *                             version, in force or not, last check, last result, last error
+ *   manifests where           the folders, the config file and the catalog URL
+ *   manifests check FILE...   parse + validate each file (with the catalog's limits) and run
+ *                             its [[examples]]
  *
  * `check` exits 0 only when every file parses and every example gives its expected state; a
  * broken file prints its ManifestError (file:line: path: problem) and exits 1.
@@ -12,32 +15,49 @@ import { type Command, type Io, type OptionValues, UsageError } from './command.
 import { ManifestError } from '../detect/errors.ts';
 import { runExamples } from '../detect/examples.ts';
 import type { Manifest } from '../detect/manifest.ts';
-import { isBundled, loadBundledManifests, loadManifestFile } from '../runtime/manifest-sources.ts';
+import { loadManifestFile } from '../runtime/manifest-sources.ts';
+import { type ManifestSet, sourceLabel, type SourceStatus } from '../runtime/manifest-set.ts';
+import { personManifests } from '../runtime/default-host.ts';
+import { catalogCacheDir, configFile, userManifestDir } from '../runtime/user-dirs.ts';
 
-/** One row of `manifests list --json`. */
+/** One row of `manifests list --json`: one source file (or bundled manifest) and its last read. */
 export interface ManifestListRecord {
-  id: string;
-  name: string;
-  version: string;
+  id: string | null;
+  name: string | null;
+  version: string | null;
   process: string[];
   rules: number;
   examples: number;
   source: string;
   bundled: boolean;
+  /** '--manifest', 'your folder', 'catalog' or 'bundled'. */
+  from: string;
+  /** True when this is the manifest in force for its id. */
+  inForce: boolean;
+  /** ms since the epoch of the last read; null for bundled. */
+  lastCheck: number | null;
+  lastResult: string;
+  lastError: string | null;
 }
 
-function listRecord(m: Manifest): ManifestListRecord {
+function listRecord(st: SourceStatus, m: Manifest | undefined): ListRow {
   return {
-    id: m.id,
-    name: m.name,
-    version: m.version,
-    process: [...m.process],
-    rules: m.rules.length,
-    examples: m.examples.length,
-    source: m.source,
-    bundled: isBundled(m),
+    id: st.id,
+    name: m?.name ?? null,
+    version: st.version,
+    process: m ? [...m.process] : [],
+    rules: m?.rules.length ?? 0,
+    examples: m?.examples.length ?? 0,
+    source: st.path,
+    bundled: st.kind === 'bundled',
+    from: sourceLabel(st.kind),
+    inForce: st.inForce,
+    lastCheck: st.lastCheck,
+    lastResult: st.lastResult,
+    lastError: st.lastError,
   };
 }
+type ListRow = ManifestListRecord;
 
 /** Formats rows as left-aligned columns separated by two spaces. */
 function table(rows: string[][]): string {
@@ -47,18 +67,43 @@ function table(rows: string[][]): string {
   ).join('\n') + '\n';
 }
 
-function list(manifests: readonly Manifest[], json: boolean, io: Io): number {
-  const records = manifests.map(listRecord);
+/** 'HH:MM:SS' today, else the date and time; '-' for null. */
+function when(t: number | null): string {
+  if (t === null) return '-';
+  const d = new Date(t);
+  const iso = new Date(t - d.getTimezoneOffset() * 60_000).toISOString();
+  return new Date().toDateString() === d.toDateString() ? iso.slice(11, 19) : iso.slice(0, 16);
+}
+
+/**
+ * Lists every source of `set` (and the catalog's own status lines, `extra`): one row per file
+ * or bundled manifest, the one in force marked, then the errors.
+ */
+export function listSources(set: ManifestSet, json: boolean, io: Io, extra: string[] = []): number {
+  const byPath = new Map<string, Manifest>();
+  for (const m of set.bundled.values()) byPath.set(m.source, m);
+  for (const m of set.effective().values()) byPath.set(m.source, m);
+  const records = set.statuses().map((st) => listRecord(st, byPath.get(st.path)));
   if (json) {
     for (const r of records) io.stdout(JSON.stringify(r) + '\n');
     return 0;
   }
-  const rows = [['ID', 'NAME', 'VERSION', 'PROCESS', 'RULES', 'SOURCE']];
+  const rows = [['ID', 'VERSION', 'SOURCE', 'IN FORCE', 'CHECKED', 'RESULT', 'FILE']];
   for (const r of records) {
-    const source = r.bundled ? `bundled (${r.source})` : r.source;
-    rows.push([r.id, r.name, r.version, r.process.join(','), String(r.rules), source]);
+    rows.push([
+      r.id ?? '?',
+      r.version ?? '-',
+      r.from,
+      r.inForce ? 'yes' : 'no',
+      when(r.lastCheck),
+      r.lastResult,
+      r.source,
+    ]);
   }
   io.stdout(table(rows));
+  const errors = records.filter((r) => r.lastError);
+  for (const r of errors) io.stdout(`error: ${r.lastError}\n`);
+  for (const line of extra) io.stdout(line + '\n');
   return 0;
 }
 
@@ -97,10 +142,11 @@ function checkFile(path: string, io: Io): boolean {
 
 export const manifestsCommand: Command = {
   name: 'manifests',
-  summary: 'list the detection manifests in force; check a manifest file',
-  usage: 'manifests list [--json]\n       agentwatch manifests check FILE...',
+  summary: 'the detection manifests in force and where from; check a file; pull the catalog',
+  usage: 'manifests list [--json]\n       agentwatch manifests where\n' +
+    '       agentwatch manifests check FILE...',
   options: { json: { type: 'boolean' } },
-  help: { json: 'list: one JSON object per manifest' },
+  help: { json: 'list: one JSON object per source file or bundled manifest' },
   run: (values, positionals, io) => Promise.resolve(runManifests(values, positionals, io)),
 };
 
@@ -108,12 +154,25 @@ export const manifestsCommand: Command = {
  * Runs `manifests` with parsed options; returns the exit code.
  * @throws UsageError for a missing or unknown subcommand, or `check` without files.
  */
-export function runManifests(values: OptionValues, positionals: string[], io: Io): number {
+export function runManifests(
+  values: OptionValues,
+  positionals: string[],
+  io: Io,
+  env: NodeJS.ProcessEnv = process.env,
+): number {
   const [sub, ...args] = positionals;
   switch (sub) {
     case 'list':
       if (args.length) throw new UsageError(`list takes no arguments, got '${args[0]}'`);
-      return list([...loadBundledManifests().values()], values.json === true, io);
+      return listSources(personManifests([], env, false), values.json === true, io);
+    case 'where':
+      if (args.length) throw new UsageError(`where takes no arguments, got '${args[0]}'`);
+      io.stdout(
+        `your folder:   ${userManifestDir(env)}\n` +
+          `catalog cache: ${catalogCacheDir(env)}\n` +
+          `config file:   ${configFile(env)}\n`,
+      );
+      return 0;
     case 'check': {
       if (!args.length) throw new UsageError('check needs at least one FILE');
       let ok = true;
@@ -121,8 +180,8 @@ export function runManifests(values: OptionValues, positionals: string[], io: Io
       return ok ? 0 : 1;
     }
     case undefined:
-      throw new UsageError('give a subcommand: list or check FILE...');
+      throw new UsageError('give a subcommand: list, where or check FILE...');
     default:
-      throw new UsageError(`unknown subcommand '${sub}' (expected list or check)`);
+      throw new UsageError(`unknown subcommand '${sub}' (expected list, where or check)`);
   }
 }

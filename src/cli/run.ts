@@ -5,7 +5,7 @@
  * socket and notifications go out. The terminal is restored on exit, on a signal and on a
  * crash.
  */
-import { type Command, stringOption, UsageError } from './command.ts';
+import { type Command, stringList, stringOption, UsageError } from './command.ts';
 import {
   notifyOptionHelp,
   notifyOptionSpec,
@@ -36,18 +36,21 @@ const RESTORE =
 export const runCommand: Command = {
   name: 'run',
   summary: 'run an agent in this terminal while agentwatch follows its state',
-  usage: 'run [--agent ID] [--name NAME] [--interval MS] [--no-hooks] -- CMD ARGS...',
+  usage:
+    'run [--agent ID] [--manifest FILE]... [--name NAME] [--interval MS] [--no-hooks] -- CMD ARGS...',
   passthrough: true,
   options: {
     agent: { type: 'string' },
+    manifest: { type: 'string', multiple: true },
     name: { type: 'string' },
     'no-hooks': { type: 'boolean' },
     ...sweepOptionSpec,
     ...notifyOptionSpec,
   },
-  placeholders: { agent: 'ID', name: 'NAME', ...optionPlaceholders },
+  placeholders: { agent: 'ID', manifest: 'FILE', name: 'NAME', ...optionPlaceholders },
   help: {
     agent: 'manifest id to use (default: from the foreground process name)',
+    manifest: 'use this manifest file for its agent, over every other source (repeatable)',
     name: 'the name the board shows (default: the command name)',
     'no-hooks':
       "start the agent without agentwatch's hooks (Claude Code: no --settings); the screen alone decides",
@@ -58,6 +61,7 @@ export const runCommand: Command = {
     const { command, args } = splitCommand(positionals);
     const host = createHost(sweepChoice(values), process.env, {
       hooks: values['no-hooks'] !== true,
+      files: stringList(values, 'manifest'),
     });
     const stdin = process.stdin;
     const stdout = process.stdout;

@@ -34,7 +34,7 @@
 import { readdirSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { type Command, type Io, stringOption, UsageError } from './command.ts';
+import { type Command, type Io, stringList, stringOption, UsageError } from './command.ts';
 import {
   notifyOptionHelp,
   notifyOptionSpec,
@@ -948,17 +948,20 @@ export function guardTerminal(ui: BoardUi, host: SessionHost, io: Io, label: str
 export const watchCommand: Command = {
   name: 'watch',
   summary: 'the live board of every agent session on this machine (or --json events)',
-  usage: 'watch [--json] [--agent ID] [--interval MS] [-- CMD ARGS... [-- CMD ARGS...]]',
+  usage:
+    'watch [--json] [--agent ID] [--manifest FILE]... [--interval MS] [-- CMD ARGS... [-- CMD ARGS...]]',
   passthrough: true,
   options: {
     json: { type: 'boolean' },
     agent: { type: 'string' },
+    manifest: { type: 'string', multiple: true },
     ...sweepOptionSpec,
     ...notifyOptionSpec,
   },
   help: {
     json: 'print one JSON object per state change instead of the board',
     agent: 'manifest id for the sessions started here whose process is not recognised',
+    manifest: 'use this manifest file for its agent, over every other source (repeatable)',
     ...sweepOptionHelp,
     ...notifyOptionHelp,
   },
@@ -968,7 +971,9 @@ export const watchCommand: Command = {
     const stdin = process.stdin;
     const stdout = process.stdout;
     const json = values.json === true || !(stdin.isTTY && stdout.isTTY);
-    const host = createHost(sweepChoice(values));
+    const host = createHost(sweepChoice(values), process.env, {
+      files: stringList(values, 'manifest'),
+    });
     const notifier = new Notifier(
       stringNotifyChannels(values, json ? undefined : (s) => stdout.write(s)),
       {

@@ -1,12 +1,13 @@
 /**
  * Where manifests come from: the bundled ones (resources/agent-detection, inlined in the
- * single binary) and user files. Reads files and hands their text to the pure parser in
- * src/detect. Hot reload from a URL comes later and will live here too.
+ * single binary) and files (`--manifest`, the person's folder, the catalog's cache). Reads
+ * files in bounded memory and hands their text to the pure parser in src/detect; the layered,
+ * reloading set is {@link ManifestSet} in manifest-set.ts.
  */
-import { readFileSync, statSync } from 'node:fs';
 import { ManifestError } from '../detect/errors.ts';
 import { type Manifest, parseManifest } from '../detect/manifest.ts';
 import { bundledManifestTexts } from './bundled-manifests.ts';
+import { FileReadError, readBoundedText } from './read-bounded.ts';
 
 /** The label bundled manifests carry as their source: `resources/agent-detection/claude.toml`. */
 export const BUNDLED_PREFIX = 'resources/agent-detection/';
@@ -39,73 +40,24 @@ export function loadBundledManifests(): Map<string, Manifest> {
   return out;
 }
 
+/** The largest manifest file read, in bytes (the catalog's per-file cap too). */
+export const MANIFEST_MAX_BYTES = 256 * 1024;
+
 /**
- * Reads and parses a manifest file; errors name `path`.
- * @throws ManifestError when the file is missing, is a directory, cannot be read, is not
- *   UTF-8, or does not parse and validate.
+ * Reads and parses a manifest file in bounded time and memory (see {@link readBoundedText});
+ * errors name `path`.
+ * @throws ManifestError when the file is missing, unreadable, a symlink loop, a directory, a
+ *   FIFO or device, over {@link MANIFEST_MAX_BYTES}, not UTF-8, or does not parse and validate.
  */
 export function loadManifestFile(path: string): Manifest {
-  let bytes: Buffer;
-  try {
-    if (statSync(path).isDirectory()) {
-      throw new ManifestError(
-        path,
-        null,
-        '',
-        'is a directory, not a manifest file (give a .toml file)',
-      );
-    }
-    bytes = readFileSync(path);
-  } catch (e) {
-    if (e instanceof ManifestError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT'
-      ? 'no such file'
-      : code === 'EACCES'
-      ? 'permission denied'
-      : (e as Error).message;
-    throw new ManifestError(path, null, '', `cannot read: ${why}`);
-  }
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    const at = firstInvalidUtf8(bytes);
-    throw new ManifestError(
-      path,
-      at.line,
-      '',
-      `not UTF-8 text (invalid byte 0x${
-        at.byte.toString(16).padStart(2, '0')
-      } at offset ${at.offset})`,
-    );
+    text = readBoundedText(path, MANIFEST_MAX_BYTES);
+  } catch (e) {
+    if (e instanceof FileReadError) throw new ManifestError(path, e.line, '', e.detail);
+    throw e;
   }
-  return parseManifest(text.replace(/^\uFEFF/, ''), path);
-}
-
-/** The first byte where `bytes` stops being UTF-8 (lead and continuation bytes), with its line. */
-function firstInvalidUtf8(bytes: Uint8Array): { offset: number; line: number; byte: number } {
-  let line = 1;
-  let i = 0;
-  while (i < bytes.length) {
-    const b = bytes[i];
-    const len = b < 0x80
-      ? 1
-      : b >= 0xc2 && b <= 0xdf
-      ? 2
-      : b >= 0xe0 && b <= 0xef
-      ? 3
-      : b >= 0xf0 && b <= 0xf4
-      ? 4
-      : 0;
-    let ok = len > 0 && i + len <= bytes.length;
-    for (let k = 1; ok && k < len; k++) ok = (bytes[i + k] & 0xc0) === 0x80;
-    if (!ok) return { offset: i, line, byte: b };
-    if (b === 0x0a) line++;
-    i += len;
-  }
-  // Valid by this check but rejected by the decoder (overlong or surrogate forms): point at the end.
-  return { offset: bytes.length, line, byte: 0 };
+  return parseManifest(text, path);
 }
 
 let bundled: Map<string, Manifest> | undefined;

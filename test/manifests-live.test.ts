@@ -1,0 +1,105 @@
+/**
+ * Rules that update while sessions run, through the real CLI: a `run` session takes a
+ * person's saved manifest at its next sweep (a new agent id, then a change, then a broken
+ * save that keeps the last good one).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { listSessions } from '../src/runtime/control-client.ts';
+import { agentwatchArgv, runCli } from './support/agentwatch-e2e.ts';
+import { until } from './support/until.ts';
+import { REPO_ROOT } from './support/claude-home.ts';
+
+/** A manifest for the toy agent: 'PLEASE APPROVE' on screen gives `state`. */
+export function toyManifest(version: string, state: string): string {
+  return `schema = 1\nid = "toyagent"\nname = "Toy agent"\nversion = "${version}"\n` +
+    `process = ["toyagent"]\n[[rules]]\nstate = "${state}"\nany = ['PLEASE APPROVE']\n`;
+}
+
+/** A scratch HOME with XDG folders, a socket dir and the toy agent (a shell script). */
+export function scratch(prefix: string) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: dir,
+    XDG_CONFIG_HOME: join(dir, 'config'),
+    XDG_CACHE_HOME: join(dir, 'cache'),
+    AGENTWATCH_DIR: join(dir, 'sock'),
+    AGENTWATCH_MANIFEST_URL: '',
+  };
+  const userDir = join(dir, 'config', 'agentwatch', 'agent-detection');
+  mkdirSync(userDir, { recursive: true });
+  const agent = join(dir, 'toyagent');
+  writeFileSync(agent, '#!/bin/sh\nprintf "hello\\nPLEASE APPROVE (y/n)\\n"\nexec sleep 600\n');
+  chmodSync(agent, 0o755);
+  return { dir, env, userDir, agent };
+}
+
+/** Starts `agentwatch run ... -- AGENT` as a real process. */
+export function startRun(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, agentwatchArgv(['run', ...args]), {
+    env,
+    cwd: REPO_ROOT,
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+}
+
+/** Writes `text` to `path` as an editor saves: a temp file renamed over it. */
+function save(path: string, text: string): void {
+  writeFileSync(path + '.tmp', text);
+  renameSync(path + '.tmp', path);
+}
+
+test('a running session takes a saved file of the person at its next sweep', async () => {
+  const { dir, env, userDir, agent } = scratch('aw-live-');
+  const run = startRun(['--name', 'toy', '--interval', '200', '--no-desktop', '--', agent], env);
+  let err = '';
+  run.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  try {
+    const sock = join(dir, 'sock');
+    const session = (want: (s: { agent: string; state: string }) => boolean, what: string) =>
+      until(
+        what,
+        async () => (await listSessions(sock)).find((s) => s.name === 'toy' && want(s)),
+        20_000,
+      );
+    await session(
+      (s) => s.agent === '' && s.state === 'idle',
+      'the session, no manifest for it yet',
+    );
+
+    const file = join(userDir, 'toyagent.toml');
+    save(file, toyManifest('1', 'blocked'));
+    await session(
+      (s) => s.agent === 'toyagent' && s.state === 'blocked',
+      'blocked by the new file',
+    );
+
+    save(file, toyManifest('2', 'working'));
+    await session((s) => s.state === 'working', 'working after the change');
+
+    save(file, toyManifest('3', 'working').replace("any = ['PLEASE APPROVE']", "any = ['(']"));
+    const list = await until('manifests list shows the refusal', async () => {
+      const r = await runCli(['manifests', 'list'], env);
+      return /toyagent\.toml:8: rules\[0\]\.any\[0\]: invalid regex/.test(r.stdout) && r.stdout;
+    });
+    // a new process never saw a good version of that file: it lists the file as refused
+    assert.match(list, /\? +- +your folder +no +\S+ +refused +.*toyagent\.toml/);
+    const now = (await listSessions(sock)).find((s) => s.name === 'toy')!;
+    assert.is(now.state, 'working', 'the last good manifest stays in force');
+
+    const ex = await runCli(['explain', now.id], env);
+    assert.match(ex.stdout, /manifest: toyagent 2 \(your folder: .*toyagent\.toml\)/);
+  } finally {
+    run.kill('SIGTERM');
+    await new Promise((r) => run.once('exit', r));
+    if (err) console.log(err);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
