@@ -11,7 +11,7 @@
  * `check` exits 0 only when every file parses and every example gives its expected state; a
  * broken file prints its ManifestError (file:line: path: problem) and exits 1.
  */
-import { type Command, type Io, type OptionValues, UsageError } from './command.ts';
+import { type Command, type Io, type OptionValues, UsageError, UserError } from './command.ts';
 import { ManifestError } from '../detect/errors.ts';
 import { runExamples } from '../detect/examples.ts';
 import type { Manifest } from '../detect/manifest.ts';
@@ -19,6 +19,10 @@ import { loadManifestFile } from '../runtime/manifest-sources.ts';
 import { type ManifestSet, sourceLabel, type SourceStatus } from '../runtime/manifest-set.ts';
 import { personManifests } from '../runtime/default-host.ts';
 import { catalogCacheDir, configFile, userManifestDir } from '../runtime/user-dirs.ts';
+import { loadConfig } from '../runtime/config.ts';
+import { makeKeyPair } from '../runtime/catalog-build.ts';
+import { pullCatalog } from '../runtime/catalog-updater.ts';
+import { writeFileSync } from 'node:fs';
 
 /** One row of `manifests list --json`: one source file (or bundled manifest) and its last read. */
 export interface ManifestListRecord {
@@ -107,6 +111,38 @@ export function listSources(set: ManifestSet, json: boolean, io: Io, extra: stri
   return 0;
 }
 
+/**
+ * `manifests pull`: fetches the catalog now (whoever checked last), prints what was adopted or
+ * refused and why. Exit 0 when the catalog was read (even if some manifests were refused), 1
+ * when it could not be used.
+ */
+export async function pull(
+  args: string[],
+  io: Io,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  if (args.length) throw new UsageError(`pull takes no arguments, got '${args[0]}'`);
+  const { config } = loadConfig(env);
+  if (!config.catalogUrl) {
+    throw new UserError(
+      'no catalog: set catalog_url in the config file (or AGENTWATCH_MANIFEST_URL)',
+    );
+  }
+  const set = personManifests([], env, false);
+  const r = await pullCatalog({
+    url: config.catalogUrl,
+    keys: config.catalogKeys,
+    cacheDir: catalogCacheDir(env),
+    set,
+    force: true,
+  });
+  io.stdout(`${config.catalogUrl}: ${r.result} (${r.bytes} bytes, ${r.ms.toFixed(0)} ms)\n`);
+  for (const a of r.adopted) io.stdout(`adopted  ${a.id} ${a.version}\n`);
+  for (const x of r.refused) io.stdout(`refused  ${x.id} ${x.version}: ${x.why}\n`);
+  if (r.error) io.stderr(`agentwatch manifests pull: ${r.error}\n`);
+  return r.result === 'failed' || r.result === 'skipped' ? 1 : 0;
+}
+
 /** Checks one file; returns true when it parses and all its examples pass. */
 function checkFile(path: string, io: Io): boolean {
   let manifest: Manifest;
@@ -144,10 +180,14 @@ export const manifestsCommand: Command = {
   name: 'manifests',
   summary: 'the detection manifests in force and where from; check a file; pull the catalog',
   usage: 'manifests list [--json]\n       agentwatch manifests where\n' +
-    '       agentwatch manifests check FILE...',
+    '       agentwatch manifests pull\n       agentwatch manifests check FILE...\n' +
+    '       agentwatch manifests keygen PREFIX',
   options: { json: { type: 'boolean' } },
   help: { json: 'list: one JSON object per source file or bundled manifest' },
-  run: (values, positionals, io) => Promise.resolve(runManifests(values, positionals, io)),
+  run: (values, positionals, io) =>
+    positionals[0] === 'pull'
+      ? pull(positionals.slice(1), io)
+      : Promise.resolve(runManifests(values, positionals, io)),
 };
 
 /**
@@ -167,12 +207,44 @@ export function runManifests(
       return listSources(personManifests([], env, false), values.json === true, io);
     case 'where':
       if (args.length) throw new UsageError(`where takes no arguments, got '${args[0]}'`);
+      {
+        const { config, origins } = loadConfig(env);
+        io.stdout(
+          `your folder:   ${userManifestDir(env)}\n` +
+            `catalog cache: ${catalogCacheDir(env)}\n` +
+            `catalog URL:   ${config.catalogUrl ?? 'none'}${
+              config.catalogUrl ? ` (${origins.get('catalog_url')})` : ''
+            }${config.update ? '' : ' (update = false)'}\n` +
+            `config file:   ${configFile(env)}\n`,
+        );
+      }
+      return 0;
+    case 'keygen': {
+      if (args.length !== 1) {
+        throw new UsageError('keygen needs one PREFIX (writes PREFIX.key and PREFIX.pub)');
+      }
+      const { privatePem, publicKey } = makeKeyPair();
+      try {
+        writeFileSync(`${args[0]}.key`, privatePem, { mode: 0o600, flag: 'wx' });
+        writeFileSync(`${args[0]}.pub`, publicKey + '\n', { flag: 'wx' });
+      } catch (e) {
+        throw new UserError(
+          `${args[0]}.key/.pub: ${
+            (e as NodeJS.ErrnoException).code === 'EEXIST'
+              ? 'exists already (nothing overwritten)'
+              : (e as Error).message
+          }`,
+        );
+      }
       io.stdout(
-        `your folder:   ${userManifestDir(env)}\n` +
-          `catalog cache: ${catalogCacheDir(env)}\n` +
-          `config file:   ${configFile(env)}\n`,
+        `private key: ${args[0]}.key (keep it secret; sign with: npm run catalog -- --key ${
+          args[0]
+        }.key)\n` +
+          `public key:  ${publicKey}\n` +
+          `readers add it to their config.toml: catalog_keys = ["${publicKey}"]\n`,
       );
       return 0;
+    }
     case 'check': {
       if (!args.length) throw new UsageError('check needs at least one FILE');
       let ok = true;
@@ -180,8 +252,10 @@ export function runManifests(
       return ok ? 0 : 1;
     }
     case undefined:
-      throw new UsageError('give a subcommand: list, where or check FILE...');
+      throw new UsageError('give a subcommand: list, where, pull, check FILE... or keygen PREFIX');
     default:
-      throw new UsageError(`unknown subcommand '${sub}' (expected list, where or check)`);
+      throw new UsageError(
+        `unknown subcommand '${sub}' (expected list, where, pull, check or keygen)`,
+      );
   }
 }

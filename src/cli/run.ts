@@ -10,12 +10,15 @@ import {
   notifyOptionHelp,
   notifyOptionSpec,
   optionPlaceholders,
+  sourceOptionHelp,
+  sourceOptionSpec,
   stringNotifyChannels,
   sweepChoice,
   sweepOptionHelp,
   sweepOptionSpec,
 } from './sweep-options.ts';
 import { createHost } from '../runtime/default-host.ts';
+import { loadConfig } from '../runtime/config.ts';
 import { Notifier } from '../runtime/notify.ts';
 
 /** Splits `-- CMD ARGS...` (as main passes it) into the command and its arguments. */
@@ -41,19 +44,19 @@ export const runCommand: Command = {
   passthrough: true,
   options: {
     agent: { type: 'string' },
-    manifest: { type: 'string', multiple: true },
     name: { type: 'string' },
     'no-hooks': { type: 'boolean' },
+    ...sourceOptionSpec,
     ...sweepOptionSpec,
     ...notifyOptionSpec,
   },
   placeholders: { agent: 'ID', manifest: 'FILE', name: 'NAME', ...optionPlaceholders },
   help: {
     agent: 'manifest id to use (default: from the foreground process name)',
-    manifest: 'use this manifest file for its agent, over every other source (repeatable)',
     name: 'the name the board shows (default: the command name)',
     'no-hooks':
       "start the agent without agentwatch's hooks (Claude Code: no --settings); the screen alone decides",
+    ...sourceOptionHelp,
     ...sweepOptionHelp,
     ...notifyOptionHelp,
   },
@@ -62,6 +65,8 @@ export const runCommand: Command = {
     const host = createHost(sweepChoice(values), process.env, {
       hooks: values['no-hooks'] !== true,
       files: stringList(values, 'manifest'),
+      config: loadConfig().config,
+      update: values['no-update'] !== true,
     });
     const stdin = process.stdin;
     const stdout = process.stdout;

@@ -38,6 +38,8 @@ import { type Command, type Io, stringList, stringOption, UsageError } from './c
 import {
   notifyOptionHelp,
   notifyOptionSpec,
+  sourceOptionHelp,
+  sourceOptionSpec,
   stringNotifyChannels,
   sweepChoice,
   sweepOptionHelp,
@@ -53,6 +55,7 @@ import {
   WATCH_KEYS,
 } from './board.ts';
 import { createHost } from '../runtime/default-host.ts';
+import { loadConfig } from '../runtime/config.ts';
 import type { SessionHost } from '../runtime/host.ts';
 import { listSessions, request, subscribe } from '../runtime/control-client.ts';
 import { socketDir } from '../runtime/paths.ts';
@@ -954,14 +957,14 @@ export const watchCommand: Command = {
   options: {
     json: { type: 'boolean' },
     agent: { type: 'string' },
-    manifest: { type: 'string', multiple: true },
+    ...sourceOptionSpec,
     ...sweepOptionSpec,
     ...notifyOptionSpec,
   },
   help: {
     json: 'print one JSON object per state change instead of the board',
     agent: 'manifest id for the sessions started here whose process is not recognised',
-    manifest: 'use this manifest file for its agent, over every other source (repeatable)',
+    ...sourceOptionHelp,
     ...sweepOptionHelp,
     ...notifyOptionHelp,
   },
@@ -973,6 +976,8 @@ export const watchCommand: Command = {
     const json = values.json === true || !(stdin.isTTY && stdout.isTTY);
     const host = createHost(sweepChoice(values), process.env, {
       files: stringList(values, 'manifest'),
+      config: loadConfig().config,
+      update: values['no-update'] !== true,
     });
     const notifier = new Notifier(
       stringNotifyChannels(values, json ? undefined : (s) => stdout.write(s)),

@@ -178,7 +178,11 @@ function isTable(v: unknown): v is Record<string, unknown> {
 
 /** Validation state for one document: knows how to point at a line. */
 class Checker {
-  constructor(readonly text: string, readonly source: string) {}
+  constructor(
+    readonly text: string,
+    readonly source: string,
+    readonly compile: (source: string) => Pattern = compilePattern,
+  ) {}
 
   /** Throws a ManifestError for the value at `path`; `needle` helps find its line. */
   fail(path: Path, detail: string, needle?: string): never {
@@ -249,7 +253,7 @@ class Checker {
         );
       }
       try {
-        return compilePattern(p);
+        return this.compile(p);
       } catch (e) {
         if (e instanceof PatternSyntaxError) {
           this.fail([...at, i], `invalid regex '${quote(p)}': ${quote(e.reason)}`, p);
@@ -310,10 +314,16 @@ function parseExample(c: Checker, value: unknown, index: number): Example {
  * Parses, validates and compiles a schema-1 manifest.
  * @param text the TOML document
  * @param source what to call it in errors (file name, path or URL)
+ * @param compile compiles one pattern (default {@link compilePattern}; a caller that compiled
+ *   the patterns beforehand, a few at a time, passes a lookup)
  * @throws ManifestError on a TOML syntax error (with smol-toml's line), an unknown key, a
  *   missing or mistyped value, a bad state or region, an empty pattern list or an invalid regex.
  */
-export function parseManifest(text: string, source: string): Manifest {
+export function parseManifest(
+  text: string,
+  source: string,
+  compile: (pattern: string) => Pattern = compilePattern,
+): Manifest {
   let doc: Record<string, unknown>;
   try {
     doc = parse(text) as Record<string, unknown>;
@@ -324,7 +334,7 @@ export function parseManifest(text: string, source: string): Manifest {
     }
     throw e;
   }
-  const c: Checker = new Checker(text, source);
+  const c: Checker = new Checker(text, source, compile);
   c.knownKeys(doc, MANIFEST_KEYS, []);
   if (doc.schema === undefined) {
     c.fail([], `missing required key 'schema' (this agentwatch reads schema = ${SCHEMA_VERSION})`);

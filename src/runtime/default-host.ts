@@ -8,6 +8,30 @@ import { ManifestSet, sourceLabel } from './manifest-set.ts';
 import type { Session } from './session.ts';
 import type { ForegroundRead } from './sweep.ts';
 import { catalogCacheDir, userManifestDir } from './user-dirs.ts';
+import type { Config } from './config.ts';
+import { CatalogUpdater } from './catalog-updater.ts';
+
+/**
+ * Starts pulling the catalog for `set` when the config names one and updates are on; null
+ * otherwise. The updater's timer does not keep the process alive.
+ */
+export function startCatalog(
+  set: ManifestSet,
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  update = true,
+): CatalogUpdater | null {
+  if (!update || !config.update || !config.catalogUrl) return null;
+  const updater = new CatalogUpdater({
+    url: config.catalogUrl,
+    keys: config.catalogKeys,
+    cacheDir: catalogCacheDir(env),
+    set,
+    intervalMs: config.updateIntervalMs,
+  });
+  updater.start();
+  return updater;
+}
 
 /** Reads a session's foreground; null when unknown or on any error (the sweep goes on). */
 export function sessionForeground(session: Session): ForegroundRead | null {
@@ -52,25 +76,30 @@ export function personManifests(
 export function createHost(
   choice: SweepChoice = {},
   env: NodeJS.ProcessEnv = process.env,
-  { hooks, files, manifests, agentArgs }: {
+  { hooks, files, manifests, config, update = true }: {
     hooks?: boolean;
     files?: readonly string[];
     manifests?: ManifestSet;
-    agentArgs?: (id: string) => readonly string[];
+    /** The config file's values: sweep defaults, agent args, the catalog. */
+    config?: Config;
+    /** False (`--no-update`): never pull the catalog. */
+    update?: boolean;
   } = {},
 ): SessionHost {
   const set = manifests ?? personManifests(files, env);
+  if (config) startCatalog(set, config, env, update);
   return new SessionHost({
+    manifestSet: set,
+    intervalMs: choice.intervalMs ?? config?.sweep.intervalMs,
+    adaptive: choice.adaptive ?? config?.sweep.adaptive ?? true,
+    agentArgs: (id) => config?.agents[id]?.args ?? [],
     manifests: () => set.effective(),
     refresh: () => void set.refresh(),
     sourceOf: (id) => {
       const kind = set.sourceOf(id);
       return kind ? sourceLabel(kind) : null;
     },
-    agentArgs,
     foreground: sessionForeground,
-    intervalMs: choice.intervalMs,
-    adaptive: choice.adaptive,
     hooks,
     env,
   });

@@ -21,6 +21,7 @@ import { launchArgs, readNotification } from './integrations.ts';
 import { choiceIndex, currentPrompt, GUARD_EXIT, guardedAnswer, guardedSend } from './tools.ts';
 import { selfCommand } from './self-command.ts';
 import { manifestForProcess } from './sweep.ts';
+import type { ManifestSet } from './manifest-set.ts';
 
 /** How a host is set up. */
 export interface HostOptions {
@@ -29,6 +30,8 @@ export interface HostOptions {
   refresh?: () => void;
   /** Where the manifest in force for an id came from ('your folder', 'catalog', ...). */
   sourceOf?: (id: string) => string | null;
+  /** The reloading manifests behind `manifests` (for `manifests` notices on the board), if any. */
+  manifestSet?: ManifestSet;
   /** Arguments put before the person's when the command is this agent (config `[agents.ID]`). */
   agentArgs?: (id: string) => readonly string[];
   foreground: (session: Session) => ForegroundRead | null;

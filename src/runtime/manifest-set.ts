@@ -263,6 +263,31 @@ export class ManifestSet {
     }
   }
 
+  /**
+   * Takes a catalog manifest this process has just checked and written to `path` in the cache
+   * folder, without parsing it again (a large one costs tens of ms to compile).
+   */
+  adopted(path: string, m: Manifest): void {
+    const d = this.#dirs.find((x) => x.kind === 'catalog');
+    if (!d) return;
+    d.slots.set(path, {
+      kind: 'catalog',
+      path,
+      sig: statSig(path),
+      good: m,
+      error: null,
+      lastCheck: this.#now(),
+    });
+    this.#dirSig.set(d.dir, statSig(d.dir));
+    this.#notice(true, `rules updated: ${m.id} ${m.version} (catalog)`);
+    this.#recompute();
+  }
+
+  /** Tells listeners (the board's status line) `text`; `ok` false for a refusal or error. */
+  notice(ok: boolean, text: string): void {
+    this.#notice(ok, text);
+  }
+
   #notice(ok: boolean, text: string): void {
     const n = { at: this.#now(), ok, text };
     this.notices.push(n);

@@ -32,6 +32,15 @@ function kindOf(st: import('node:fs').Stats): string {
  *   reading), or not UTF-8 (naming the first bad byte's offset and line).
  */
 export function readBoundedText(path: string, maxBytes: number): string {
+  return decodeUtf8(readBoundedBytes(path, maxBytes), path);
+}
+
+/**
+ * The bytes of `path`, at most `maxBytes`, with the checks of {@link readBoundedText} but the
+ * UTF-8 one.
+ * @throws FileReadError as readBoundedText does.
+ */
+export function readBoundedBytes(path: string, maxBytes: number): Uint8Array {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -83,7 +92,7 @@ export function readBoundedText(path: string, maxBytes: number): string {
       }
       if (len === buf.length) break; // full and not over the cap: the next read finds EOF or errs
     }
-    return decodeUtf8(buf.subarray(0, len), path);
+    return buf.subarray(0, len);
   } finally {
     closeSync(fd);
   }

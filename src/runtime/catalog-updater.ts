@@ -1,0 +1,497 @@
+/**
+ * Pulls the catalog and adopts what passes every check, into the cache folder that
+ * manifest-set.ts reads. A new manifest is adopted only if: the index's signature verifies
+ * (catalog.ts) and the file's size and sha256 match the index; it parses and validates with the
+ * limits (rules <= 256, patterns <= 2048 characters, examples <= 512) and every pattern
+ * compiles (re2js); its min_engine is <= ours; its version is newer than the one in force from
+ * the catalog or bundled (no downgrade; the same version with other bytes is refused); every
+ * `[[examples]]` entry passes; and every golden screen of its agent that the manifest in force
+ * reads right is still read right. Otherwise the last good one stays and the refusal is told.
+ *
+ * Adopted files are written atomically (temp file, fsync, rename, fsync of the folder). One
+ * fetch per interval per user: a lock file taken with O_EXCL in the cache folder (stale after
+ * {@link LOCK_STALE_MS} or when its process is gone) and the time of the last check in
+ * `state.json`; other processes see the new files through their folder watch and stat check.
+ * Checks that take time yield to the event loop between steps, so a running sweep is not held.
+ */
+import { createHash } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { ManifestError } from '../detect/errors.ts';
+import { evaluate } from '../detect/evaluate.ts';
+import {
+  ENGINE_VERSION,
+  type Manifest,
+  MAX_PATTERN_CHARS,
+  parseManifest,
+  type Pattern,
+} from '../detect/manifest.ts';
+import { compilePattern } from '../detect/patterns.ts';
+import { parse } from 'smol-toml';
+import type { ScreenInput } from '../detect/types.ts';
+import { compareVersions } from '../detect/version.ts';
+import { bundledGoldenScreens, type GoldenScreen } from './bundled-golden.ts';
+import {
+  CatalogError,
+  type IndexEntry,
+  parseIndex,
+  PINNED_CATALOG_KEYS,
+  verifyIndex,
+} from './catalog.ts';
+import { fetchBounded } from './catalog-fetch.ts';
+import { checkExamples, type ManifestSet } from './manifest-set.ts';
+import { MANIFEST_MAX_BYTES } from './manifest-sources.ts';
+import { decodeUtf8, FileReadError } from './read-bounded.ts';
+import { bundledManifestTexts } from './bundled-manifests.ts';
+
+/** A lock older than this is stale (its holder died mid-fetch), ms. */
+export const LOCK_STALE_MS = 60_000;
+/** The first retry after a failed pull, ms; doubled after each failure, up to the interval. */
+export const BACKOFF_START_MS = 60_000;
+
+/** The cache folder's record of the last pull (state.json). */
+interface CacheState {
+  etag?: string | null;
+  lastModified?: string | null;
+  lastCheck?: number;
+  lastResult?: string;
+  lastError?: string | null;
+}
+
+/** What one pull did. */
+export interface PullReport {
+  at: number;
+  /** 'adopted', 'up to date', 'not modified', 'skipped' (another process pulls), 'failed'. */
+  result: 'adopted' | 'up to date' | 'not modified' | 'skipped' | 'failed';
+  /** The catalog-wide error (fetch, signature, index), null when none. */
+  error: string | null;
+  adopted: Array<{ id: string; version: string }>;
+  refused: Array<{ id: string; version: string; why: string }>;
+  /** Milliseconds spent, and bytes fetched. */
+  ms: number;
+  bytes: number;
+}
+
+/** How to pull. */
+export interface PullOptions {
+  /** The index's URL. */
+  url: string;
+  /** The config's `catalog_keys`: null when not written, [] to accept unsigned catalogs. */
+  keys: readonly string[] | null;
+  cacheDir: string;
+  /** The manifests in force (for versions and the golden check) and where notices go. */
+  set: ManifestSet;
+  timeoutMs?: number;
+  /** The per-file byte cap (default 256 KiB). */
+  maxBytes?: number;
+  /** Pull even when another process checked less than an interval ago. */
+  force?: boolean;
+  /** With `force` false: skip when the last check (state.json) is younger than this, ms. */
+  intervalMs?: number;
+  now?: () => number;
+  /** The golden screens (default: bundled). */
+  goldens?: () => Promise<GoldenScreen[]>;
+}
+
+const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
+const yieldNow = () => new Promise<void>((r) => setImmediate(r));
+
+function readState(dir: string): CacheState {
+  try {
+    const s = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8'));
+    return typeof s === 'object' && s ? s : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Writes `data` to `dir/name` atomically: a temp file, fsync, rename, fsync of the folder. */
+export function writeAtomic(dir: string, name: string, data: string | Uint8Array): void {
+  const tmp = join(dir, `.${name}.tmp-${process.pid}`);
+  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o644);
+  try {
+    const buf = typeof data === 'string' ? Buffer.from(data) : data;
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, join(dir, name));
+  try {
+    const dfd = openSync(dir, constants.O_RDONLY);
+    try {
+      fsyncSync(dfd);
+    } finally {
+      closeSync(dfd);
+    }
+  } catch {
+    // a folder fsync is not possible everywhere; the rename is atomic anyway
+  }
+}
+
+/**
+ * Takes the cache folder's lock (O_EXCL). A lock older than {@link LOCK_STALE_MS}, or whose
+ * process is gone, is removed and taken. @returns a release function, or null when another
+ * live process holds it.
+ */
+export function takeLock(dir: string, now = Date.now()): (() => void) | null {
+  const path = join(dir, 'lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+      writeSync(fd, `${process.pid} ${now}\n`);
+      closeSync(fd);
+      return () => {
+        try {
+          unlinkSync(path);
+        } catch {
+          // gone already
+        }
+      };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      let stale = false;
+      try {
+        const [pid] = readFileSync(path, 'utf8').split(' ').map(Number);
+        stale = now - statSync(path).mtimeMs > LOCK_STALE_MS || !alive(pid);
+      } catch {
+        stale = true;
+      }
+      if (!stale) return null;
+      try {
+        unlinkSync(path);
+      } catch {
+        // another process removed it first
+      }
+    }
+  }
+  return null;
+}
+
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The screen a golden screen stands for. */
+function goldenInput(g: GoldenScreen): ScreenInput {
+  return { rows: g.rows, wrapped: g.wrapped, title: g.title, osc: new Map(g.osc) };
+}
+
+/**
+ * Compiles every pattern string of a manifest's text beforehand, yielding to the event loop
+ * every few ms, so that a manifest of hundreds of long patterns does not hold a running sweep;
+ * returns the lookup {@link parseManifest} then uses. A pattern that does not compile is left
+ * to parseManifest, which names it.
+ */
+async function compileYielding(text: string): Promise<(p: string) => Pattern> {
+  const done = new Map<string, Pattern>();
+  let doc: Record<string, unknown>;
+  try {
+    doc = parse(text) as Record<string, unknown>;
+  } catch {
+    return compilePattern; // parseManifest reports the syntax error
+  }
+  const lists: unknown[] = [];
+  for (const r of Array.isArray(doc.rules) ? doc.rules : []) {
+    if (r && typeof r === 'object') {
+      const t = r as Record<string, unknown>;
+      lists.push(t.any, t.all, t.none);
+    }
+  }
+  if (doc.input && typeof doc.input === 'object') {
+    lists.push((doc.input as Record<string, unknown>).empty);
+  }
+  let slice = performance.now();
+  for (const list of lists) {
+    if (!Array.isArray(list)) continue;
+    for (const p of list) {
+      if (typeof p !== 'string' || p.length > MAX_PATTERN_CHARS || done.has(p)) continue;
+      try {
+        done.set(p, compilePattern(p));
+      } catch {
+        // named by parseManifest
+      }
+      if (performance.now() - slice > 5) {
+        await yieldNow();
+        slice = performance.now();
+      }
+    }
+  }
+  return (p) => done.get(p) ?? compilePattern(p);
+}
+
+/** True when capture prefix `prefix` ('qwen-code') belongs to agent `id` ('qwen'). */
+function ofAgent(prefix: string, id: string): boolean {
+  return prefix === id || prefix.startsWith(id + '-');
+}
+
+/**
+ * Checks one downloaded manifest against everything but the signature.
+ * @returns the parsed manifest.
+ * @throws CatalogError or ManifestError naming the refusal.
+ */
+export async function vetManifest(
+  bytes: Uint8Array,
+  entry: IndexEntry,
+  label: string,
+  current: Manifest | null,
+  goldens: GoldenScreen[],
+): Promise<Manifest> {
+  if (bytes.length !== entry.size) {
+    throw new CatalogError(`${label}: size ${bytes.length} bytes, the index says ${entry.size}`);
+  }
+  const digest = sha256(bytes);
+  if (digest !== entry.sha256) {
+    throw new CatalogError(
+      `${label}: sha256 mismatch (got ${digest}, the index says ${entry.sha256})`,
+    );
+  }
+  let text: string;
+  try {
+    text = decodeUtf8(bytes, label);
+  } catch (e) {
+    if (e instanceof FileReadError) throw new CatalogError(e.message);
+    throw e;
+  }
+  const m = parseManifest(text, label, await compileYielding(text));
+  await yieldNow();
+  if (m.id !== entry.id) {
+    throw new CatalogError(`${label}: id '${m.id}', the index says '${entry.id}'`);
+  }
+  if (m.version !== entry.version) {
+    throw new CatalogError(`${label}: version '${m.version}', the index says '${entry.version}'`);
+  }
+  checkExamples(m);
+  await yieldNow();
+  for (const g of goldens) {
+    if (!ofAgent(g.prefix, m.id)) continue;
+    const input = goldenInput(g);
+    if (current && evaluate(input, current).state !== g.label) continue; // already wrong: no regression
+    const got = evaluate(input, m).state;
+    if (got !== g.label) {
+      throw new CatalogError(
+        `${label}: golden screen ${g.file} is ${g.label}, this manifest reads it as ${got}`,
+      );
+    }
+    await yieldNow();
+  }
+  return m;
+}
+
+/**
+ * Pulls the catalog once: fetch, verify, check, adopt. Never throws for the catalog's faults;
+ * they are in the report (and told as notices on `set`).
+ */
+export async function pullCatalog(opts: PullOptions): Promise<PullReport> {
+  const now = opts.now ?? Date.now;
+  const t0 = performance.now();
+  const report: PullReport = {
+    at: now(),
+    result: 'up to date',
+    error: null,
+    adopted: [],
+    refused: [],
+    ms: 0,
+    bytes: 0,
+  };
+  const dir = opts.cacheDir;
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  const state = readState(dir);
+  if (
+    !opts.force && opts.intervalMs && state.lastCheck !== undefined &&
+    now() - state.lastCheck < opts.intervalMs * 0.9
+  ) {
+    report.result = 'skipped';
+    opts.set.touch(dir);
+    return report;
+  }
+  const release = takeLock(dir, now());
+  if (!release) {
+    report.result = 'skipped';
+    report.error = 'another agentwatch is pulling the catalog now';
+    return report;
+  }
+  try {
+    await pullLocked(opts, state, report);
+  } catch (e) {
+    if (!(e instanceof CatalogError || e instanceof ManifestError)) throw e;
+    report.result = 'failed';
+    report.error = e.message;
+  } finally {
+    state.lastCheck = report.at;
+    state.lastResult = report.result;
+    state.lastError = report.error;
+    try {
+      writeAtomic(dir, 'state.json', JSON.stringify(state, null, 1) + '\n');
+    } catch {
+      // a read-only cache: the next pull tries again
+    }
+    release();
+    report.ms = performance.now() - t0;
+  }
+  if (report.error) opts.set.notice(false, `catalog: ${report.error}`);
+  for (const r of report.refused) {
+    opts.set.notice(false, `catalog: ${r.id} ${r.version} refused: ${r.why}`);
+  }
+  opts.set.touch(dir);
+  opts.set.refresh();
+  return report;
+}
+
+async function pullLocked(opts: PullOptions, state: CacheState, report: PullReport): Promise<void> {
+  const maxBytes = opts.maxBytes ?? MANIFEST_MAX_BYTES;
+  const f = { maxBytes, timeoutMs: opts.timeoutMs };
+  const index = await fetchBounded(opts.url, {
+    ...f,
+    etag: state.etag,
+    lastModified: state.lastModified,
+  });
+  if (index.status === 'not-modified') {
+    report.result = 'not modified';
+    return;
+  }
+  report.bytes += index.bytes.length;
+  const unsigned = opts.keys !== null && opts.keys.length === 0;
+  const keys = [...PINNED_CATALOG_KEYS, ...(opts.keys ?? [])];
+  if (!unsigned) {
+    if (!keys.length) {
+      throw new CatalogError(
+        'no public key to check the catalog with: add catalog_keys to the config file ' +
+          '(or write catalog_keys = [] to accept unsigned catalogs)',
+      );
+    }
+    const sig = await fetchBounded(opts.url + '.sig', { ...f, maxBytes: 4096 });
+    if (sig.status !== 'ok') {
+      throw new CatalogError(`${opts.url}.sig: not modified without a request for it`);
+    }
+    report.bytes += sig.bytes.length;
+    verifyIndex(index.bytes, Buffer.from(sig.bytes).toString('latin1'), keys);
+  }
+  let text: string;
+  try {
+    text = decodeUtf8(index.bytes, opts.url);
+  } catch (e) {
+    throw new CatalogError((e as Error).message);
+  }
+  const entries = parseIndex(text, opts.url);
+  const goldens = await (opts.goldens ?? bundledGoldenScreens)();
+  const bundledShas = new Map<string, string>();
+  for (const [file, t] of Object.entries(bundledManifestTexts())) bundledShas.set(file, sha256(t));
+  for (const entry of entries) {
+    const refuse = (why: string) =>
+      report.refused.push({ id: entry.id, version: entry.version, why });
+    if (entry.minEngine > ENGINE_VERSION) {
+      refuse(`needs rule engine ${entry.minEngine}; this agentwatch has engine ${ENGINE_VERSION}`);
+      continue;
+    }
+    // The one in force from the catalog or bundled (the person's own files override both).
+    const cachedPath = join(opts.cacheDir, `${entry.id}.toml`);
+    let cached: { m: Manifest; sha: string } | null = null;
+    try {
+      const bytes = readFileSync(cachedPath);
+      cached = { m: parseManifest(bytes.toString('utf8'), cachedPath), sha: sha256(bytes) };
+    } catch {
+      cached = null;
+    }
+    const bundled = opts.set.bundled.get(entry.id) ?? null;
+    const bundledSha = bundled ? bundledShas.get(bundled.source.split('/').pop()!) ?? null : null;
+    const current = cached && (!bundled || compareVersions(cached.m.version, bundled.version) > 0)
+      ? { m: cached.m, sha: cached.sha }
+      : bundled
+      ? { m: bundled, sha: bundledSha }
+      : null;
+    if (current) {
+      const cmp = compareVersions(entry.version, current.m.version);
+      if (cmp === 0 && entry.sha256 === current.sha) continue; // the one in force: nothing to do
+      if (cmp === 0) {
+        refuse(`same version as the one in force (${current.m.version}) with other content`);
+        continue;
+      }
+      if (cmp < 0) {
+        refuse(`downgrade: ${entry.version} is older than ${current.m.version} in force`);
+        continue;
+      }
+    }
+    const url = new URL(entry.path, opts.url).href;
+    try {
+      const got = await fetchBounded(url, { ...f, maxBytes: Math.min(maxBytes, entry.size) });
+      if (got.status !== 'ok') throw new CatalogError(`${url}: not modified without a condition`);
+      report.bytes += got.bytes.length;
+      const m = await vetManifest(got.bytes, entry, url, current?.m ?? null, goldens);
+      writeAtomic(opts.cacheDir, `${m.id}.toml`, got.bytes);
+      opts.set.adopted(join(opts.cacheDir, `${m.id}.toml`), m);
+      report.adopted.push({ id: m.id, version: m.version });
+    } catch (e) {
+      if (!(e instanceof CatalogError || e instanceof ManifestError)) throw e;
+      refuse(e.message);
+    }
+  }
+  state.etag = index.etag;
+  state.lastModified = index.lastModified;
+  report.result = report.adopted.length ? 'adopted' : 'up to date';
+}
+
+/**
+ * Pulls at start, then every `intervalMs` with +-10% jitter; after a failure it retries after
+ * {@link BACKOFF_START_MS}, doubling up to the interval.
+ */
+export class CatalogUpdater {
+  #timer?: ReturnType<typeof setTimeout>;
+  #failures = 0;
+  #stopped = false;
+  /** The latest report, null before the first pull ends. */
+  last: PullReport | null = null;
+
+  constructor(readonly options: PullOptions & { intervalMs: number }) {}
+
+  start(): void {
+    this.#schedule(0);
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+  }
+
+  #schedule(ms: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => void this.#run(), ms);
+    this.#timer.unref?.();
+  }
+
+  async #run(): Promise<void> {
+    let failed = false;
+    try {
+      this.last = await pullCatalog(this.options);
+      failed = this.last.result === 'failed';
+    } catch {
+      failed = true;
+    }
+    const interval = this.options.intervalMs;
+    if (failed) {
+      this.#failures++;
+      this.#schedule(Math.min(interval, BACKOFF_START_MS * 2 ** (this.#failures - 1)));
+    } else {
+      this.#failures = 0;
+      this.#schedule(interval * (0.9 + Math.random() * 0.2));
+    }
+  }
+}

@@ -1,0 +1,373 @@
+/**
+ * The catalog against a real HTTP server on 127.0.0.1: a good signed catalog is adopted; then
+ * each bad answer keeps the last good manifest and names the error (304, 404, 500, a timeout,
+ * a body that never ends, an oversize body, garbage, a wrong content type, a bad signature, a
+ * sha256 mismatch, a downgrade, the same version with other content, a failing example, a
+ * golden screen that changes state, a catastrophic regex, a too-high min_engine, an unsigned
+ * catalog without `catalog_keys = []`). Prints the fetch cost, the adoption time and the worst
+ * event-loop lag while a 256 KiB manifest is fetched and validated.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { makeKeyPair, signIndex } from '../src/runtime/catalog-build.ts';
+import { pullCatalog, type PullOptions, takeLock } from '../src/runtime/catalog-updater.ts';
+import { ManifestSet } from '../src/runtime/manifest-set.ts';
+import { bundledManifestTexts } from '../src/runtime/bundled-manifests.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'aw-catalog-'));
+const keys = makeKeyPair();
+const other = makeKeyPair();
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+let routes: Record<string, Handler> = {};
+const server: Server = createServer((req, res) => {
+  const h = routes[req.url ?? ''];
+  if (h) h(req, res);
+  else {
+    res.writeHead(404).end('not found');
+  }
+});
+let base = '';
+
+const sha = (b: string | Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** A toy manifest; `extra` goes at the end. */
+function toy(version: string, extra = '', id = 'toyagent'): string {
+  return `schema = 1\nid = "${id}"\nname = "Toy"\nversion = "${version}"\nprocess = ["${id}"]\n` +
+    `[[rules]]\nstate = "blocked"\nany = ['PLEASE APPROVE']\n` +
+    `[[examples]]\nstate = "blocked"\nscreen = "PLEASE APPROVE"\n` + extra;
+}
+
+interface Entry {
+  id: string;
+  body: string;
+  version?: string;
+  sha256?: string;
+  size?: number;
+  minEngine?: number;
+}
+
+/** Serves a catalog of `entries`, signed with `key` (null: no signature file). */
+function serve(entries: Entry[], key: string | null = keys.privatePem, indexExtra = ''): string {
+  let index = 'schema = 1\nfuture_key = "ignored"\n' + indexExtra;
+  routes = {};
+  for (const e of entries) {
+    const path = `/m/${e.id}.toml`;
+    const version = e.version ?? /version = "([^"]+)"/.exec(e.body)![1];
+    index += `\n[[manifests]]\nid = "${e.id}"\npath = "m/${e.id}.toml"\nversion = "${version}"\n` +
+      `min_engine = ${e.minEngine ?? 1}\nsha256 = "${e.sha256 ?? sha(e.body)}"\nsize = ${
+        e.size ?? Buffer.byteLength(e.body)
+      }\nunknown_in_entry = true\n`;
+    routes[path] = (_q, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(e.body);
+  }
+  const etag = `"${sha(index).slice(0, 16)}"`;
+  routes['/index.toml'] = (req, res) => {
+    if (req.headers['if-none-match'] === etag) return void res.writeHead(304).end();
+    res.writeHead(200, { 'content-type': 'application/toml', etag }).end(index);
+  };
+  if (key) {
+    const sig = signIndex(Buffer.from(index), key);
+    routes['/index.toml.sig'] = (_q, res) =>
+      res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(sig);
+  }
+  return index;
+}
+
+let n = 0;
+/** A fresh cache folder and manifest set, with toyagent 1 adopted from a good catalog. */
+async function primed() {
+  const dir = join(root, String(n++));
+  const cacheDir = join(dir, 'cache');
+  const set = new ManifestSet({ userDir: join(dir, 'user'), cacheDir });
+  const opts: PullOptions = {
+    url: `${base}/index.toml`,
+    keys: [keys.publicKey],
+    cacheDir,
+    set,
+    timeoutMs: 1000,
+    force: true,
+  };
+  serve([{ id: 'toyagent', body: toy('1') }]);
+  const r = await pullCatalog(opts);
+  assert.is(r.result, 'adopted', r.error ?? JSON.stringify(r.refused));
+  assert.is(set.effective().get('toyagent')!.version, '1');
+  return { opts, set, cacheDir };
+}
+
+/** The last good manifest is still in force and in the cache. */
+function kept(p: Awaited<ReturnType<typeof primed>>): void {
+  p.set.refresh();
+  assert.is(p.set.effective().get('toyagent')!.version, '1', 'the last good one stays in force');
+  assert.match(readFileSync(join(p.cacheDir, 'toyagent.toml'), 'utf8'), /version = "1"/);
+}
+
+test.before(async () => {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+test('200: adopted, signed, new agent id; then 304 not modified', async () => {
+  const p = await primed();
+  assert.is(p.set.sourceOf('toyagent'), 'catalog');
+  const again = await pullCatalog(p.opts);
+  assert.is(again.result, 'not modified');
+  const t0 = performance.now();
+  serve([{ id: 'toyagent', body: toy('2') }]);
+  const r = await pullCatalog(p.opts);
+  const ms = performance.now() - t0;
+  assert.equal(r.adopted, [{ id: 'toyagent', version: '2' }]);
+  assert.is(p.set.effective().get('toyagent')!.version, '2');
+  console.log(
+    `  catalog pull with one adoption: ${
+      ms.toFixed(1)
+    } ms, ${r.bytes} bytes fetched (index, signature, manifest)`,
+  );
+});
+
+for (
+  const [what, setup, error] of [
+    ['404', () => void (routes = {}), /HTTP 404/],
+    [
+      '500',
+      () => void (routes['/index.toml'] = (_q, res) => res.writeHead(500).end('boom')),
+      /HTTP 500/,
+    ],
+    ['timeout', () => void (routes['/index.toml'] = () => {}), /timed out after 1 s/],
+    [
+      'a body that never ends',
+      () =>
+        void (routes['/index.toml'] = (_q, res) => {
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.write('schema = 1\n');
+        }),
+      /timed out after 1 s/,
+    ],
+    [
+      'an oversize body (streamed, no length)',
+      () =>
+        void (routes['/index.toml'] = (_q, res) => {
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          for (let i = 0; i < 40; i++) res.write('#'.repeat(8192) + '\n');
+          res.end();
+        }),
+      /too large: more than 262144 bytes/,
+    ],
+    [
+      'an oversize body (declared)',
+      () =>
+        void (routes['/index.toml'] = (_q, res) =>
+          res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 300_000 })
+            .end('#'.repeat(300_000))),
+      /too large: 300000 bytes/,
+    ],
+    [
+      'garbage (signed, so the index parse is what refuses it)',
+      () => {
+        const junk = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0x00, 0x13]);
+        routes['/index.toml'] = (_q, res) =>
+          res.writeHead(200, { 'content-type': 'text/plain' }).end(junk);
+        routes['/index.toml.sig'] = (_q, res) =>
+          res.writeHead(200).end(signIndex(junk, keys.privatePem));
+      },
+      /not UTF-8 text/,
+    ],
+    [
+      'a wrong content type',
+      () =>
+        void (routes['/index.toml'] = (_q, res) =>
+          res.writeHead(200, { 'content-type': 'text/html' }).end('<html>portal</html>')),
+      /wrong content type 'text\/html'/,
+    ],
+    [
+      'a bad signature',
+      () => void serve([{ id: 'toyagent', body: toy('3') }], other.privatePem),
+      /bad signature: index.toml.sig does not verify/,
+    ],
+    [
+      'no signature, catalog_keys not written as []',
+      () => void serve([{ id: 'toyagent', body: toy('3') }], null),
+      /index.toml.sig: HTTP 404/,
+    ],
+  ] as Array<[string, () => void, RegExp]>
+) {
+  test(`${what}: the last good stays, the error is named`, async () => {
+    const p = await primed();
+    setup();
+    const r = await pullCatalog(p.opts);
+    assert.is(r.result, 'failed');
+    assert.match(r.error!, error);
+    kept(p);
+    assert.ok(p.set.notices.some((x) => !x.ok && error.test(x.text)), 'told as a notice');
+  });
+}
+
+const qwen = bundledManifestTexts()['qwen.toml'];
+for (
+  const [what, entries, error] of [
+    [
+      'a sha256 mismatch',
+      [{ id: 'toyagent', body: toy('3'), sha256: sha(toy('4')) }],
+      /sha256 mismatch/,
+    ],
+    [
+      "a size that is not the index's",
+      [{ id: 'toyagent', body: toy('3'), size: 10 }],
+      /m\/toyagent\.toml: too large: more than 10 bytes/,
+    ],
+    ['a downgrade', [{ id: 'toyagent', body: toy('0.9') }], /downgrade: 0.9 is older than 1/],
+    [
+      'the same version, other content',
+      [{ id: 'toyagent', body: toy('1', '# changed\n') }],
+      /same version as the one in force \(1\) with other content/,
+    ],
+    [
+      'a failing example',
+      [{
+        id: 'toyagent',
+        body: toy('3', '[[examples]]\nstate = "working"\nscreen = "PLEASE APPROVE"\n'),
+      }],
+      /examples\[1\]: expected working, got blocked/,
+    ],
+    [
+      'a catastrophic regex',
+      [{
+        id: 'toyagent',
+        body: toy('3').replace("['PLEASE APPROVE']", () => "['^(a+)+\\1$', 'PLEASE APPROVE']"),
+      }],
+      /rules\[0\]\.any\[0\]: invalid regex '\^\(a\+\)\+\\1\$': invalid escape sequence/,
+    ],
+    [
+      'a regex too big to compile',
+      [{
+        id: 'toyagent',
+        body: toy('3').replace("['PLEASE APPROVE']", "['((a{100}){100}){100}']"),
+      }],
+      /invalid repeat count/,
+    ],
+    [
+      'a too-high min_engine (index)',
+      [{ id: 'toyagent', body: toy('3'), minEngine: 99 }],
+      /needs rule engine 99; this agentwatch has engine 1/,
+    ],
+    ['a too-high min_engine (manifest)', [{
+      id: 'toyagent',
+      body: toy('3', '').replace('process =', 'min_engine = 99\nprocess ='),
+    }], /min_engine: needs rule engine 99/],
+    [
+      'a golden screen that changes state',
+      [{
+        id: 'qwen',
+        // the bundled qwen rules with a newer version and its blocked rules made 'idle'
+        body: qwen.slice(0, qwen.indexOf('\n[[examples]]')).replace(
+          /^version = "[^"]+"/m,
+          'version = "2999.1.1"',
+        )
+          .replace(/state = "blocked"/g, 'state = "idle"'),
+      }],
+      /golden screen qwen-code\/qwen-code\.blocked[^ ]*\.raw is blocked, this manifest reads it as idle/,
+    ],
+  ] as Array<[string, Entry[], RegExp]>
+) {
+  test(`${what}: refused, the last good stays, the error is named`, async () => {
+    const p = await primed();
+    serve(
+      [...entries, { id: 'toyagent', body: toy('1') }].filter((e, i, all) =>
+        all.findIndex((x) => x.id === e.id) === i
+      ),
+    );
+    const r = await pullCatalog(p.opts);
+    assert.is(r.error, null);
+    assert.is(r.refused.length, 1, JSON.stringify(r));
+    assert.match(r.refused[0].why, error, r.refused[0].why);
+    kept(p);
+    if (entries[0].id === 'qwen') assert.is(p.set.sourceOf('qwen'), 'bundled');
+  });
+}
+
+test('an unsigned catalog is accepted only with catalog_keys = [] written', async () => {
+  const dir = join(root, 'unsigned');
+  const set = new ManifestSet({ cacheDir: join(dir, 'cache') });
+  serve([{ id: 'toyagent', body: toy('1') }], null);
+  const opts = { url: `${base}/index.toml`, cacheDir: join(dir, 'cache'), set, force: true };
+  const refused = await pullCatalog({ ...opts, keys: null });
+  assert.match(refused.error!, /no public key to check the catalog with/);
+  const ok = await pullCatalog({ ...opts, keys: [] });
+  assert.equal(ok.adopted, [{ id: 'toyagent', version: '1' }]);
+});
+
+test('an index path with .. or a scheme is refused', async () => {
+  const p = await primed();
+  const index =
+    `schema = 1\n[[manifests]]\nid = "toyagent"\npath = "../etc/passwd"\nversion = "5"\nsha256 = "${
+      sha('x')
+    }"\nsize = 1\n`;
+  routes['/index.toml'] = (_q, res) =>
+    res.writeHead(200, { 'content-type': 'text/plain' }).end(index);
+  routes['/index.toml.sig'] = (_q, res) =>
+    res.writeHead(200).end(signIndex(Buffer.from(index), keys.privatePem));
+  const r = await pullCatalog(p.opts);
+  assert.match(r.error!, /path '\.\.\/etc\/passwd' must be relative/);
+  kept(p);
+});
+
+test('one fetch at a time: a live lock holder makes others skip; a stale lock is taken', async () => {
+  const p = await primed();
+  const release = takeLock(p.cacheDir)!;
+  assert.ok(release);
+  assert.is(takeLock(p.cacheDir), null, 'held by a live process (us)');
+  const r = await pullCatalog(p.opts);
+  assert.is(r.result, 'skipped');
+  release();
+  writeFileSync(join(p.cacheDir, 'lock'), '999999999 0\n'); // a dead process's lock
+  const again = takeLock(p.cacheDir);
+  assert.ok(again, "a dead holder's lock is stale");
+  again!();
+  // a recent check by another process: skipped without fetching (not forced)
+  const skipped = await pullCatalog({ ...p.opts, force: false, intervalMs: 60_000 });
+  assert.is(skipped.result, 'skipped');
+  assert.is(skipped.bytes, 0);
+});
+
+test('sweep lag while a 256 KiB manifest is fetched and validated', async () => {
+  const p = await primed();
+  // 200 rules of about 1.2 KB patterns, plus examples: just under the 256 KiB cap
+  let rules = '';
+  for (let i = 0; i < 200; i++) {
+    rules += `[[rules]]\nstate = "idle"\nany = ['${`word${i} `.repeat(1)}${
+      '(?:alpha|beta|gamma) '.repeat(55)
+    }']\n`;
+  }
+  let body = toy('9').replace('[[examples]]', rules + '[[examples]]');
+  while (Buffer.byteLength(body) < 250 * 1024) body += `# ${'padding '.repeat(15)}\n`;
+  assert.ok(Buffer.byteLength(body) <= 256 * 1024);
+  serve([{ id: 'toyagent', body }]);
+  let worst = 0;
+  let last = performance.now();
+  const tick = setInterval(() => {
+    const t = performance.now();
+    worst = Math.max(worst, t - last - 5);
+    last = t;
+  }, 5);
+  const t0 = performance.now();
+  const r = await pullCatalog(p.opts);
+  const ms = performance.now() - t0;
+  clearInterval(tick);
+  assert.equal(r.adopted, [{ id: 'toyagent', version: '9' }], JSON.stringify(r));
+  console.log(
+    `  ${Buffer.byteLength(body)} byte manifest: pulled and adopted in ${ms.toFixed(0)} ms; ` +
+      `worst event-loop (sweep) lag meanwhile ${worst.toFixed(1)} ms`,
+  );
+});
+
+test.after(() => {
+  server.close();
+  server.closeAllConnections?.();
+  rmSync(root, { recursive: true, force: true });
+});
+test.run();
