@@ -13,6 +13,10 @@ import { listSessions } from '../src/runtime/control-client.ts';
 import { agentwatchArgv, runCli } from './support/agentwatch-e2e.ts';
 import { until } from './support/until.ts';
 import { REPO_ROOT } from './support/claude-home.ts';
+import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { makeKeyPair, signIndex } from '../src/runtime/catalog-build.ts';
 
 /** A manifest for the toy agent: 'PLEASE APPROVE' on screen gives `state`. */
 export function toyManifest(version: string, state: string): string {
@@ -97,6 +101,75 @@ test('a running session takes a saved file of the person at its next sweep', asy
   } finally {
     run.kill('SIGTERM');
     await new Promise((r) => run.once('exit', r));
+    if (err) console.log(err);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a running session takes a good catalog update within one poll; config errors name the line', async () => {
+  const { dir, env, agent } = scratch('aw-live-cat-');
+  delete env.AGENTWATCH_MANIFEST_URL; // '' would turn the catalog off
+  const keys = makeKeyPair();
+  let files: Record<string, string> = {};
+  const publish = (version: string, state: string) => {
+    const body = toyManifest(version, state);
+    const index = `schema = 1\n[[manifests]]\nid = "toyagent"\npath = "m/toyagent.toml"\n` +
+      `version = "${version}"\nsha256 = "${createHash('sha256').update(body).digest('hex')}"\n` +
+      `size = ${Buffer.byteLength(body)}\n`;
+    files = {
+      '/index.toml': index,
+      '/index.toml.sig': signIndex(Buffer.from(index), keys.privatePem),
+      '/m/toyagent.toml': body,
+    };
+  };
+  publish('1', 'idle');
+  const server = createServer((req, res) => {
+    const body = files[req.url ?? ''];
+    if (body === undefined) res.writeHead(404).end();
+    else res.writeHead(200, { 'content-type': 'text/plain' }).end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/index.toml`;
+  const cfg = join(dir, 'config', 'agentwatch', 'config.toml');
+  writeFileSync(cfg, `catalog_url = "${url}"\nupdate_interval = "1s"\nbogus = 1\n`);
+  const bad = await runCli(['config'], env);
+  assert.is(bad.code, 1);
+  assert.match(bad.stderr, /config\.toml:3: bogus: unknown key 'bogus'/);
+  writeFileSync(
+    cfg,
+    `catalog_url = "${url}"\ncatalog_keys = ["${keys.publicKey}"]\nupdate_interval = "1s"\n`,
+  );
+  const shown = await runCli(['config'], env);
+  assert.match(shown.stdout, /update_interval += "1s" {2}# .*config\.toml:3/);
+  assert.match(shown.stdout, /sweep\.interval += 700 {2}# default/);
+
+  const run = startRun(['--name', 'toy', '--interval', '200', '--no-desktop', '--', agent], env);
+  let err = '';
+  run.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  try {
+    const sock = join(dir, 'sock');
+    const session = (want: (s: { agent: string; state: string }) => boolean, what: string) =>
+      until(
+        what,
+        async () => (await listSessions(sock)).find((s) => s.name === 'toy' && want(s)),
+        20_000,
+      );
+    await session(
+      (s) => s.agent === 'toyagent' && s.state === 'idle',
+      'toyagent 1 from the catalog',
+    );
+    publish('2', 'blocked');
+    const t0 = Date.now();
+    await session((s) => s.state === 'blocked', 'blocked by toyagent 2 from the catalog');
+    console.log(
+      `  catalog update in force in the running session after ${Date.now() - t0} ms (poll: 1 s)`,
+    );
+    const list = await runCli(['manifests', 'list'], env);
+    assert.match(list.stdout, /toyagent +2 +catalog +yes/);
+  } finally {
+    run.kill('SIGTERM');
+    await new Promise((r) => run.once('exit', r));
+    server.close();
     if (err) console.log(err);
     rmSync(dir, { recursive: true, force: true });
   }

@@ -181,7 +181,10 @@ export class Sweep {
 
   /** After a reload: `w` takes the manifest now in force for its id (or none) and is due. */
   #reloaded(w: Watched, manifests: ReadonlyMap<string, Manifest>): void {
-    if (!w.manifest) return;
+    if (!w.manifest) {
+      w.session.inputsVersion++; // evaluate() looks for one again (by --agent or the command)
+      return;
+    }
     const now = manifests.get(w.manifest.id) ?? null;
     if (now === w.manifest) return;
     w.manifest = now;
