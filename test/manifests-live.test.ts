@@ -13,6 +13,8 @@ import { listSessions } from '../src/runtime/control-client.ts';
 import { agentwatchArgv, runCli } from './support/agentwatch-e2e.ts';
 import { until } from './support/until.ts';
 import { REPO_ROOT } from './support/claude-home.ts';
+import { startPty } from './support/pty-driver.ts';
+import { selfCommand } from '../src/runtime/self-command.ts';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -102,6 +104,30 @@ test('a running session takes a saved file of the person at its next sweep', asy
     run.kill('SIGTERM');
     await new Promise((r) => run.once('exit', r));
     if (err) console.log(err);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the board says rules updated, or why a saved file was refused', async () => {
+  const { dir, env, userDir } = scratch('aw-live-board-');
+  const self = selfCommand();
+  const penv: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) penv[k] = v;
+  const pty = await startPty({
+    command: self.command,
+    args: [...self.args, 'watch', '--interval', '200', '--no-desktop'],
+    cwd: process.cwd(),
+    env: penv,
+  });
+  try {
+    await pty.waitForScreen(/no sessions|agentwatch/, 15_000);
+    const file = join(userDir, 'toyagent.toml');
+    save(file, toyManifest('2026.12.02', 'blocked'));
+    await pty.waitForScreen(/rules updated: toyagent 2026\.12\.02 \(your folder\)/, 15_000);
+    save(file, 'schema = 1\nid = "toyagent"\n');
+    await pty.waitForScreen(/rules refused: .*toyagent\.toml/, 15_000);
+  } finally {
+    await pty.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -1018,7 +1018,18 @@ export const watchCommand: Command = {
         });
         clearInterval(keepAlive);
       } else {
-        ui = new BoardUi({ book, startSession, title: 'agentwatch' });
+        const rules = host.options.manifestSet;
+        ui = new BoardUi({
+          book,
+          startSession,
+          title: 'agentwatch',
+          status: () => rules?.status(),
+        });
+        rules?.onNotice(() => ui?.requestRender());
+        // The sweep reloads the manifests at each tick; with no session hosted here there is
+        // no tick, and the board still tells about the person's saved files.
+        const reload = setInterval(() => rules?.refresh(), host.sweep.intervalMs);
+        reload.unref();
         const unguard = guardTerminal(ui, host, io, 'watch');
         const off = onStopSignal(() => ui?.quit());
         ui.start();
@@ -1026,6 +1037,7 @@ export const watchCommand: Command = {
         off();
         ui.restore();
         unguard();
+        clearInterval(reload);
       }
     } finally {
       await endSessions(host); // their exits still reach the board and the JSON lines

@@ -283,6 +283,15 @@ export class ManifestSet {
     this.#recompute();
   }
 
+  /**
+   * The latest notice of the last `maxAgeMs` (default 10 min) as the board's status line
+   * shows it ('rules updated: qwen 2026.12.02 (catalog)' or the refusal); undefined when none.
+   */
+  status(now = this.#now(), maxAgeMs = 10 * 60_000): string | undefined {
+    const n = this.notices.at(-1);
+    return n && now - n.at <= maxAgeMs ? n.text : undefined;
+  }
+
   /** Tells listeners (the board's status line) `text`; `ok` false for a refusal or error. */
   notice(ok: boolean, text: string): void {
     this.#notice(ok, text);
