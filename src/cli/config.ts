@@ -2,7 +2,7 @@
  * `agentwatch config`: the effective configuration, each value with where it came from (the
  * default, `config.toml:LINE`, or an environment variable). `--json` prints it as one object.
  */
-import type { Command } from './command.ts';
+import { type Command, UsageError } from './command.ts';
 import { DEFAULT_INTERVAL_MS } from '../runtime/sweep.ts';
 import { loadConfig } from '../runtime/config.ts';
 import { PINNED_CATALOG_KEYS } from '../runtime/catalog.ts';
@@ -25,7 +25,7 @@ export const configCommand: Command = {
   help: { json: 'one JSON object: {file, values: {KEY: {value, from}}}' },
   run(values, positionals, io) {
     if (positionals.length) {
-      return Promise.reject(new Error(`config takes no arguments, got '${positionals[0]}'`));
+      return Promise.reject(new UsageError(`config takes no arguments, got '${positionals[0]}'`));
     }
     const { config, origins, path } = loadConfig(process.env);
     const from = (k: string) => origins.get(k) ?? 'default';

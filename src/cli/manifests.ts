@@ -21,7 +21,7 @@ import { personManifests } from '../runtime/default-host.ts';
 import { catalogCacheDir, configFile, userManifestDir } from '../runtime/user-dirs.ts';
 import { loadConfig } from '../runtime/config.ts';
 import { makeKeyPair } from '../runtime/catalog-build.ts';
-import { pullCatalog } from '../runtime/catalog-updater.ts';
+import { lastPull, pullCatalog } from '../runtime/catalog-updater.ts';
 import { writeFileSync } from 'node:fs';
 
 /** One row of `manifests list --json`: one source file (or bundled manifest) and its last read. */
@@ -109,6 +109,20 @@ export function listSources(set: ManifestSet, json: boolean, io: Io, extra: stri
   for (const r of errors) io.stdout(`error: ${r.lastError}\n`);
   for (const line of extra) io.stdout(line + '\n');
   return 0;
+}
+
+/** 'catalog: URL (from); last check T: result; last error: E', or how to set one up. */
+function catalogLine(env: NodeJS.ProcessEnv): string {
+  const { config, origins } = loadConfig(env);
+  if (!config.catalogUrl) {
+    return 'catalog: none (set catalog_url in the config file; agentwatch manifests where)';
+  }
+  const p = lastPull(catalogCacheDir(env));
+  return `catalog: ${config.catalogUrl} (${origins.get('catalog_url')}${
+    config.update ? '' : ', update = false'
+  }); last check ${when(p.lastCheck)}: ${p.lastResult ?? 'never'}; last error: ${
+    p.lastError ?? 'none'
+  }`;
 }
 
 /**
@@ -204,7 +218,9 @@ export function runManifests(
   switch (sub) {
     case 'list':
       if (args.length) throw new UsageError(`list takes no arguments, got '${args[0]}'`);
-      return listSources(personManifests([], env, false), values.json === true, io);
+      return listSources(personManifests([], env, false), values.json === true, io, [
+        catalogLine(env),
+      ]);
     case 'where':
       if (args.length) throw new UsageError(`where takes no arguments, got '${args[0]}'`);
       {

@@ -30,15 +30,7 @@ import {
 import { join } from 'node:path';
 import { ManifestError } from '../detect/errors.ts';
 import { evaluate } from '../detect/evaluate.ts';
-import {
-  ENGINE_VERSION,
-  type Manifest,
-  MAX_PATTERN_CHARS,
-  parseManifest,
-  type Pattern,
-} from '../detect/manifest.ts';
-import { compilePattern } from '../detect/patterns.ts';
-import { parse } from 'smol-toml';
+import { ENGINE_VERSION, type Manifest, parseManifest } from '../detect/manifest.ts';
 import type { ScreenInput } from '../detect/types.ts';
 import { compareVersions } from '../detect/version.ts';
 import { bundledGoldenScreens, type GoldenScreen } from './bundled-golden.ts';
@@ -51,7 +43,7 @@ import {
 } from './catalog.ts';
 import { fetchBounded } from './catalog-fetch.ts';
 import { checkExamples, type ManifestSet } from './manifest-set.ts';
-import { MANIFEST_MAX_BYTES } from './manifest-sources.ts';
+import { compileYielding, MANIFEST_MAX_BYTES } from './manifest-sources.ts';
 import { decodeUtf8, FileReadError } from './read-bounded.ts';
 import { bundledManifestTexts } from './bundled-manifests.ts';
 
@@ -114,6 +106,18 @@ function readState(dir: string): CacheState {
   } catch {
     return {};
   }
+}
+
+/** The last pull's time, result and error as recorded in the cache folder (any process's). */
+export function lastPull(
+  dir: string,
+): { lastCheck: number | null; lastResult: string | null; lastError: string | null } {
+  const s = readState(dir);
+  return {
+    lastCheck: s.lastCheck ?? null,
+    lastResult: s.lastResult ?? null,
+    lastError: s.lastError ?? null,
+  };
 }
 
 /** Writes `data` to `dir/name` atomically: a temp file, fsync, rename, fsync of the folder. */
@@ -193,49 +197,6 @@ function alive(pid: number): boolean {
 /** The screen a golden screen stands for. */
 function goldenInput(g: GoldenScreen): ScreenInput {
   return { rows: g.rows, wrapped: g.wrapped, title: g.title, osc: new Map(g.osc) };
-}
-
-/**
- * Compiles every pattern string of a manifest's text beforehand, yielding to the event loop
- * every few ms, so that a manifest of hundreds of long patterns does not hold a running sweep;
- * returns the lookup {@link parseManifest} then uses. A pattern that does not compile is left
- * to parseManifest, which names it.
- */
-async function compileYielding(text: string): Promise<(p: string) => Pattern> {
-  const done = new Map<string, Pattern>();
-  let doc: Record<string, unknown>;
-  try {
-    doc = parse(text) as Record<string, unknown>;
-  } catch {
-    return compilePattern; // parseManifest reports the syntax error
-  }
-  const lists: unknown[] = [];
-  for (const r of Array.isArray(doc.rules) ? doc.rules : []) {
-    if (r && typeof r === 'object') {
-      const t = r as Record<string, unknown>;
-      lists.push(t.any, t.all, t.none);
-    }
-  }
-  if (doc.input && typeof doc.input === 'object') {
-    lists.push((doc.input as Record<string, unknown>).empty);
-  }
-  let slice = performance.now();
-  for (const list of lists) {
-    if (!Array.isArray(list)) continue;
-    for (const p of list) {
-      if (typeof p !== 'string' || p.length > MAX_PATTERN_CHARS || done.has(p)) continue;
-      try {
-        done.set(p, compilePattern(p));
-      } catch {
-        // named by parseManifest
-      }
-      if (performance.now() - slice > 5) {
-        await yieldNow();
-        slice = performance.now();
-      }
-    }
-  }
-  return (p) => done.get(p) ?? compilePattern(p);
 }
 
 /** True when capture prefix `prefix` ('qwen-code') belongs to agent `id` ('qwen'). */

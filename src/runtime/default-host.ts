@@ -64,6 +64,7 @@ export function personManifests(
     userDir: userManifestDir(env),
     cacheDir: catalogCacheDir(env),
     watch,
+    yielding: watch,
   });
 }
 

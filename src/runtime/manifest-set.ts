@@ -18,7 +18,11 @@ import { ManifestError } from '../detect/errors.ts';
 import { runExamples } from '../detect/examples.ts';
 import type { Manifest } from '../detect/manifest.ts';
 import { compareVersions } from '../detect/version.ts';
-import { loadBundledManifests, loadManifestFile } from './manifest-sources.ts';
+import {
+  loadBundledManifests,
+  loadManifestFile,
+  loadManifestFileYielding,
+} from './manifest-sources.ts';
 
 /** Where a manifest came from: `--manifest`, the person's folder, the catalog cache, bundled. */
 export type SourceKind = 'option' | 'user' | 'catalog' | 'bundled';
@@ -62,6 +66,12 @@ export interface ManifestSetOptions {
   bundled?: ReadonlyMap<string, Manifest>;
   /** Watch the folders with node:fs watch (default false: stat checks at refresh only). */
   watch?: boolean;
+  /**
+   * Reload changed files after the start without holding the event loop (patterns compiled a
+   * few at a time; the result is in force at the refresh after it is ready, normally the next
+   * sweep). Default false: refresh reloads synchronously.
+   */
+  yielding?: boolean;
   now?: () => number;
 }
 
@@ -70,6 +80,8 @@ interface Slot {
   path: string;
   /** ino, size, mtime and ctime at the last read; null before the first. */
   sig: string | null;
+  /** A yielding reload under way. */
+  pending?: boolean;
   good: Manifest | null;
   error: string | null;
   lastCheck: number | null;
@@ -238,12 +250,32 @@ export class ManifestSet {
 
   /** Reads `slot` again when its stat changed; keeps the last good manifest on any failure. */
   #load(slot: Slot): void {
+    if (slot.pending) return;
     const sig = statSig(slot.path);
     if (sig === slot.sig && slot.lastCheck !== null) return;
     slot.sig = sig;
     slot.lastCheck = this.#now();
+    if (this.#started && this.#options.yielding) {
+      slot.pending = true;
+      loadManifestFileYielding(slot.path).then(
+        (m) => this.#loaded(slot, () => m),
+        (e) =>
+          this.#loaded(slot, () => {
+            throw e;
+          }),
+      ).finally(() => {
+        slot.pending = false;
+        this.#recompute();
+      });
+      return;
+    }
+    this.#loaded(slot, () => loadManifestFile(slot.path));
+  }
+
+  /** Applies a read of `slot` (`read` returns the manifest or throws why not). */
+  #loaded(slot: Slot, read: () => Manifest): void {
     try {
-      const m = loadManifestFile(slot.path);
+      const m = read();
       checkExamples(m);
       const changed = !slot.good || slot.good.version !== m.version || slot.good.id !== m.id ||
         slot.error !== null;
@@ -253,7 +285,11 @@ export class ManifestSet {
         this.#notice(true, `rules updated: ${m.id} ${m.version} (${KIND_LABEL[slot.kind]})`);
       }
     } catch (e) {
-      if (!(e instanceof ManifestError)) throw e;
+      if (!(e instanceof ManifestError)) {
+        if (!slot.pending) throw e;
+        slot.error = `${slot.path}: ${(e as Error).message}`;
+        return;
+      }
       const was = slot.error;
       slot.error = e.message;
       if (was !== e.message) {

@@ -5,7 +5,14 @@
  * reloading set is {@link ManifestSet} in manifest-set.ts.
  */
 import { ManifestError } from '../detect/errors.ts';
-import { type Manifest, parseManifest } from '../detect/manifest.ts';
+import {
+  type Manifest,
+  MAX_PATTERN_CHARS,
+  parseManifest,
+  type Pattern,
+} from '../detect/manifest.ts';
+import { compilePattern } from '../detect/patterns.ts';
+import { parse } from 'smol-toml';
 import { bundledManifestTexts } from './bundled-manifests.ts';
 import { FileReadError, readBoundedText } from './read-bounded.ts';
 
@@ -58,6 +65,68 @@ export function loadManifestFile(path: string): Manifest {
     throw e;
   }
   return parseManifest(text, path);
+}
+
+const yieldNow = () => new Promise<void>((r) => setImmediate(r));
+
+/**
+ * Compiles every pattern string of a manifest's text beforehand, yielding to the event loop
+ * every few ms, so that a manifest of hundreds of long patterns does not hold a running sweep;
+ * returns the lookup {@link parseManifest} then uses. A pattern that does not compile is left
+ * to parseManifest, which names it.
+ */
+export async function compileYielding(text: string): Promise<(p: string) => Pattern> {
+  const done = new Map<string, Pattern>();
+  let doc: Record<string, unknown>;
+  try {
+    doc = parse(text) as Record<string, unknown>;
+  } catch {
+    return compilePattern; // parseManifest reports the syntax error
+  }
+  const lists: unknown[] = [];
+  for (const r of Array.isArray(doc.rules) ? doc.rules : []) {
+    if (r && typeof r === 'object') {
+      const t = r as Record<string, unknown>;
+      lists.push(t.any, t.all, t.none);
+    }
+  }
+  if (doc.input && typeof doc.input === 'object') {
+    lists.push((doc.input as Record<string, unknown>).empty);
+  }
+  let slice = performance.now();
+  for (const list of lists) {
+    if (!Array.isArray(list)) continue;
+    for (const p of list) {
+      if (typeof p !== 'string' || p.length > MAX_PATTERN_CHARS || done.has(p)) continue;
+      try {
+        done.set(p, compilePattern(p));
+      } catch {
+        // named by parseManifest
+      }
+      if (performance.now() - slice > 5) {
+        await yieldNow();
+        slice = performance.now();
+      }
+    }
+  }
+  return (p) => done.get(p) ?? compilePattern(p);
+}
+
+/**
+ * {@link loadManifestFile} without holding the event loop more than a few ms at a time: the
+ * file is read at once (at most 256 KiB), its patterns compiled a few at a time.
+ * @throws ManifestError as loadManifestFile does.
+ */
+export async function loadManifestFileYielding(path: string): Promise<Manifest> {
+  let text: string;
+  try {
+    text = readBoundedText(path, MANIFEST_MAX_BYTES);
+  } catch (e) {
+    if (e instanceof FileReadError) throw new ManifestError(path, e.line, '', e.detail);
+    throw e;
+  }
+  const compile = await compileYielding(text);
+  return parseManifest(text, path, compile);
 }
 
 let bundled: Map<string, Manifest> | undefined;
