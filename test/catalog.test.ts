@@ -8,7 +8,11 @@
  * event-loop lag while a 256 KiB manifest is fetched and validated.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { runCli } from './support/agentwatch-e2e.ts';
+import { REPO_ROOT } from './support/claude-home.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -402,6 +406,47 @@ test('sweep lag while a 256 KiB manifest is fetched and validated', async () => 
         worstCpu.toFixed(1)
       } ms of our own CPU`,
   );
+});
+
+test('keygen + npm run catalog: the bundled rules as a signed file:// catalog are all in force already', async () => {
+  const dir = join(root, 'build');
+  const kg = await runCli(['manifests', 'keygen', join(dir, 'k')], { ...process.env });
+  assert.is(kg.code, 1, 'no folder yet: refused');
+  mkdirSync(dir, { recursive: true });
+  const made = await runCli(['manifests', 'keygen', join(dir, 'k')], { ...process.env });
+  assert.is(made.code, 0, made.stderr);
+  assert.is(statSync(join(dir, 'k.key')).mode & 0o777, 0o600);
+  const pub = readFileSync(join(dir, 'k.pub'), 'utf8').trim();
+  assert.match(made.stdout, new RegExp(`catalog_keys = \\["${pub.replace(/[+/]/g, '\\$&')}"\\]`));
+  const again = await runCli(['manifests', 'keygen', join(dir, 'k')], { ...process.env });
+  assert.match(again.stderr, /exists already \(nothing overwritten\)/);
+  const out = join(dir, 'site');
+  const npm = spawnSync(process.execPath, [
+    '--import',
+    'tsx',
+    'catalog.ts',
+    '--key',
+    join(dir, 'k.key'),
+    '--out',
+    out,
+  ], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+  });
+  assert.is(npm.status, 0, npm.stderr);
+  assert.match(npm.stdout, /index\.toml with 5 manifests, index\.toml\.sig/);
+  const set = new ManifestSet({ cacheDir: join(dir, 'cache') });
+  const opts = {
+    url: pathToFileURL(join(out, 'index.toml')).href,
+    cacheDir: join(dir, 'cache'),
+    set,
+    force: true,
+  };
+  const r = await pullCatalog({ ...opts, keys: [pub] });
+  assert.is(r.result, 'up to date', JSON.stringify(r));
+  assert.equal(r.refused, []);
+  const wrongKey = await pullCatalog({ ...opts, keys: [keys.publicKey] });
+  assert.match(wrongKey.error!, /bad signature/);
 });
 
 test.after(() => {

@@ -24,7 +24,6 @@
  * table the lead wires to it.
  */
 import { parse, TomlError } from 'smol-toml';
-import { locateLine } from '../detect/toml-lines.ts';
 import { UserError } from '../errors.ts';
 import { FileReadError, readBoundedText } from './read-bounded.ts';
 import { configFile } from './user-dirs.ts';
@@ -78,6 +77,33 @@ function isTable(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
 }
 
+/**
+ * The 1-based line of key `path` in a config document: `a` at the top, `[t]` then `b` for
+ * `t.b`, `[agents.claude]` then `args` for `agents.claude.args`; else the table's header line;
+ * null when neither is found. The config's tables are plain `[name]` headers, so a line scan
+ * is enough (strings spanning lines are not expected here).
+ */
+export function lineOf(text: string, path: readonly string[]): number | null {
+  const lines = text.split(/\r?\n/);
+  const table = path.slice(0, -1).join('.');
+  const key = path[path.length - 1];
+  const norm = (h: string) => h.split('.').map((x) => x.trim().replace(/^"|"$/g, '')).join('.');
+  let current = '';
+  let header: number | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i].trim();
+    const h = /^\[\s*([^\[\]]+?)\s*\]/.exec(l);
+    if (h) {
+      current = norm(h[1]);
+      if (current === path.join('.')) header = i + 1;
+      continue;
+    }
+    const k = /^("[^"]*"|[A-Za-z0-9_-]+)\s*=/.exec(l);
+    if (k && current === table && k[1].replace(/^"|"$/g, '') === key) return i + 1;
+  }
+  return header;
+}
+
 /** Parses '30m', '90s', '2h', '500ms' or a number of seconds into ms; NaN when not one. */
 export function parseDuration(v: unknown): number {
   if (typeof v === 'number' && Number.isFinite(v)) return v * 1000;
@@ -111,7 +137,7 @@ export function parseConfig(
   }
   const origins = new Map<string, string>();
   const at = (path: (string | number)[]) => {
-    const line = locateLine(text, path);
+    const line = lineOf(text, path.map(String));
     return line === null ? source : `${source}:${line}`;
   };
   const fail = (path: (string | number)[], detail: string): never => {
