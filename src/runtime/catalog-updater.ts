@@ -64,8 +64,11 @@ interface CacheState {
 /** What one pull did. */
 export interface PullReport {
   at: number;
-  /** 'adopted', 'up to date', 'not modified', 'skipped' (another process pulls), 'failed'. */
-  result: 'adopted' | 'up to date' | 'not modified' | 'skipped' | 'failed';
+  /**
+   * 'adopted' (at least one), 'refused' (none adopted, some refused), 'up to date', 'not
+   * modified' (HTTP 304), 'skipped' (another process pulls or pulled lately), 'failed'.
+   */
+  result: 'adopted' | 'refused' | 'up to date' | 'not modified' | 'skipped' | 'failed';
   /** The catalog-wide error (fetch, signature, index), null when none. */
   error: string | null;
   adopted: Array<{ id: string; version: string }>;
@@ -407,7 +410,11 @@ async function pullLocked(opts: PullOptions, state: CacheState, report: PullRepo
   }
   state.etag = index.etag;
   state.lastModified = index.lastModified;
-  report.result = report.adopted.length ? 'adopted' : 'up to date';
+  report.result = report.adopted.length
+    ? 'adopted'
+    : report.refused.length
+    ? 'refused'
+    : 'up to date';
 }
 
 /**
