@@ -4,7 +4,7 @@
  * one, a removed file), the catalog cache only when newer than bundled, and the sweep taking
  * a reloaded manifest at its next tick.
  */
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -12,6 +12,7 @@ import * as assert from 'uvu/assert';
 import { ManifestError } from '../src/detect/errors.ts';
 import { ManifestSet } from '../src/runtime/manifest-set.ts';
 import { compareVersions } from '../src/detect/version.ts';
+import { runCli } from './support/agentwatch-e2e.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'aw-mset-'));
 let n = 0;
@@ -132,6 +133,53 @@ test('the catalog cache is used only when newer than bundled; the folder beats i
   writeFileSync(join(userDir, 'mine.toml'), toy('qwen', '1', 'idle', 'qwen'));
   set.refresh();
   assert.is(set.sourceOf('qwen'), 'user');
+});
+
+test('a folder another user could write is not read', () => {
+  const { userDir, cacheDir } = layout();
+  writeFileSync(join(userDir, 'qwen.toml'), toy('qwen', '1', 'idle', 'qwen'));
+  chmodSync(userDir, 0o777);
+  const set = new ManifestSet({ userDir, cacheDir });
+  assert.is(set.sourceOf('qwen'), 'bundled');
+  assert.match(
+    set.notices.at(-1)!.text,
+    /user: writable by every user \(mode 777\): its manifests are ignored/,
+  );
+  chmodSync(userDir, 0o755);
+  set.refresh();
+  assert.is(set.sourceOf('qwen'), 'user');
+});
+
+test('classify and explain take --manifest (repeatable) and name the source and version used', async () => {
+  const { base } = layout();
+  const env = {
+    ...process.env,
+    HOME: base,
+    XDG_CONFIG_HOME: join(base, 'cfg'),
+    XDG_CACHE_HOME: join(base, 'cache'),
+  };
+  const capture = 'fixtures/qwen-code/qwen-code.blocked.raw';
+  const bundled = await runCli(['explain', capture], env);
+  assert.match(
+    bundled.stdout,
+    /manifest qwen 2026\.\d+\.\d+ \(bundled: resources\/agent-detection\/qwen\.toml\)/,
+  );
+  const mine = join(base, 'qwen-mine.toml');
+  writeFileSync(
+    mine,
+    toy('qwen', '7', 'working', 'qwen').replace("any = ['PLEASE APPROVE']", "any = ['Shell']")
+      .replace('screen = "PLEASE APPROVE"', 'screen = "Shell"'),
+  );
+  const other = join(base, 'codex-mine.toml');
+  writeFileSync(other, toy('codex', '8', 'idle', 'codex'));
+  const ex = await runCli(['explain', '--manifest', mine, '--manifest', other, capture], env);
+  assert.is(ex.code, 0, ex.stderr);
+  assert.match(
+    ex.stdout,
+    new RegExp(`manifest qwen 7 \\(--manifest: ${mine.replace(/[/.]/g, '\\$&')}\\)`),
+  );
+  const cl = await runCli(['classify', '--manifest', mine, '--manifest', other, capture], env);
+  assert.match(cl.stdout, /qwen-code\.blocked\.raw +working/);
 });
 
 test.after(() => rmSync(root, { recursive: true, force: true }));

@@ -277,7 +277,7 @@ export async function pullCatalog(opts: PullOptions): Promise<PullReport> {
     bytes: 0,
   };
   const dir = opts.cacheDir;
-  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const state = readState(dir);
   if (
     !opts.force && opts.intervalMs && state.lastCheck !== undefined &&

@@ -106,6 +106,29 @@ function statSig(path: string): string | null {
 }
 
 /**
+ * Why folder `dir` must not be trusted, or null: it must belong to us and not be writable by
+ * every user, or someone else could put rules in force for our sessions. (Group-writable is
+ * allowed: with per-user groups, umask 002 makes every folder so.)
+ */
+export function unsafeDir(dir: string): string | null {
+  try {
+    const st = statSync(dir);
+    const uid = process.getuid?.();
+    if (uid !== undefined && st.uid !== uid) {
+      return `${dir}: belongs to uid ${st.uid}, not to us (${uid}): its manifests are ignored`;
+    }
+    if ((st.mode & 0o002) !== 0 && (st.mode & 0o1000) === 0) {
+      return `${dir}: writable by every user (mode ${
+        (st.mode & 0o777).toString(8)
+      }): its manifests are ignored (chmod o-w)`;
+    }
+    return null;
+  } catch {
+    return null; // gone: nothing to read anyway
+  }
+}
+
+/**
  * Checks a manifest beyond parsing: every `[[examples]]` entry must give its state.
  * @throws ManifestError naming the first failing example.
  */
@@ -131,6 +154,8 @@ export class ManifestSet {
   readonly #dirs: Array<{ dir: string; kind: 'user' | 'catalog'; slots: Map<string, Slot> }> = [];
   readonly #dirSig = new Map<string, string | null>();
   readonly #dirty = new Set<string>();
+  /** Why a folder is not read (another user may write it), by folder. */
+  readonly #dirError = new Map<string, string>();
   readonly #watchers = new Map<string, FSWatcher>();
   #effective = new Map<string, Manifest>();
   #kinds = new Map<string, SourceKind>();
@@ -207,7 +232,12 @@ export class ManifestSet {
       this.#dirSig.set(d.dir, sig);
       this.#dirty.delete(d.dir);
       let names: string[] = [];
-      if (sig !== null) {
+      const unsafe = sig === null ? null : unsafeDir(d.dir);
+      if (unsafe) {
+        if (this.#dirError.get(d.dir) !== unsafe) this.#notice(false, `rules refused: ${unsafe}`);
+        this.#dirError.set(d.dir, unsafe);
+      } else this.#dirError.delete(d.dir);
+      if (sig !== null && !unsafe) {
         try {
           names = readdirSync(d.dir).filter((n) => n.endsWith('.toml') && !n.startsWith('.'))
             .sort();
@@ -231,6 +261,7 @@ export class ManifestSet {
         }
       }
     }
+    if (this.#dirError.has(d.dir)) return;
     for (const slot of d.slots.values()) this.#load(slot);
   }
 
