@@ -92,7 +92,8 @@ export function createHost(
   return new SessionHost({
     manifestSet: set,
     intervalMs: choice.intervalMs ?? config?.sweep.intervalMs,
-    adaptive: choice.adaptive ?? config?.sweep.adaptive ?? true,
+    // run and watch (they pass the config): adaptive unless told otherwise; others choose.
+    adaptive: choice.adaptive ?? (config ? config.sweep.adaptive ?? true : undefined),
     agentArgs: (id) => config?.agents[id]?.args ?? [],
     manifests: () => set.effective(),
     refresh: () => void set.refresh(),
