@@ -339,6 +339,28 @@ test('one fetch at a time: a live lock holder makes others skip; a stale lock is
   assert.is(skipped.bytes, 0);
 });
 
+test('failures back off, doubling from 1 min up to the interval, for every process', async () => {
+  const p = await primed();
+  routes['/index.toml'] = (_q, res) => res.writeHead(500).end('boom');
+  const opts = { ...p.opts, intervalMs: 5 * 60_000 };
+  const waits: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    const r = await pullCatalog(opts);
+    assert.is(r.result, 'failed');
+    waits.push(r.next! - r.at);
+  }
+  assert.equal(waits, [60_000, 120_000, 240_000, 300_000]);
+  let fetched = false;
+  routes['/index.toml'] = (_q, res) => {
+    fetched = true;
+    res.writeHead(500).end();
+  };
+  const other = await pullCatalog({ ...opts, force: false });
+  assert.is(other.result, 'skipped', 'another process waits for the same backoff');
+  assert.not.ok(fetched);
+  kept(p);
+});
+
 test('sweep lag while a 256 KiB manifest is fetched and validated', async () => {
   const p = await primed();
   // 200 rules of about 1.2 KB patterns, plus examples: just under the 256 KiB cap

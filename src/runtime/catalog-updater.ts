@@ -51,9 +51,15 @@ import { bundledManifestTexts } from './bundled-manifests.ts';
 export const LOCK_STALE_MS = 60_000;
 /** The first retry after a failed pull, ms; doubled after each failure, up to the interval. */
 export const BACKOFF_START_MS = 60_000;
+/** The interval when the caller gives none, ms (30 min, as the config's default). */
+export const DEFAULT_PULL_INTERVAL_MS = 30 * 60_000;
 
 /** The cache folder's record of the last pull (state.json). */
 interface CacheState {
+  /** When the next pull is due (any process), ms since the epoch. */
+  next?: number;
+  /** Failed pulls in a row (for the backoff). */
+  failures?: number;
   etag?: string | null;
   lastModified?: string | null;
   lastCheck?: number;
@@ -73,6 +79,8 @@ export interface PullReport {
   error: string | null;
   adopted: Array<{ id: string; version: string }>;
   refused: Array<{ id: string; version: string; why: string }>;
+  /** When the next pull is due, ms since the epoch (null: when the caller likes). */
+  next: number | null;
   /** Milliseconds spent, and bytes fetched. */
   ms: number;
   bytes: number;
@@ -273,17 +281,16 @@ export async function pullCatalog(opts: PullOptions): Promise<PullReport> {
     error: null,
     adopted: [],
     refused: [],
+    next: null,
     ms: 0,
     bytes: 0,
   };
   const dir = opts.cacheDir;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const state = readState(dir);
-  if (
-    !opts.force && opts.intervalMs && state.lastCheck !== undefined &&
-    now() - state.lastCheck < opts.intervalMs * 0.9
-  ) {
-    report.result = 'skipped';
+  if (!opts.force && state.next !== undefined && now() < state.next) {
+    report.result = 'skipped'; // another process pulled lately (or failed and backs off)
+    report.next = state.next;
     opts.set.touch(dir);
     return report;
   }
@@ -291,6 +298,7 @@ export async function pullCatalog(opts: PullOptions): Promise<PullReport> {
   if (!release) {
     report.result = 'skipped';
     report.error = 'another agentwatch is pulling the catalog now';
+    report.next = now() + Math.min(opts.intervalMs ?? BACKOFF_START_MS, 30_000);
     return report;
   }
   try {
@@ -303,6 +311,12 @@ export async function pullCatalog(opts: PullOptions): Promise<PullReport> {
     state.lastCheck = report.at;
     state.lastResult = report.result;
     state.lastError = report.error;
+    const interval = opts.intervalMs ?? DEFAULT_PULL_INTERVAL_MS;
+    state.failures = report.result === 'failed' ? (state.failures ?? 0) + 1 : 0;
+    state.next = report.next = report.at +
+      (state.failures
+        ? Math.min(interval, BACKOFF_START_MS * 2 ** (state.failures - 1))
+        : interval * (0.9 + Math.random() * 0.2));
     try {
       writeAtomic(dir, 'state.json', JSON.stringify(state, null, 1) + '\n');
     } catch {
@@ -418,12 +432,13 @@ async function pullLocked(opts: PullOptions, state: CacheState, report: PullRepo
 }
 
 /**
- * Pulls at start, then every `intervalMs` with +-10% jitter; after a failure it retries after
- * {@link BACKOFF_START_MS}, doubling up to the interval.
+ * Pulls at start, then whenever the cache folder's state says the next pull is due: every
+ * `intervalMs` with +-10% jitter; after a failure after {@link BACKOFF_START_MS}, doubling up
+ * to the interval. The schedule lives in the cache folder, so that every process on the machine
+ * follows one: one fetch per interval per user, and one backoff.
  */
 export class CatalogUpdater {
   #timer?: ReturnType<typeof setTimeout>;
-  #failures = 0;
   #stopped = false;
   /** The latest report, null before the first pull ends. */
   last: PullReport | null = null;
@@ -446,20 +461,16 @@ export class CatalogUpdater {
   }
 
   async #run(): Promise<void> {
-    let failed = false;
+    const interval = this.options.intervalMs;
+    let next: number | null = null;
     try {
       this.last = await pullCatalog(this.options);
-      failed = this.last.result === 'failed';
+      next = this.last.next;
     } catch {
-      failed = true;
+      next = null; // an unexpected error (the cache folder cannot be written): try later
     }
-    const interval = this.options.intervalMs;
-    if (failed) {
-      this.#failures++;
-      this.#schedule(Math.min(interval, BACKOFF_START_MS * 2 ** (this.#failures - 1)));
-    } else {
-      this.#failures = 0;
-      this.#schedule(interval * (0.9 + Math.random() * 0.2));
-    }
+    const wait = next === null ? Math.min(interval, BACKOFF_START_MS) : next - Date.now();
+    // A little after the due time, so that the process that pulls writes its state first.
+    this.#schedule(Math.max(0, wait) + Math.random() * Math.min(1000, interval * 0.1));
   }
 }
