@@ -122,6 +122,9 @@ test('200: adopted, signed, new agent id; then 304 not modified', async () => {
   assert.is(p.set.sourceOf('toyagent'), 'catalog');
   const again = await pullCatalog(p.opts);
   assert.is(again.result, 'not modified');
+  console.log(
+    `  catalog pull answered 304: ${again.ms.toFixed(1)} ms, ${again.bytes} bytes of body`,
+  );
   const t0 = performance.now();
   serve([{ id: 'toyagent', body: toy('2') }]);
   const r = await pullCatalog(p.opts);

@@ -85,8 +85,12 @@ test('a running session takes a saved file of the person at its next sweep', asy
       'blocked by the new file',
     );
 
+    const t0 = Date.now();
     save(file, toyManifest('2', 'working'));
     await session((s) => s.state === 'working', 'working after the change');
+    console.log(
+      `  a saved file in force in the running session after ${Date.now() - t0} ms (sweep: 200 ms)`,
+    );
 
     save(file, toyManifest('3', 'working').replace("any = ['PLEASE APPROVE']", "any = ['(']"));
     const list = await until('manifests list shows the refusal', async () => {

@@ -67,9 +67,9 @@ export interface ManifestSetOptions {
   /** Watch the folders with node:fs watch (default false: stat checks at refresh only). */
   watch?: boolean;
   /**
-   * Reload changed files after the start without holding the event loop (patterns compiled a
-   * few at a time; the result is in force at the refresh after it is ready, normally the next
-   * sweep). Default false: refresh reloads synchronously.
+   * Reload changed files over {@link YIELD_ABOVE_BYTES} after the start without holding the
+   * event loop (patterns compiled a few at a time; the result is in force at the refresh after
+   * it is ready, normally the next sweep). Default false: refresh reloads synchronously.
    */
   yielding?: boolean;
   now?: () => number;
@@ -86,6 +86,9 @@ interface Slot {
   error: string | null;
   lastCheck: number | null;
 }
+
+/** Files over this size are reloaded a few patterns at a time (see `yielding`), bytes. */
+export const YIELD_ABOVE_BYTES = 32 * 1024;
 
 const KIND_LABEL: Record<SourceKind, string> = {
   option: '--manifest',
@@ -286,7 +289,9 @@ export class ManifestSet {
     if (sig === slot.sig && slot.lastCheck !== null) return;
     slot.sig = sig;
     slot.lastCheck = this.#now();
-    if (this.#started && this.#options.yielding) {
+    // A small file (most are a few KB) costs a few ms: read at once, in force at this refresh.
+    const size = Number(sig?.split(':')[1] ?? 0);
+    if (this.#started && this.#options.yielding && size > YIELD_ABOVE_BYTES) {
       slot.pending = true;
       loadManifestFileYielding(slot.path).then(
         (m) => this.#loaded(slot, () => m),
