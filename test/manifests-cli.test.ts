@@ -37,7 +37,11 @@ test('list: every source with id, version, source, in force, last check, result,
   assert.is(runManifests({}, ['list'], io, EMPTY_HOME), 0);
   const lines = io.out.trimEnd().split('\n');
   assert.match(lines[0], /^ID\s+VERSION\s+SOURCE\s+IN FORCE\s+CHECKED\s+RESULT\s+FILE$/);
-  assert.is(lines.length, 6);
+  assert.is(lines.length, 7);
+  assert.is(
+    lines[6],
+    'catalog: none (set catalog_url in the config file; agentwatch manifests where)',
+  );
   const claude = lines.find((l) => l.startsWith('claude '))!;
   assert.match(
     claude,
