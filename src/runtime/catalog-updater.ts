@@ -18,15 +18,14 @@ import { createHash } from 'node:crypto';
 import {
   closeSync,
   constants,
-  fsyncSync,
   mkdirSync,
   openSync,
   readFileSync,
-  renameSync,
   statSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
+import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ManifestError } from '../detect/errors.ts';
 import { evaluate } from '../detect/evaluate.ts';
@@ -43,7 +42,11 @@ import {
 } from './catalog.ts';
 import { fetchBounded } from './catalog-fetch.ts';
 import { checkExamples, type ManifestSet } from './manifest-set.ts';
-import { compileYielding, MANIFEST_MAX_BYTES } from './manifest-sources.ts';
+import {
+  compileYielding,
+  loadManifestFileYielding,
+  MANIFEST_MAX_BYTES,
+} from './manifest-sources.ts';
 import { decodeUtf8, FileReadError } from './read-bounded.ts';
 import { bundledManifestTexts } from './bundled-manifests.ts';
 
@@ -131,25 +134,30 @@ export function lastPull(
   };
 }
 
-/** Writes `data` to `dir/name` atomically: a temp file, fsync, rename, fsync of the folder. */
-export function writeAtomic(dir: string, name: string, data: string | Uint8Array): void {
+/**
+ * Writes `data` to `dir/name` atomically: a temp file, fsync, rename, fsync of the folder.
+ * Asynchronous, so that a slow disk's fsync does not hold a running sweep.
+ */
+export async function writeAtomic(
+  dir: string,
+  name: string,
+  data: string | Uint8Array,
+): Promise<void> {
   const tmp = join(dir, `.${name}.tmp-${process.pid}`);
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o644);
+  const fh = await open(tmp, 'w', 0o644);
   try {
-    const buf = typeof data === 'string' ? Buffer.from(data) : data;
-    let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    fsyncSync(fd);
+    await fh.writeFile(data);
+    await fh.sync();
   } finally {
-    closeSync(fd);
+    await fh.close();
   }
-  renameSync(tmp, join(dir, name));
+  await rename(tmp, join(dir, name));
   try {
-    const dfd = openSync(dir, constants.O_RDONLY);
+    const dh = await open(dir, 'r');
     try {
-      fsyncSync(dfd);
+      await dh.sync();
     } finally {
-      closeSync(dfd);
+      await dh.close();
     }
   } catch {
     // a folder fsync is not possible everywhere; the rename is atomic anyway
@@ -318,7 +326,7 @@ export async function pullCatalog(opts: PullOptions): Promise<PullReport> {
         ? Math.min(interval, BACKOFF_START_MS * 2 ** (state.failures - 1))
         : interval * (0.9 + Math.random() * 0.2));
     try {
-      writeAtomic(dir, 'state.json', JSON.stringify(state, null, 1) + '\n');
+      await writeAtomic(dir, 'state.json', JSON.stringify(state, null, 1) + '\n');
     } catch {
       // a read-only cache: the next pull tries again
     }
@@ -385,7 +393,11 @@ async function pullLocked(opts: PullOptions, state: CacheState, report: PullRepo
     let cached: { m: Manifest; sha: string } | null = null;
     try {
       const bytes = readFileSync(cachedPath);
-      cached = { m: parseManifest(bytes.toString('utf8'), cachedPath), sha: sha256(bytes) };
+      // Parsed already when it is loaded here; else a few patterns at a time (a large one
+      // costs tens of ms to compile).
+      const known = [...opts.set.effective().values()].find((m) => m.source === cachedPath);
+      const m = known ?? await loadManifestFileYielding(cachedPath);
+      cached = { m, sha: sha256(bytes) };
     } catch {
       cached = null;
     }
@@ -414,7 +426,7 @@ async function pullLocked(opts: PullOptions, state: CacheState, report: PullRepo
       if (got.status !== 'ok') throw new CatalogError(`${url}: not modified without a condition`);
       report.bytes += got.bytes.length;
       const m = await vetManifest(got.bytes, entry, url, current?.m ?? null, goldens);
-      writeAtomic(opts.cacheDir, `${m.id}.toml`, got.bytes);
+      await writeAtomic(opts.cacheDir, `${m.id}.toml`, got.bytes);
       opts.set.adopted(join(opts.cacheDir, `${m.id}.toml`), m);
       report.adopted.push({ id: m.id, version: m.version });
     } catch (e) {
