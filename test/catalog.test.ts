@@ -439,6 +439,42 @@ test('sweep lag while a 256 KiB manifest is fetched and validated', async () => 
   );
 });
 
+test('manifests pull prints what was adopted and what was refused and why', async () => {
+  const dir = join(root, 'pull-cli');
+  mkdirSync(join(dir, 'config', 'agentwatch'), { recursive: true });
+  writeFileSync(
+    join(dir, 'config', 'agentwatch', 'config.toml'),
+    `catalog_url = "${base}/index.toml"\ncatalog_keys = ["${keys.publicKey}"]\n`,
+  );
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: dir,
+    XDG_CONFIG_HOME: join(dir, 'config'),
+    XDG_CACHE_HOME: join(dir, 'cache'),
+  };
+  delete env.AGENTWATCH_MANIFEST_URL;
+  serve([{ id: 'toyagent', body: toy('1') }, {
+    id: 'other',
+    body: toy('1', '', 'other'),
+    minEngine: 7,
+  }]);
+  const r = await runCli(['manifests', 'pull'], env);
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /index\.toml: adopted \(\d+ bytes, \d+ ms\)\n/);
+  assert.match(r.stdout, /\nadopted {2}toyagent 1\n/);
+  assert.match(r.stdout, /\nrefused {2}other 1: needs rule engine 7; this agentwatch has engine 1\n/);
+  const list = await runCli(['manifests', 'list'], env);
+  assert.match(list.stdout, /toyagent +1 +catalog +yes/);
+  assert.match(
+    list.stdout,
+    /catalog: http:\/\/127\.0\.0\.1:\d+\/index\.toml \(.*config\.toml:1\); last check [\d:]+: adopted; last error: none/,
+  );
+  routes = {};
+  const failed = await runCli(['manifests', 'pull'], env);
+  assert.is(failed.code, 1);
+  assert.match(failed.stderr, /manifests pull: http:\/\/127\.0\.0\.1:\d+\/index\.toml: HTTP 404/);
+});
+
 test('keygen + npm run catalog: the bundled rules as a signed file:// catalog are all in force already', async () => {
   const dir = join(root, 'build');
   const kg = await runCli(['manifests', 'keygen', join(dir, 'k')], { ...process.env });

@@ -313,11 +313,9 @@ export class ManifestSet {
     try {
       const m = read();
       checkExamples(m);
-      const changed = !slot.good || slot.good.version !== m.version || slot.good.id !== m.id ||
-        slot.error !== null;
       slot.good = m;
       slot.error = null;
-      if (changed && this.#started) {
+      if (this.#started) {
         this.#notice(true, `rules updated: ${m.id} ${m.version} (${KIND_LABEL[slot.kind]})`);
       }
     } catch (e) {
