@@ -462,7 +462,10 @@ test('manifests pull prints what was adopted and what was refused and why', asyn
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stdout, /index\.toml: adopted \(\d+ bytes, \d+ ms\)\n/);
   assert.match(r.stdout, /\nadopted {2}toyagent 1\n/);
-  assert.match(r.stdout, /\nrefused {2}other 1: needs rule engine 7; this agentwatch has engine 1\n/);
+  assert.match(
+    r.stdout,
+    /\nrefused {2}other 1: needs rule engine 7; this agentwatch has engine 1\n/,
+  );
   const list = await runCli(['manifests', 'list'], env);
   assert.match(list.stdout, /toyagent +1 +catalog +yes/);
   assert.match(

@@ -104,6 +104,10 @@ test('a running session takes a saved file of the person at its next sweep', asy
 
     const ex = await runCli(['explain', now.id], env);
     assert.match(ex.stdout, /manifest: toyagent 2 \(your folder: .*toyagent\.toml\)/);
+    assert.match(
+      ex.stdout,
+      /events:[^]*rules updated: toyagent 2 \(your folder\)[^]*rules refused: /,
+    );
   } finally {
     run.kill('SIGTERM');
     await new Promise((r) => run.once('exit', r));

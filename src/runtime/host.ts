@@ -92,6 +92,10 @@ export class SessionHost {
       onTransition: (w, prev) => this.#onTransition(w, prev),
       onEvaluated: (w) => this.#onEvaluated(w),
     });
+    // Rules updated or refused: in every session's events (explain shows them).
+    options.manifestSet?.onNotice((n) => {
+      for (const { session } of this.sessions.values()) session.log(n.text);
+    });
   }
 
   /** What was last published per session (see {@link publishedKey}), to publish on change only. */
