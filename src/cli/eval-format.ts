@@ -109,8 +109,10 @@ export function processTable(figures: readonly ProcessFigures[], reference = fal
   for (const f of figures) {
     const letters = Object.entries(f.letters).sort((a, b) => b[1] - a[1])
       .map(([l, share]) => `${l} ${(share * 100).toFixed(1)}%`).join(' ');
+    // /proc/PID/wchan reads '0' while the process runs.
     const wchan = Object.entries(f.wchan).sort((a, b) => b[1] - a[1]).slice(0, 3)
-      .map(([w, n]) => `${w} ${((n / f.samples) * 100).toFixed(0)}%`).join(' ');
+      .map(([w, n]) => `${w === '0' ? '(running)' : w} ${((n / f.samples) * 100).toFixed(1)}%`)
+      .join(' ');
     const cpu = Number.isFinite(f.cpuPercent) ? `${f.cpuPercent.toFixed(2)}% of a core` : '–';
     rows.push([f.state, String(f.samples), letters || '–', cpu, wchan || '–']);
   }

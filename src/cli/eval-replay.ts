@@ -111,7 +111,7 @@ function heading(r: ReplayResult): string {
   return `${
     join(rec.dir, rec.name)
   }: ${r.manifest.id} rules (${r.manifest.source}), ${rec.rows}x${rec.cols}${resizes}${hooks}, ` +
-    `${secs(r.durationMs)}, ${prompts} prompts\n`;
+    `${secs(r.durationMs)}, ${prompts} prompt${prompts === 1 ? '' : 's'}\n`;
 }
 
 /** The differences of misses and false alarms between two replays of one recording. */

@@ -49,7 +49,11 @@ function liveHeading(r: LiveResult): string {
     `${prompts} permission prompts, ${(r.blockedMs / 1000).toFixed(0)} s waiting for an answer` +
     ` (source: seed ${REFERENCE_RUN.seed}, ${REFERENCE_RUN.tasks} tasks in ${REFERENCE_RUN.minutes} min, ` +
     `${REFERENCE_RUN.prompts} prompts, ${REFERENCE_RUN.waitingS} s waiting)\n` +
-    `${new Date(r.startedAt).toISOString()} on ${machineLine()}\n`;
+    `${new Date(r.startedAt).toISOString()} on ${machineLine()} at the end` +
+    (r.speed === 1
+      ? ''
+      : `\nat speed ${r.speed} the quiet thresholds are divided by ${r.speed}, as every simulated delay`) +
+    '\n';
 }
 
 function progressLine(p: LiveProgress): string {
