@@ -12,6 +12,7 @@ import * as assert from 'uvu/assert';
 import { runLive } from '../src/eval/live.ts';
 import { DETECTORS } from '../src/eval/detectors.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
+import { parsePsTime, processFigures } from '../src/eval/process-table.ts';
 
 const SPEED = 3; // prompts last 1-2.7 s: longer than one 700 ms sweep, with room for a slow tick
 const claude = loadBundledManifests().get('claude')!;
@@ -71,6 +72,27 @@ test('live eval, 3 tasks at 3x: screen rules exact, quiet timers fire at turn en
   // The process table: the agent's letter is the same whatever it does.
   const letters = new Set(r.process.flatMap((p) => Object.keys(p.letters)));
   assert.ok(letters.has('S'), [...letters].join());
+});
+
+test('process table: ps TIME parsed, samples summed per true state', () => {
+  assert.is(parsePsTime('00:00:03'), 3000);
+  assert.is(parsePsTime('1-02:03:04'), 93784000);
+  assert.is(parsePsTime('01:02'), 62000);
+  assert.ok(Number.isNaN(parsePsTime('soon')));
+  const samples = [
+    { t: 0, stat: 'Ss', cpuMs: 0, wchan: 'do_epoll_wait' },
+    { t: 500, stat: 'R+', cpuMs: 10, wchan: '0' },
+    { t: 1000, stat: 'S', cpuMs: 10, wchan: 'do_epoll_wait' },
+    { t: 1500, stat: 'S', cpuMs: 11, wchan: 'do_epoll_wait' },
+  ];
+  const truth = [{ t: 0, state: 'working' }, { t: 1000, state: 'blocked' }];
+  const [working, idle, blocked] = processFigures(samples, truth);
+  assert.equal(working.letters, { S: 0.5, R: 0.5 });
+  assert.is(working.cpuPercent, 1); // 10 ms of CPU in 1000 ms
+  assert.equal(working.wchan, { do_epoll_wait: 1, '0': 1 });
+  assert.is(idle.samples, 0);
+  assert.is(blocked.samples, 2);
+  assert.is(blocked.cpuPercent, 0.2); // 1 ms in 500 ms (the last sample has no next)
 });
 
 test.run();
