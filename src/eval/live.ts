@@ -128,7 +128,14 @@ export async function runLive(options: LiveOptions): Promise<LiveResult> {
     progress();
     if (e.state === 'exited') finish('done');
   });
-  session.onExit(() => setTimeout(() => finish('agent exited'), 200));
+  // The agent writes `exited` before it exits: read what is left first, so that a normal end
+  // is 'done' however late the follower's next poll would come.
+  session.onExit(() =>
+    setTimeout(() => {
+      follower.poll();
+      finish('agent exited');
+    }, 200)
+  );
   const sampler = setInterval(() => {
     const says = bank.sample();
     log.times.push(Date.now());
