@@ -38,6 +38,7 @@ import { type Command, type Io, stringList, stringOption, UsageError } from './c
 import {
   notifyOptionHelp,
   notifyOptionSpec,
+  optionPlaceholders,
   sourceOptionHelp,
   sourceOptionSpec,
   stringNotifyChannels,
@@ -961,6 +962,7 @@ export const watchCommand: Command = {
     ...sweepOptionSpec,
     ...notifyOptionSpec,
   },
+  placeholders: { agent: 'ID', ...optionPlaceholders },
   help: {
     json: 'print one JSON object per state change instead of the board',
     agent: 'manifest id for the sessions started here whose process is not recognised',
