@@ -13,6 +13,9 @@ import { notifyCommand, reportCommand } from './hook-commands.ts';
 import { simAgentCommand } from './sim-agent.ts';
 import { watchCommand } from './watch.ts';
 import { demoCommand } from './demo.ts';
+import { recordCommand } from './record.ts';
+import { markCommand } from './mark.ts';
+import { cutCommand } from './cut.ts';
 
 export const commands: Command[] = [
   runCommand,
@@ -28,5 +31,8 @@ export const commands: Command[] = [
   explainCommand,
   screenCommand,
   manifestsCommand,
+  recordCommand,
+  markCommand,
+  cutCommand,
   simAgentCommand,
 ];
