@@ -163,4 +163,42 @@ test(`rule structure: each ${ASSERTED} screen rule for blocked rests on two or m
   }
 });
 
+/** Restyles a dialog might get in a new release, each applied alone to a screen's rows. */
+const RESTYLES: Record<string, (rows: readonly string[]) => string[]> = {
+  'footer gone': (rows) => {
+    let last = rows.length - 1;
+    while (last >= 0 && rows[last].trim() === '') last--;
+    return rows.map((r, i) => (i === last ? '' : r));
+  },
+  'box and rules gone': (rows) => rows.map((r) => (/^[\s─━╌▔│╭╮╰╯]*$/.test(r) ? '' : r)),
+  'reworded': (rows) =>
+    rows.map((r) =>
+      r.replace(/Do you want to/g, 'Shall Claude').replace(/Esc to cancel/g, 'Esc cancels')
+        .replace(/Enter to (select|confirm)/g, 'Return: $1').replace(/\?/g, ' ?')
+    ),
+};
+
+test(`restyles: every ${ASSERTED} blocked fixture stays blocked, no other turns blocked`, () => {
+  const m = manifests.get(ASSERTED)!;
+  const fixtures = byAgent.get(ASSERTED) ?? [];
+  const lost: string[] = [];
+  const falseBlocked: string[] = [];
+  for (const [name, restyle] of Object.entries(RESTYLES)) {
+    for (const f of fixtures) {
+      const s = { ...f.screen, rows: restyle(f.screen.rows) };
+      const state = evaluate(s, m).state;
+      if (f.truth === 'blocked' && state !== 'blocked') lost.push(`${name}: ${f.file}`);
+      if (f.truth !== 'blocked' && state === 'blocked') falseBlocked.push(`${name}: ${f.file}`);
+    }
+  }
+  console.log(
+    `${ASSERTED} restyles (${
+      Object.keys(RESTYLES).join(', ')
+    }) over ${fixtures.length} fixtures: ` +
+      `${lost.length} blocked lost, ${falseBlocked.length} false blocked`,
+  );
+  assert.equal(lost, []);
+  assert.equal(falseBlocked, []);
+});
+
 test.run();

@@ -26,6 +26,9 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const MCP_SERVER = join(ROOT, 'test', 'support', 'tiny-mcp-server.ts');
 
+/** Print each marked screen (the command line sets it; tests stay quiet). */
+let verbose = false;
+
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** What a case's steps can do. */
@@ -332,7 +335,6 @@ export async function captureCase(
     rmSync(join(recDir, `${c.name}.${ext}`), { force: true }); // this driver's own earlier take
   }
   const sockets = join(out, '.sockets');
-  process.env.AGENTWATCH_DIR = sockets;
   const mcpConfig = join(out, `.mcp-${c.name}.json`);
   writeFileSync(
     mcpConfig,
@@ -380,9 +382,9 @@ export async function captureCase(
     keys: (k) => pty.send(k),
     async mark(state, why, suffix) {
       names.push(suffix ? `${c.name}.${suffix}` : c.name);
-      const info = await findSession(c.name);
+      const info = await findSession(c.name, sockets);
       await request(info.socket, { op: 'mark', state, note: why });
-      process.stderr.write(`[${c.name}] ${state}: ${why}\n${pty.screen()}\n\n`);
+      if (verbose) process.stderr.write(`[${c.name}] ${state}: ${why}\n${pty.screen()}\n\n`);
     },
   };
   try {
@@ -416,8 +418,12 @@ export async function captureCase(
   return { rec: join(recDir, c.name), names };
 }
 
-/** Cuts every truth mark of `rec` into OUT/claude.STATE.NAME.raw with `agentwatch cut`. */
-export function cutMarks(rec: string, out: string, names: string[], states: string[]): void {
+/**
+ * Cuts every truth mark of `rec` into OUT/claude.STATE.NAME.raw with `agentwatch cut`; returns
+ * what cut printed.
+ */
+export function cutMarks(rec: string, out: string, names: string[], states: string[]): string {
+  let printed = '';
   states.forEach((state, i) => {
     const file = join(out, `claude.${state}.${names[i]}.raw`);
     const r = spawnSync(
@@ -425,19 +431,21 @@ export function cutMarks(rec: string, out: string, names: string[], states: stri
       ['--import', 'tsx', MAIN, 'cut', rec, '--mark', String(i + 1), '--out', file, '--force'],
       { cwd: ROOT, encoding: 'utf8' },
     );
-    process.stdout.write(r.stdout + r.stderr);
+    printed += r.stdout + r.stderr;
   });
+  return printed;
 }
 
 async function main(argv: string[]): Promise<void> {
   const explore = argv.includes('--explore');
+  verbose = true;
   const rest = argv.filter((a) => a !== '--capture-claude' && a !== '--explore');
   const out = resolve(rest[0] ?? 'capture-out');
   const names = rest.slice(1);
   for (const c of CASES.filter((x) => !names.length || names.includes(x.name))) {
     const { rec, names } = await captureCase(c, out, explore);
     if (explore) continue;
-    cutMarks(rec, out, names, readRecording(rec).truth.map((m) => m.state));
+    process.stdout.write(cutMarks(rec, out, names, readRecording(rec).truth.map((m) => m.state)));
   }
 }
 
