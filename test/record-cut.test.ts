@@ -163,7 +163,7 @@ test('record in a PTY, mark by chord and by `agentwatch mark`, cut each mark: cl
   }
 });
 
-test('cut: bad arguments are named', async () => {
+test('record, cut and mark: bad arguments are named', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-cut-'));
   try {
     const none = await cli(
@@ -175,6 +175,13 @@ test('cut: bad arguments are named', async () => {
     const both = await cli(['cut', 'x', '--at', '1', '--mark', '1'], process.env);
     assert.is(both.code, 2);
     assert.match(both.stderr, /give --at SECONDS or --mark N/);
+    const missing = await cli(
+      ['record', '--out', join(dir, 'rec'), '--', 'no-such-command-aw'],
+      process.env,
+    );
+    assert.is(missing.code, 127);
+    assert.match(missing.stderr, /no-such-command-aw: command not found/);
+    assert.not.ok(existsSync(join(dir, 'rec')), 'no recording left behind');
     const unknown = await cli(['mark', 'no-such-session', 'idle'], {
       ...process.env,
       AGENTWATCH_DIR: dir,

@@ -41,12 +41,8 @@ export const recordCommand: Command = {
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name)) {
       throw new UserError(`--name ${JSON.stringify(name)}: use letters, digits, '.', '_', '-'`);
     }
-    let version: string | null = null;
-    try {
-      version = packageVersion(resolveCommand(command));
-    } catch {
-      // not found: run reports it
-    }
+    // a command that cannot start leaves no recording behind (resolveCommand throws, exit 127)
+    const version = packageVersion(resolveCommand(command));
     try {
       mkdirSync(dir, { recursive: true });
     } catch (e) {
