@@ -222,6 +222,27 @@ export const CASES: CaptureCase[] = [
     },
   },
   {
+    name: 'exitplan',
+    args: () => ['--permission-mode', 'plan'],
+    rules: toolTask('task-exitplan', () =>
+      tool('ExitPlanMode', {
+        plan:
+          '# Plan: add a greeting\n\n1. Create hello.py with a main() that prints a greeting.\n',
+      })),
+    async steps(d) {
+      await d.screen(IDLE);
+      await prompt(d, 'task-exitplan add a greeting');
+      await dialog(
+        d,
+        /Would you like to proceed\?|Exit plan mode\?/,
+        'ExitPlanMode: plan approval',
+      );
+      await d.screen(/Done\./, { not: BLOCKED_FOOTER });
+      await d.screen(IDLE);
+      await d.mark('idle', 'plan approved, turn over');
+    },
+  },
+  {
     name: 'bashlong',
     rules: toolTask('task-bashlong', () =>
       tool('Bash', {
