@@ -316,6 +316,30 @@ export const CASES: CaptureCase[] = [
     },
   },
   {
+    name: 'pickers',
+    async steps(d) {
+      await d.screen(IDLE);
+      await d.type('/');
+      await d.screen(/❯ \/[a-z]/, { settleMs: 1200 });
+      await d.mark('idle', 'slash-command list under the input box', 'slash');
+      d.keys('\x7f'); // backspace
+      await d.screen(IDLE);
+      await prompt(d, 'hello there');
+      await d.screen(/OK\./, { settleMs: 300 });
+      await d.screen(IDLE);
+      await sleep(500);
+      d.keys('\x1b');
+      await sleep(150);
+      d.keys('\x1b');
+      await d.screen(/[Rr]ewind|Restore/, { not: IDLE, settleMs: 1200 });
+      await d.mark('idle', 'rewind menu (Esc Esc) opened by the person', 'rewind');
+      for (let i = 0; i < 4 && !IDLE.test(d.pty.screen()); i++) {
+        d.keys('\x1b');
+        await sleep(700);
+      }
+    },
+  },
+  {
     name: 'quote',
     rules: [{
       name: 'task-quote',
