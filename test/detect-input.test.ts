@@ -26,7 +26,7 @@ test('every idle and working fixture shows an empty input box (claude, codex, ge
       if (state === 'blocked') continue;
       const { terminal } = await renderFile(join(ROOT, 'fixtures', dir, file), 32, 120);
       // a menu the person opened replaces the input box; the person's own draft fills it
-      const holds = /\.menus\./.test(file);
+      const holds = /\.(?:menus|pickers)\./.test(file);
       assert.is(inputHoldsText(terminal.snapshot(), manifests.get(id)!), holds, `${dir}/${file}`);
     }
   }
