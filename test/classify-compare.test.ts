@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 
 const ROOT = join(import.meta.dirname, '..');
-const AGENTS = ['claude-code', 'codex', 'gemini-cli', 'qwen-code', 'opencode'];
+const AGENTS = ['claude-code', 'claude-code-80', 'codex', 'gemini-cli', 'qwen-code', 'opencode'];
 /** The seed's 11 Claude Code fixtures (the later captures are judged with the rest). */
 const SEED_FIXTURES = new Set(
   [
@@ -63,7 +63,7 @@ test('every fixture of the five agents gets its label on the emulated screen', (
     0,
   );
   assert.is(rows.length, expected);
-  assert.ok(expected >= 93, `${expected} fixtures`);
+  assert.ok(expected >= 103, `${expected} fixtures`);
   const wrong = rows.filter((r) => r.screen !== r.truth);
   assert.equal(wrong, [], 'screen misclassifications');
   assert.is(code, 0);

@@ -53,6 +53,8 @@ export interface CaptureCase {
   home?: (root: { mcpConfig: string }) => ClaudeHomeOptions;
   args?: (ctx: { project: string; mcpConfig: string }) => string[];
   rules?: ScriptRule[];
+  /** PTY size in cells; default 32x120. */
+  size?: { rows: number; cols: number };
   steps(d: CaseDriver): Promise<void>;
 }
 
@@ -364,6 +366,12 @@ export const CASES: CaptureCase[] = [
   },
 ];
 
+/** The same cases in a 24x80 pane, named CASE-80 (the dialogs wrap; the rules must not care). */
+for (const name of ['trust', 'webfetch', 'askmulti', 'mcp']) {
+  const c = CASES.find((x) => x.name === name)!;
+  CASES.push({ ...c, name: `${name}-80`, size: { rows: 24, cols: 80 } });
+}
+
 /**
  * Runs one case; returns the recording's path (OUT/recordings/NAME) and each mark's fixture
  * name (CASE or CASE.SUFFIX).
@@ -412,6 +420,8 @@ export async function captureCase(
     ]),
     cwd: home.project,
     env: { ...home.env, AGENTWATCH_DIR: sockets, PATH: process.env.PATH ?? '' },
+    rows: c.size?.rows,
+    cols: c.size?.cols,
   });
   const names: string[] = [];
   const d: CaseDriver = {
