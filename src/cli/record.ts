@@ -8,7 +8,7 @@
 import { basename, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { type Command, stringOption, UserError } from './command.ts';
-import { runCommand, runInTerminal, splitCommand } from './run.ts';
+import { runCommand, splitCommand } from './run.ts';
 import {
   CHORD_HELP,
   MarkChords,
@@ -62,7 +62,7 @@ export const recordCommand: Command = {
     );
     const chords = new MarkChords();
     const mark = (state: TruthState, why: string) => recorder.mark(state, why);
-    const code = await runInTerminal({ ...values, name }, positionals, io, {
+    const code = await runCommand.run({ ...values, name }, positionals, io, {
       started(session, host) {
         recorder.resized(session.terminal.rows, session.terminal.cols);
         session.onOutput((data) => recorder.output(data));

@@ -35,7 +35,25 @@ export function splitCommand(positionals: string[]): { command: string; args: st
 const RESTORE =
   '\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[?25h\x1b[0m';
 
-export const runCommand: Command = {
+/**
+ * What a caller of `run` may watch or filter (`record` uses it). Every hook is optional; a
+ * hook that throws is the caller's bug and ends the run like a crash.
+ */
+export interface RunTap {
+  /** Called once the session started, before any of its output is read. */
+  started?(session: Session, host: SessionHost): void;
+  /** Sees each chunk the person's terminal sends; returns the bytes to pass to the agent. */
+  input?(data: Buffer): Uint8Array;
+  /** Called after the person's terminal was resized, with the new size in cells. */
+  resized?(rows: number, cols: number): void;
+  /** Called once the agent exited and the host closed, with the exit code `run` returns. */
+  exited?(code: number): void;
+}
+
+/** `run`; its `run` takes an optional {@link RunTap} after the usual arguments. */
+export const runCommand: Command & {
+  run(values: OptionValues, positionals: string[], io: Io, tap?: RunTap): Promise<number>;
+} = {
   name: 'run',
   summary: 'run an agent in this terminal while agentwatch follows its state',
   usage: 'run [--agent ID] [--name NAME] [--interval MS] [--no-hooks] -- CMD ARGS...',
@@ -56,119 +74,136 @@ export const runCommand: Command = {
     ...sweepOptionHelp,
     ...notifyOptionHelp,
   },
-  run: (values, positionals, io) => runInTerminal(values, positionals, io),
+  async run(values, positionals, io, tap: RunTap = {}) {
+    const { command, args } = splitCommand(positionals);
+    const host = createHost(sweepChoice(values), process.env, {
+      hooks: values['no-hooks'] !== true,
+    });
+    const stdin = process.stdin;
+    const stdout = process.stdout;
+    const tty = stdin.isTTY === true && stdout.isTTY === true;
+    const session = await host.start({
+      command,
+      args,
+      name: stringOption(values, 'name'),
+      agent: stringOption(values, 'agent'),
+      rows: stdout.rows || 32,
+      cols: stdout.columns || 120,
+      headless: !tty,
+    });
+    tap.started?.(session, host);
+    const notifier = new Notifier(
+      stringNotifyChannels(values, tty ? (s) => stdout.write(s) : undefined),
+      {
+        done: values['notify-done'] === true,
+      },
+    );
+    host.onTransition(({ info, prev }) => notifier.transition(info, prev.state));
+
+    let restored = false;
+    const restore = () => {
+      if (restored) return;
+      restored = true;
+      if (tty) {
+        try {
+          stdout.write(RESTORE + (session.terminal.altScreen ? '\x1b[?1049l' : ''));
+          stdin.setRawMode(false);
+        } catch {
+          // the terminal is gone
+        }
+      }
+    };
+    process.on('exit', restore);
+    const onCrash = (e: unknown) => {
+      restore();
+      io.stderr(`agentwatch run: internal error: ${(e as Error)?.stack ?? e}\n`);
+      session.kill('SIGHUP');
+      process.exit(70);
+    };
+    process.on('uncaughtException', onCrash);
+    for (const sig of ['SIGTERM', 'SIGHUP', 'SIGQUIT'] as const) {
+      process.on(sig, () => {
+        // Pass the signal on, restore the terminal, then close the host: an agent that ignores
+        // the signal is killed (with its process group) and the socket is removed; never an
+        // orphan left behind.
+        session.kill(sig);
+        restore();
+        const code = 128 + ({ SIGHUP: 1, SIGQUIT: 3, SIGTERM: 15 }[sig]);
+        setTimeout(() => process.exit(code), 3000).unref();
+        host.close().finally(() => process.exit(code));
+      });
+    }
+    // Ctrl-C reaches the agent as a key in raw mode; without a TTY, pass SIGINT on.
+    process.on('SIGINT', () => session.kill('SIGINT'));
+
+    session.onOutput((data) => stdout.write(data));
+    if (tty) stdin.setRawMode(true);
+    stdin.on('data', (d: Buffer) => session.write(tap.input ? tap.input(d) : d));
+    // Piped input that ends (`echo cmd | agentwatch run -- bash`): the PTY's end-of-file key
+    // (VEOF, Ctrl-D) once the agent has gone quiet, as a person would press it at its prompt.
+    // Sent at once it could reach the line discipline before the program reads its input and
+    // be flushed with the next mode change (bash's readline), so it waits for output to settle
+    // and is sent again after each quiet spell while the program lives.
+    stdin.on('end', () => {
+      if (!tty) {
+        sendEofWhenQuiet(session, () => {
+          const w = host.watched(session.id);
+          if (!w) return 'exited';
+          host.sweep.evaluate(w);
+          return w.record.state;
+        });
+      }
+    });
+    stdin.resume();
+    if (tty) {
+      stdout.on('resize', () => {
+        session.resize(stdout.rows, stdout.columns);
+        tap.resized?.(session.terminal.rows, session.terminal.cols);
+      });
+    }
+
+    const exit = await new Promise<{ code: number; signal?: number }>((resolve) =>
+      session.onExit(resolve)
+    );
+    host.sweep.evaluate(host.watched(session.id)!);
+    stdin.pause();
+    restore();
+    await host.close();
+    const code = exit.signal ? 128 + exit.signal : exit.code;
+    tap.exited?.(code);
+    return code;
+  },
 };
 
-/**
- * What a caller of {@link runInTerminal} may watch or filter (`record` uses it). Every hook is
- * optional; a hook that throws is the caller's bug and ends the run like a crash.
- */
-export interface RunTap {
-  /** Called once the session started, before any of its output is read. */
-  started?(session: Session, host: SessionHost): void;
-  /** Sees each chunk the person's terminal sends; returns the bytes to pass to the agent. */
-  input?(data: Buffer): Uint8Array;
-  /** Called after the person's terminal was resized, with the new size in cells. */
-  resized?(rows: number, cols: number): void;
-  /** Called once the agent exited (before the host closes), with the exit code `run` returns. */
-  exited?(code: number): void;
-}
+/** How long the PTY's output must have been quiet before an EOF key is sent (ms). */
+const EOF_QUIET_MS = 300;
+/** The least time between two EOF keys (ms). */
+const EOF_GAP_MS = 1000;
 
 /**
- * `run`'s body: starts `-- CMD ARGS...` in a PTY attached to this process's terminal (raw
- * mode, keys, resize, signals, exit code), hosted with the sweep and a control socket.
- * @returns the child's exit code, or 128 + its signal.
- * @throws UsageError / UserError for a bad command line or a command that cannot start.
+ * After piped stdin ended: writes Ctrl-D (VEOF in the PTY's default termios) each time the
+ * pane has been quiet for {@link EOF_QUIET_MS} (at most every {@link EOF_GAP_MS}), until the
+ * program exits. A key typed while a command runs can be lost when the shell's line editor
+ * takes the terminal back, hence again after each quiet spell. Never into a prompt: the pane is
+ * classified afresh first, and a blocked pane gets no key (the person answers it).
  */
-export async function runInTerminal(
-  values: OptionValues,
-  positionals: string[],
-  io: Io,
-  tap: RunTap = {},
-): Promise<number> {
-  const { command, args } = splitCommand(positionals);
-  const host = createHost(sweepChoice(values), process.env, {
-    hooks: values['no-hooks'] !== true,
-  });
-  const stdin = process.stdin;
-  const stdout = process.stdout;
-  const tty = stdin.isTTY === true && stdout.isTTY === true;
-  const session = await host.start({
-    command,
-    args,
-    name: stringOption(values, 'name'),
-    agent: stringOption(values, 'agent'),
-    rows: stdout.rows || 32,
-    cols: stdout.columns || 120,
-    headless: !tty,
-  });
-  tap.started?.(session, host);
-  const notifier = new Notifier(
-    stringNotifyChannels(values, tty ? (s) => stdout.write(s) : undefined),
-    {
-      done: values['notify-done'] === true,
-    },
-  );
-  host.onTransition(({ info, prev }) => notifier.transition(info, prev.state));
-
-  let restored = false;
-  const restore = () => {
-    if (restored) return;
-    restored = true;
-    if (tty) {
-      try {
-        stdout.write(RESTORE + (session.terminal.altScreen ? '\x1b[?1049l' : ''));
-        stdin.setRawMode(false);
-      } catch {
-        // the terminal is gone
-      }
-    }
+function sendEofWhenQuiet(session: Session, classifyNow: () => string): void {
+  let exited = false;
+  let lastSent = 0;
+  session.onExit(() => (exited = true));
+  const tick = () => {
+    if (exited) return;
+    const now = Date.now();
+    // Nothing before the program has drawn anything: a key read before it takes the terminal
+    // into raw mode is garbled by the line discipline (it read as NUL here).
+    if (session.lastOutput === 0) return void setTimeout(tick, EOF_QUIET_MS).unref();
+    const wait = Math.max(EOF_QUIET_MS - (now - session.lastOutput), EOF_GAP_MS - (now - lastSent));
+    if (wait > 0) return void setTimeout(tick, wait).unref();
+    if (classifyNow() !== 'blocked') {
+      session.write('\x04');
+      lastSent = now;
+    } else lastSent = now; // look again after a gap
+    setTimeout(tick, EOF_GAP_MS).unref();
   };
-  process.on('exit', restore);
-  const onCrash = (e: unknown) => {
-    restore();
-    io.stderr(`agentwatch run: internal error: ${(e as Error)?.stack ?? e}\n`);
-    session.kill('SIGHUP');
-    process.exit(70);
-  };
-  process.on('uncaughtException', onCrash);
-  for (const sig of ['SIGTERM', 'SIGHUP', 'SIGQUIT'] as const) {
-    process.on(sig, () => {
-      // Pass the signal on, restore the terminal, then close the host: an agent that ignores
-      // the signal is killed (with its process group) and the socket is removed; never an
-      // orphan left behind.
-      session.kill(sig);
-      restore();
-      const code = 128 + ({ SIGHUP: 1, SIGQUIT: 3, SIGTERM: 15 }[sig]);
-      setTimeout(() => process.exit(code), 3000).unref();
-      host.close().finally(() => process.exit(code));
-    });
-  }
-  // Ctrl-C reaches the agent as a key in raw mode; without a TTY, pass SIGINT on.
-  process.on('SIGINT', () => session.kill('SIGINT'));
-
-  session.onOutput((data) => stdout.write(data));
-  if (tty) stdin.setRawMode(true);
-  stdin.on('data', (d: Buffer) => session.write(tap.input ? tap.input(d) : d));
-  stdin.on('end', () => {
-    if (!tty) session.write('\x04');
-  });
-  stdin.resume();
-  if (tty) {
-    stdout.on('resize', () => {
-      session.resize(stdout.rows, stdout.columns);
-      tap.resized?.(session.terminal.rows, session.terminal.cols);
-    });
-  }
-
-  const exit = await new Promise<{ code: number; signal?: number }>((resolve) =>
-    session.onExit(resolve)
-  );
-  host.sweep.evaluate(host.watched(session.id)!);
-  stdin.pause();
-  restore();
-  await host.close();
-  const code = exit.signal ? 128 + exit.signal : exit.code;
-  tap.exited?.(code);
-  return code;
+  tick();
 }
