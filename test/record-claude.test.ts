@@ -32,9 +32,9 @@ test('record real Claude Code: the trust dialog and the idle screen after it, cu
     const printed = cutMarks(rec, out, names, r.truth.map((m) => m.state));
     assert.match(
       printed,
-      /claude\.blocked\.trust\.raw: .*\n(?:.*\n){2}  claude classifies it blocked/,
+      /claude\.blocked\.trust\.raw: .*\n(?:.*\n){2} {2}claude classifies it blocked/,
     );
-    assert.match(printed, /claude\.idle\.trust\.raw: .*\n(?:.*\n){2}  claude classifies it idle/);
+    assert.match(printed, /claude\.idle\.trust\.raw: .*\n(?:.*\n){2} {2}claude classifies it idle/);
     assert.equal(JSON.parse(readFileSync(join(out, 'labels.json'), 'utf8')), {
       'claude.blocked.trust.raw': 'blocked',
       'claude.idle.trust.raw': 'idle',
