@@ -16,11 +16,13 @@ import { demoCommand } from './demo.ts';
 import { recordCommand } from './record.ts';
 import { markCommand } from './mark.ts';
 import { cutCommand } from './cut.ts';
+import { evalCommand } from './eval.ts';
 
 export const commands: Command[] = [
   runCommand,
   watchCommand,
   demoCommand,
+  evalCommand,
   lsCommand,
   waitCommand,
   sendCommand,

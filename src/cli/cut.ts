@@ -94,7 +94,8 @@ export const cutCommand: Command = {
     at: 'the moment, in seconds since the recording started',
     mark: "the moment of the Nth line of REC's truth.jsonl (1 = first); its state is the label",
     label: 'blocked, working or idle (required with --at)',
-    out: 'the fixture file (default: AGENT.LABEL.NAME.raw beside the recordings/ folder)',
+    out:
+      'the fixture file (default: AGENT.LABEL.NAME.raw beside REC, or beside its recordings/ or marked/ folder)',
     agent: "manifest id to classify with (default: the recording's agent)",
     manifest: 'classify with this manifest file',
     force: 'replace FILE if it exists',
@@ -155,7 +156,9 @@ function cutFixture(values: OptionValues, positionals: string[], io: Io): number
   const prefix = FILE_PREFIX[manifest.id] ?? manifest.id;
   let out = stringOption(values, 'out');
   if (out === undefined) {
-    const folder = basename(rec.dir) === 'recordings' ? dirname(rec.dir) : rec.dir;
+    const folder = ['recordings', 'marked'].includes(basename(rec.dir))
+      ? dirname(rec.dir)
+      : rec.dir;
     const stem = join(folder, `${prefix}.${label}.${rec.name}`);
     out = `${stem}.raw`;
     for (let i = 2; existsSync(out); i++) out = `${stem}.${i}.raw`;

@@ -2,7 +2,7 @@
  * Captures real Claude Code 2.1.332 screens with `agentwatch record`, for fixtures/claude-code.
  * Each case starts a fake Anthropic server on 127.0.0.1 (test/support/fake-anthropic.ts) with
  * the case's script, a throwaway HOME (test/support/claude-home.ts) set up for the case, and
- * `agentwatch record --out OUT/recordings --name CASE --agent claude --no-hooks -- claude ...`
+ * `agentwatch record --out OUT/marked --name CASE --agent claude --no-hooks -- claude ...`
  * in a real 32x120 PTY. The driver types like a person, waits for each screen, and marks the
  * truth it knows (what it typed, what the server answered) with `agentwatch mark`'s socket
  * request. Then every mark is cut with `agentwatch cut --mark N --out OUT/claude.STATE.CASE[-k].raw`.
@@ -373,7 +373,7 @@ for (const name of ['trust', 'webfetch', 'askmulti', 'mcp']) {
 }
 
 /**
- * Runs one case; returns the recording's path (OUT/recordings/NAME) and each mark's fixture
+ * Runs one case; returns the recording's path (OUT/marked/NAME) and each mark's fixture
  * name (CASE or CASE.SUFFIX).
  */
 export async function captureCase(
@@ -382,7 +382,7 @@ export async function captureCase(
   explore = false,
 ): Promise<{ rec: string; names: string[] }> {
   const server = await startFakeAnthropic({ rules: c.rules ?? [], slowMs: 8000 });
-  const recDir = join(out, 'recordings');
+  const recDir = join(out, 'marked');
   mkdirSync(recDir, { recursive: true });
   for (const ext of ['bytes.jsonl', 'input.jsonl', 'truth.jsonl', 'meta.json']) {
     rmSync(join(recDir, `${c.name}.${ext}`), { force: true }); // this driver's own earlier take
