@@ -45,7 +45,7 @@ test('list: every source with id, version, source, in force, last check, result,
   const claude = lines.find((l) => l.startsWith('claude '))!;
   assert.match(
     claude,
-    /^claude\s+2026\.11\.30\s+bundled\s+yes\s+-\s+bundled\s+resources\/agent-detection\/claude\.toml$/,
+    /^claude\s+\d{4}\.\d+\.\d+\s+bundled\s+yes\s+-\s+bundled\s+resources\/agent-detection\/claude\.toml$/,
   );
 });
 

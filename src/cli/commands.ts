@@ -14,6 +14,9 @@ import { notifyCommand, reportCommand } from './hook-commands.ts';
 import { simAgentCommand } from './sim-agent.ts';
 import { watchCommand } from './watch.ts';
 import { demoCommand } from './demo.ts';
+import { recordCommand } from './record.ts';
+import { markCommand } from './mark.ts';
+import { cutCommand } from './cut.ts';
 import { evalCommand } from './eval.ts';
 
 export const commands: Command[] = [
@@ -32,5 +35,8 @@ export const commands: Command[] = [
   screenCommand,
   manifestsCommand,
   configCommand,
+  recordCommand,
+  markCommand,
+  cutCommand,
   simAgentCommand,
 ];
