@@ -24,6 +24,8 @@ import { pullCatalog, type PullOptions, takeLock } from '../src/runtime/catalog-
 import { ManifestSet } from '../src/runtime/manifest-set.ts';
 import { bundledManifestTexts } from '../src/runtime/bundled-manifests.ts';
 import { until } from './support/until.ts';
+import { bundledGoldenScreens } from '../src/runtime/bundled-golden.ts';
+import { evaluate } from '../src/detect/evaluate.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'aw-catalog-'));
 const keys = makeKeyPair();
@@ -476,6 +478,21 @@ test('manifests pull prints what was adopted and what was refused and why', asyn
   const failed = await runCli(['manifests', 'pull'], env);
   assert.is(failed.code, 1);
   assert.match(failed.stderr, /manifests pull: http:\/\/127\.0\.0\.1:\d+\/index\.toml: HTTP 404/);
+});
+
+test('golden screens: every labelled capture (sizes from labels.json), all read right by the bundled manifests', async () => {
+  const screens = await bundledGoldenScreens();
+  assert.ok(screens.length >= 60, `${screens.length} screens`);
+  assert.ok(screens.some((g) => g.rows.length === 24), 'a 24x80 capture rendered at its size');
+  const bundled = new ManifestSet({}).bundled;
+  for (const g of screens) {
+    const m = [...bundled.values()].find((x) =>
+      g.prefix === x.id || g.prefix.startsWith(x.id + '-')
+    );
+    assert.ok(m, `${g.file}: no bundled manifest`);
+    const input = { rows: g.rows, wrapped: g.wrapped, title: g.title, osc: new Map(g.osc) };
+    assert.is(evaluate(input, m).state, g.label, g.file);
+  }
 });
 
 test('keygen + npm run catalog: the bundled rules as a signed file:// catalog are all in force already', async () => {

@@ -1,6 +1,7 @@
 /**
- * The golden screens: every labelled fixture (`fixtures/<agent>/labels.json`: capture file ->
- * blocked | working | idle) rendered on a 32x120 screen, with its label. A catalog manifest
+ * The golden screens: every labelled fixture (`fixtures/<folder>/labels.json`: capture file ->
+ * blocked | working | idle, or `{ "state", "size": "ROWSxCOLS" }`) rendered on its screen
+ * (default 32x120), with its label. A catalog manifest
  * is adopted only if the screens of its agent that the manifest in force reads right are still
  * read right. From source they are rendered from the captures (once per process, streamed in
  * 64 KB chunks, yielding between them); the single-binary build replaces this module with one
@@ -42,18 +43,25 @@ async function render(): Promise<GoldenScreen[]> {
     return out; // no fixtures beside the sources: no golden screens
   }
   for (const folder of folders) {
-    let labels: Record<string, string>;
+    let labels: Record<string, unknown>;
     try {
       labels = JSON.parse(readFileSync(new URL(`${folder}/labels.json`, DIR), 'utf8'));
     } catch {
       continue;
     }
-    for (const [name, label] of Object.entries(labels).sort()) {
+    for (const [name, entry] of Object.entries(labels).sort()) {
+      // "FILE": "blocked", or "FILE": { "state": "blocked", "size": "24x80" }
+      const e = typeof entry === 'object' && entry !== null
+        ? entry as { state?: unknown; size?: unknown }
+        : { state: entry };
+      const label = e.state;
       if (label !== 'blocked' && label !== 'working' && label !== 'idle') continue;
+      const size = typeof e.size === 'string' ? /^(\d{1,4})x(\d{1,4})$/.exec(e.size) : null;
+      const [rows, cols] = size ? [Number(size[1]), Number(size[2])] : [32, 120];
       const path = new URL(`${folder}/${name}`, DIR).pathname;
       let terminal;
       try {
-        ({ terminal } = await renderFile(path, 32, 120));
+        ({ terminal } = await renderFile(path, rows, cols));
       } catch {
         continue; // a label without its capture: nothing to check against
       }
