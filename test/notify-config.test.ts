@@ -7,7 +7,10 @@ import {
   readNotifyTable,
   resolveNotify,
 } from '../src/runtime/notify-config.ts';
-import { notifyFlags } from '../src/cli/sweep-options.ts';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { notifyFlags, notifySettings } from '../src/cli/sweep-options.ts';
 import { RunTitle, runTitle, setsTitle } from '../src/cli/run-title.ts';
 
 test('[notify]: every key read from TOML, flags override it', () => {
@@ -64,6 +67,30 @@ test('[notify]: errors name the file and the key', () => {
     () => notifyFlags({ 'notify-url': 'localhost:80' }),
     /--notify-url must be an http/,
   );
+});
+
+test('the config file: [notify] read from $XDG_CONFIG_HOME/agentwatch/config.toml, flags win', () => {
+  const home = mkdtempSync(join(tmpdir(), 'aw-notify-cfg-'));
+  try {
+    mkdirSync(join(home, 'agentwatch'));
+    const file = join(home, 'agentwatch', 'config.toml');
+    writeFileSync(file, '[notify]\ndesktop = false\nurl = "http://127.0.0.1:9/x"\n');
+    const env = { XDG_CONFIG_HOME: home, HOME: home };
+    const o = notifySettings({}, env);
+    assert.is(o.desktop, false);
+    assert.is(o.url, 'http://127.0.0.1:9/x');
+    assert.is(
+      notifySettings({ 'notify-url': 'https://example.org/h' }, env).url,
+      'https://example.org/h',
+    );
+    writeFileSync(file, '[notify]\ndesktp = false\n');
+    assert.throws(
+      () => notifySettings({}, env),
+      (e: Error) => e.message.includes(file) && e.message.includes('unknown key notify.desktp'),
+    );
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 });
 
 test("run's title: the state before the agent's own title, saved and restored", () => {

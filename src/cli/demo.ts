@@ -17,16 +17,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Command, type Io, stringOption, UsageError } from './command.ts';
 import {
-  notifyFlags,
   notifyOptionHelp,
   notifyOptionSpec,
+  notifySettings,
   optionPlaceholders,
   sweepChoice,
   sweepOptionHelp,
   sweepOptionSpec,
 } from './sweep-options.ts';
 import { createNotifier, type Notice } from '../runtime/notify.ts';
-import { type NotifyOptions, resolveNotify } from '../runtime/notify-config.ts';
+import type { NotifyOptions } from '../runtime/notify-config.ts';
 import { selfCommand } from './sim-agent.ts';
 import { BoardUi, guardTerminal, SessionBook } from './watch.ts';
 import { printable } from './board.ts';
@@ -255,8 +255,8 @@ export const demoCommand: Command = {
       count,
       speed,
       intervalMs: choice.intervalMs,
-      adaptive: choice.adaptive,
-      notify: resolveNotify({}, notifyFlags(values)),
+      adaptive: choice.adaptive ?? true,
+      notify: notifySettings(values),
     }, io);
   },
 };

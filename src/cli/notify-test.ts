@@ -5,10 +5,9 @@
  * otherwise.
  */
 import type { Io, OptionValues } from './command.ts';
-import { notifyFlags } from './sweep-options.ts';
+import { notifySettings } from './sweep-options.ts';
 import { type ChannelName, createNotifier } from '../runtime/notify.ts';
 import { notice } from '../runtime/notify-gate.ts';
-import { resolveNotify } from '../runtime/notify-config.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
 
 /** Where each channel's notice goes, for the printout. */
@@ -25,7 +24,7 @@ export async function notifyTest(
   io: Io,
   deps: { isTTY?: boolean; write?: (s: string) => void; env?: NodeJS.ProcessEnv } = {},
 ): Promise<number> {
-  const o = resolveNotify({}, notifyFlags(values));
+  const o = notifySettings(values);
   const tty = deps.isTTY ?? process.stdout.isTTY === true;
   const notifier = createNotifier(o, {
     terminal: tty ? (deps.write ?? ((s) => process.stdout.write(s))) : undefined,

@@ -8,7 +8,25 @@
 import type { ParseArgsConfig } from 'node:util';
 import { type OptionValues, stringOption, UsageError } from './command.ts';
 import type { SweepChoice } from '../runtime/default-host.ts';
-import type { NotifyOptions } from '../runtime/notify-config.ts';
+import {
+  NotifyConfigError,
+  type NotifyOptions,
+  readNotifyTable,
+  resolveNotify,
+} from '../runtime/notify-config.ts';
+import { loadConfig } from '../runtime/config.ts';
+import { UserError } from '../errors.ts';
+
+/** Where the rules come from, for run and watch: `--manifest FILE` (repeatable), `--no-update`. */
+export const sourceOptionSpec: NonNullable<ParseArgsConfig['options']> = {
+  manifest: { type: 'string', multiple: true },
+  'no-update': { type: 'boolean' },
+};
+
+export const sourceOptionHelp: Record<string, string> = {
+  manifest: 'use this manifest file for its agent, over every other source (repeatable)',
+  'no-update': 'do not pull the rules catalog (config: update = false)',
+};
 
 export const sweepOptionSpec: NonNullable<ParseArgsConfig['options']> = {
   interval: { type: 'string' },
@@ -17,7 +35,7 @@ export const sweepOptionSpec: NonNullable<ParseArgsConfig['options']> = {
 };
 
 export const sweepOptionHelp: Record<string, string> = {
-  interval: 'sweep interval in ms (default 700; 50-10000)',
+  interval: 'sweep interval in ms (default 700, or [sweep] interval in the config; 50-10000)',
   adaptive: 're-evaluate a changed pane soon after its output, at most every 100 ms (default)',
   'no-adaptive': 'evaluate only on the periodic sweep (every --interval ms)',
 };
@@ -37,7 +55,13 @@ export function sweepChoice(values: OptionValues): SweepChoice {
   if (values.adaptive === true && values['no-adaptive'] === true) {
     throw new UsageError('give --adaptive or --no-adaptive, not both');
   }
-  return { intervalMs, adaptive: values['no-adaptive'] !== true };
+  // Neither flag: undefined, so that the config file's [sweep] adaptive (else true) applies.
+  const adaptive = values['no-adaptive'] === true
+    ? false
+    : values.adaptive === true
+    ? true
+    : undefined;
+  return { intervalMs, adaptive };
 }
 
 /** Notification options shared by run, watch and demo (they override the config's [notify]). */
@@ -62,6 +86,25 @@ export const notifyOptionHelp: Record<string, string> = {
   'notify-include-text':
     "let the prompt's question, action and options leave the machine in --notify-url pushes",
 };
+
+/**
+ * The notification settings in force: the config file's `[notify]` table
+ * (`$XDG_CONFIG_HOME/agentwatch/config.toml`), overridden by the flags.
+ * @throws UserError naming the file and the key for a bad `[notify]` table; UsageError for bad flags.
+ */
+export function notifySettings(
+  values: OptionValues,
+  env: NodeJS.ProcessEnv = process.env,
+): NotifyOptions {
+  const flags = notifyFlags(values);
+  const loaded = loadConfig(env);
+  try {
+    return resolveNotify(readNotifyTable(loaded.config.notify ?? undefined, loaded.path), flags);
+  } catch (e) {
+    if (e instanceof NotifyConfigError) throw new UserError(e.message);
+    throw e;
+  }
+}
 
 /**
  * The notification settings given on the command line (only those given).
@@ -93,6 +136,7 @@ export function notifyFlags(values: OptionValues): Partial<NotifyOptions> {
 
 /** How the sweep and notification options name their values in the help. */
 export const optionPlaceholders: Record<string, string> = {
+  manifest: 'FILE',
   interval: 'MS',
   'notify-cmd': 'SHELL-COMMAND',
   'notify-url': 'URL',
