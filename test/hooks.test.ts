@@ -541,8 +541,14 @@ test(`replayed Claude Code hooks (hooks.hooks.jsonl) at ${REPLAY_SPEED}x: the st
       const blocked = notices.filter((n) =>
         n.notice.kind === 'blocked' && n.t >= t(submits[turn]) && n.t <= t(stops[turn])
       );
-      assert.ok(blocked.length >= 1, `turn ${turn + 1} announced:\n${text}`);
-      assert.ok(blocked.every((n) => n.notice.question.endsWith('?')), 'with its question');
+      // once, with the dialog's question (or, when the replay's hook processes held the
+      // dialog past the 400 ms wait, with what was known then: no second notice for it)
+      assert.is(blocked.length, 1, `turn ${turn + 1} announced once:\n${text}`);
+      const n = blocked[0].notice;
+      assert.ok(
+        n.content ? n.question.endsWith('?') : n.question === '',
+        `with its question: ${JSON.stringify(n.info)}`,
+      );
       const done = notices.filter((n) =>
         n.notice.kind === 'done' && n.t >= t(stops[turn]) && n.t < t(idlePrompts[turn])
       );

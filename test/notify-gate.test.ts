@@ -186,6 +186,18 @@ test('the stale question: a report says blocked before the dialog; the notice wa
   assert.is(late[0].t, 1_000 + CONTENT_WAIT_MS);
   assert.not.ok(late[0].n.content);
   assert.is(late[0].n.body, 'a prompt is waiting for you');
+  // ...and when it comes after all (a slow hook held the agent), it is not announced again;
+  // the next, different prompt of the same spell is
+  const after = replay(new NotifyGate(), [
+    [0, info('working')],
+    [1_000, info('blocked')],
+    [1_900, blocked({ details: ['Bash command', 'ls'] })],
+    [5_000, blocked({ details: ['Bash command', 'rm -rf build/'] })],
+  ]);
+  assert.equal(after.map(({ t, n }) => [t, n.action]), [
+    [1_000 + CONTENT_WAIT_MS, ''],
+    [5_000, 'Bash: rm -rf build/'],
+  ]);
   // The prompt answered before its text came: no notice
   const gone = replay(
     new NotifyGate(),

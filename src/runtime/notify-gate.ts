@@ -15,9 +15,10 @@
  *   session since it was last announced (`lastInput`) is a flap: flaps are announced at most
  *   {@link FLAP_MAX} times within {@link FLAP_WINDOW_MS}. A prompt the person answered, and
  *   a different prompt, are never held back by it.
- * - **Content first**: an episode whose dialog cannot be read yet (no numbered options: a hook
- *   or OSC 7501 said blocked before the dialog was drawn) waits up to {@link CONTENT_WAIT_MS}
- *   for it, then is announced with what is known.
+ * - **Content first**: an episode whose dialog cannot be read yet (no options: a hook or OSC
+ *   7501 said blocked before the dialog was drawn) waits up to {@link CONTENT_WAIT_MS} for it,
+ *   then is announced with what is known; the dialog drawn later is that same prompt (not
+ *   announced again); a different one after it is.
  * - **done** (opt-in: a turn ended, idle after working) gets the same treatment: a working
  *   spell shorter than the hysteresis between two announced ends is flicker, and at most
  *   {@link FLAP_MAX} done notices per session in {@link FLAP_WINDOW_MS}.
@@ -106,6 +107,8 @@ interface Track {
   announced?: string;
   /** When the current blocked episode began, ms. */
   enteredAt?: number;
+  /** True when this episode's notice went out before its dialog could be read. */
+  blind?: boolean;
   /** When the current blocked episode began, while its notice waits for the dialog's text. */
   waitingSince?: number;
   /** When the state last left blocked, and the prompt of that episode. */
@@ -165,6 +168,7 @@ export class NotifyGate {
     if (prev === 'blocked' && info.state !== 'blocked') {
       t.left = { at: now, key: t.announced };
       t.announced = undefined;
+      t.blind = false;
       t.waitingSince = undefined;
     }
     if (info.state === 'working' && prev !== 'working') t.workingSince = now;
@@ -213,6 +217,13 @@ export class NotifyGate {
     }
     const key = promptKey(info);
     if (key === t.announced) return null; // the same prompt: the same episode
+    if (ready && t.blind) {
+      // The dialog drawn after its notice went out without it (a slow hook held the agent
+      // past the wait): the same prompt, now readable; not announced twice.
+      t.blind = false;
+      t.announced = key;
+      return null;
+    }
     const fresh = t.announced === undefined;
     t.waitingSince = undefined;
     t.announced = key;
@@ -227,6 +238,7 @@ export class NotifyGate {
     t.announcedAt.set(key, now);
     if (t.announcedAt.size > 64) t.announcedAt.delete(t.announcedAt.keys().next().value!);
     if (!flap) this.#count(t, key, now); // the window counts every notice of the prompt
+    t.blind = !ready;
     return notice('blocked', info, ready);
   }
 
