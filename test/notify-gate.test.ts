@@ -281,6 +281,11 @@ test('promptAction: what the real dialogs would do, from their details', () => {
     'Shell: touch ran_tests.txt && echo tests passed',
   );
   assert.is(promptAction([]), '');
+  // the simulated agent draws the description under the command
+  assert.is(
+    promptAction(['Bash command', 'rm -f build.log', 'Remove the stale build log']),
+    'Bash: rm -f build.log',
+  );
 });
 
 test.run();

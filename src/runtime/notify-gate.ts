@@ -87,7 +87,12 @@ export function promptAction(details: readonly string[]): string {
   const head = lines[0].match(/^(\w+) (command|file)$/i);
   if (head) {
     const tool = head[1][0].toUpperCase() + head[1].slice(1).toLowerCase();
-    const what = head[2].toLowerCase() === 'command' ? lines[lines.length - 1] : lines[1];
+    // Claude Code puts the command last, under its description ("Create empty hello.txt
+    // file"); the simulated agent puts it first: the last line not written as a sentence.
+    const rest = lines.slice(1);
+    const command = [...rest].reverse().find((l) => !/^\p{Lu}\p{Ll}+ /u.test(l)) ??
+      rest.at(-1);
+    const what = head[2].toLowerCase() === 'command' ? command : lines[1];
     return what && what !== lines[0] ? `${tool}: ${what}` : tool;
   }
   const dollar = lines.find((l) => l.startsWith('$ '));
