@@ -47,7 +47,7 @@ test('every fixture of the five agents gets its label on the emulated screen', (
     0,
   );
   assert.is(rows.length, expected);
-  assert.is(expected, 69);
+  assert.ok(expected >= 69, `${expected} fixtures: some were lost`);
   const wrong = rows.filter((r) => r.screen !== r.truth);
   assert.equal(wrong, [], 'screen misclassifications');
   assert.is(code, 0);

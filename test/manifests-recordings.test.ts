@@ -28,6 +28,7 @@ const RECORDINGS: Array<[string, string, string]> = [
   ['codex', 'codex', 'codex'],
   ['gemini-cli', 'gemini-cli', 'gemini'],
   ['qwen-code', 'qwen-code', 'qwen'],
+  ['qwen-code', 'qwen-code-0.24.4', 'qwen'],
   ['opencode', 'opencode', 'opencode'],
 ];
 /** The capture driver's resize bounce: 1 column narrower, back after this many seconds. */

@@ -70,7 +70,9 @@ export function startFakeGemini(options: FakeModelOptions = {}): Promise<FakeMod
         if (t.trim() !== '') promptText = t;
       }
       const last = contents.at(-1);
-      const toolResults: ToolResult[] = last?.role === 'user'
+      // a denied call's response comes back with the next prompt: not a result of this turn
+      const newPrompt = (last?.parts ?? []).some((p) => p.text && !injected(p.text));
+      const toolResults: ToolResult[] = last?.role === 'user' && !newPrompt
         ? (last.parts ?? []).filter((p) => p.functionResponse).map((p) => {
           const r = p.functionResponse!;
           const call = (r.id ? issued.get(r.id) : undefined) ?? issued.get(`name:${r.name}`);

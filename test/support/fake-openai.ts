@@ -74,9 +74,13 @@ export function startFakeOpenAI(options: FakeModelOptions = {}): Promise<FakeMod
         const t = textOf(m.content);
         if (t.trim() !== '') promptText = t;
       }
-      // tool results of the latest turn: the tool messages after the last assistant message
+      // tool results of the latest turn: the tool messages after the last assistant message,
+      // unless the person typed a new prompt after them (a denied call's result comes back
+      // with the next prompt)
       const toolResults: ToolResult[] = [];
-      for (let i = messages.length - 1; i >= 0; i--) {
+      const lastMsg = messages.at(-1);
+      const newPrompt = lastMsg?.role === 'user' && textOf(lastMsg.content).trim() !== '';
+      for (let i = messages.length - 1; i >= 0 && !newPrompt; i--) {
         const m = messages[i];
         if (m.role === 'assistant') break;
         if (m.role !== 'tool') continue;
