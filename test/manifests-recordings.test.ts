@@ -27,6 +27,8 @@ const RECORDINGS: Array<[string, string, string]> = [
   ['claude-code', 'hooks', 'claude'],
   ['codex', 'codex', 'codex'],
   ['gemini-cli', 'gemini-cli', 'gemini'],
+  ['gemini-cli', 'gemini-cli.auth', 'gemini'],
+  ['gemini-cli', 'gemini-cli.trust-level', 'gemini'],
   ['qwen-code', 'qwen-code', 'qwen'],
   ['qwen-code', 'qwen-code-0.24.4', 'qwen'],
   ['opencode', 'opencode', 'opencode'],
