@@ -31,6 +31,7 @@ const RECORDINGS: Array<[string, string, string]> = [
   ['gemini-cli', 'gemini-cli.trust-level', 'gemini'],
   ['qwen-code', 'qwen-code', 'qwen'],
   ['qwen-code', 'qwen-code-0.24.4', 'qwen'],
+  ['qwen-code', 'qwen-code-0.24.4.scrollbar', 'qwen'],
   ['opencode', 'opencode', 'opencode'],
 ];
 /** The capture driver's resize bounce: 1 column narrower, back after this many seconds. */

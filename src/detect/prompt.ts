@@ -32,9 +32,13 @@ function fullRule(row: string): boolean {
   return /^[\s─━╭╮╰╯┌┐└┘]*$/u.test(row) && /[─━]{8}/u.test(row);
 }
 
-const strip = (row: string) => row.replace(/^[\s│┃|]+|[\s│┃|]+$/g, '');
+/**
+ * A row without its box borders and without a scrollbar in its last column (Qwen Code 0.24
+ * flashes `█`/`│` there for 1.5 s after the transcript scrolls).
+ */
+const strip = (row: string) => row.replace(/^[\s│┃|]+|[\s│┃|█]+$/g, '');
 
-const OPTION = /^[\s│┃|]*([❯›>●◉▶→*]\s*)?(\d{1,2})[.)]\s+(.+?)[\s│┃|]*$/u;
+const OPTION = /^[\s│┃|]*([❯›>●◉▶→*]\s*)?(\d{1,2})[.)]\s+(.+?)[\s│┃|█]*$/u;
 /** {@link OPTION} with match indices, to know the column where an option's text starts. */
 const OPTION_AT = new RegExp(OPTION.source, 'ud');
 
@@ -52,7 +56,7 @@ export function readPrompt(rows: readonly string[]): Prompt {
       const last = current[current.length - 1];
       const lead = rows[i].length - rows[i].trimStart().length;
       if (
-        last && i === last.end + 1 && rows[i].trim() && lead >= last.indent && !separator(rows[i])
+        last && i === last.end + 1 && strip(rows[i]) && lead >= last.indent && !separator(rows[i])
       ) {
         last.text += ' ' + strip(rows[i]);
         last.end = i;
