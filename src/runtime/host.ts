@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import type { Server, Socket } from 'node:net';
 import { basename } from 'node:path';
 import type { Manifest } from '../detect/manifest.ts';
-import { readPrompt } from '../detect/prompt.ts';
 import { explain, formatExplain } from '../detect/explain.ts';
 import { closeControl, listenControl, push } from './control-server.ts';
 import { ensureSocketDir, socketPath } from './paths.ts';
@@ -18,7 +17,14 @@ import { type ForegroundRead, Sweep, type Watched } from './sweep.ts';
 import type { StateRecord } from './signals.ts';
 import { UserError } from '../errors.ts';
 import { launchArgs, readNotification } from './integrations.ts';
-import { choiceIndex, currentPrompt, GUARD_EXIT, guardedAnswer, guardedSend } from './tools.ts';
+import {
+  choiceIndex,
+  currentPrompt,
+  GUARD_EXIT,
+  guardedAnswer,
+  guardedSend,
+  promptOn,
+} from './tools.ts';
 import { selfCommand } from './self-command.ts';
 import { manifestForProcess } from './sweep.ts';
 
@@ -459,7 +465,7 @@ export function sessionInfo(w: Watched): SessionInfo {
     socket: s.spec.socket,
   };
   if (w.record.state === 'blocked') {
-    const p = readPrompt(s.terminal.snapshot().rows);
+    const p = promptOn(s.terminal);
     if (p.question) info.question = p.question;
     if (p.options.length) info.options = p.options;
     if (p.details.length) info.details = p.details;
