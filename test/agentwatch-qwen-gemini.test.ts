@@ -12,8 +12,10 @@
  *    (Qwen's default "auto" mode: the classifier's fallback dialog, as the fake model gives
  *    the classifier no verdict; Gemini: `Allow execution of [Shell]?`): blocked, with the
  *    dialog's question and options; `agentwatch ls --json` lists the session as the agent;
- * 3. Enter on option 1 a moment after the dialog showed: blocked clears, the reply
- *    `Touched hello.txt for round 1.` shows: idle, and no blocked after the answer;
+ * 3. round 1: Enter on option 1 a moment after the dialog showed, as a person in the pane;
+ *    round 2 (the same again): `agentwatch answer --yes NAME 1` from outside (the typing
+ *    guard on a real agent). Blocked clears, the reply `Touched hello.txt for round N.` shows:
+ *    idle, and no blocked after the answer;
  * 4. `/quit`: `run` exits, the session is reported exited.
  *
  * The truth is what the outer screen shows (polled every 25 ms) and what the fake server
@@ -29,6 +31,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   agentwatchArgv,
+  type CliResult,
   followSession,
   mark,
   type Received,
@@ -100,18 +103,29 @@ const CASES: AgentCase[] = ([
   !process.env.AGENTWATCH_E2E_ONLY || c.id === process.env.AGENTWATCH_E2E_ONLY
 );
 
-/** What one round measured (ms since the epoch unless said otherwise). */
+/** What one round measured (ms). */
+interface Round {
+  blockedInfo: SessionInfo;
+  /** blocked received - the dialog shown on the outer screen. */
+  blockedLatency: number;
+  /** the first other state received - the dialog gone from the outer screen. */
+  clearedLatency: number;
+  /** idle received - the reply shown. */
+  idleLatency: number;
+  /** The states received from the answer on. */
+  afterAnswer: string[];
+  /** `agentwatch answer --yes` (round 2). */
+  answer?: CliResult;
+}
+
+/** What one run measured. */
 interface Measured {
   id: string;
   wallMs: number;
   states: string[];
-  blockedInfo: SessionInfo;
-  blockedLatency: number;
-  clearedLatency: number;
-  idleLatency: number;
+  rounds: Round[];
   listed?: SessionInfo;
   runExit: { exitCode: number; signal?: number };
-  afterAnswer: string[];
 }
 
 async function submit(pty: PtyDriver, text: string): Promise<number> {
@@ -146,6 +160,7 @@ async function runRound(c: AgentCase): Promise<Measured> {
   const home = c.home(server.url);
   const dir = mkdtempSync(join(tmpdir(), `agentwatch-e2e-${c.id}-`));
   const name = `${c.id}-e2e`;
+  const cliEnv = { ...process.env, AGENTWATCH_DIR: dir };
   let pty: PtyDriver | undefined;
   let truth: ScreenTruth | undefined;
   let f: SessionFollower | undefined;
@@ -173,7 +188,8 @@ async function runRound(c: AgentCase): Promise<Measured> {
     truth = recordScreenTruth(p, {
       dialog: (s) => c.dialog.test(s),
       composer: (s) => c.composer.test(s) && !c.dialog.test(s),
-      done: (s) => s.includes(roundReply(1)) && c.composer.test(s) && !c.dialog.test(s),
+      done1: (s) => s.includes(roundReply(1)) && c.composer.test(s) && !c.dialog.test(s),
+      done2: (s) => s.includes(roundReply(2)) && c.composer.test(s) && !c.dialog.test(s),
     }, POLL_MS);
     const t = truth;
     f = await followSession(dir, name, 30_000);
@@ -185,28 +201,43 @@ async function runRound(c: AgentCase): Promise<Measured> {
       await fol.waitFor('idle', 20_000);
       await sleep(1000); // the person reads the screen before typing
 
-      // 2. the round's prompt and its approval dialog
-      const from = mark(fol);
-      const enter = await submit(p, 'task-bash round 1: please touch hello.txt');
-      const shown = await t.waitFor('dialog', true, enter, 60_000);
-      const blocked = await fol.waitFor('blocked', 15_000, from);
-      if (process.env.AGENTWATCH_E2E_DEBUG) {
-        await sleep(800);
-        console.log(`--- ${c.id} blocked screen ---\n${p.screen()}`);
+      // 2-3. two rounds: the prompt, the approval dialog (blocked), the answer, the reply (idle).
+      // Round 1 is answered like a person in the pane (Enter on option 1); round 2 with
+      // `agentwatch answer --yes NAME 1` from outside, the typing guard on a real agent.
+      const rounds: Round[] = [];
+      let listed: SessionInfo | undefined;
+      for (let n = 1; n <= 2; n++) {
+        const from = mark(fol);
+        const enter = await submit(p, `task-bash round ${n}: please touch hello.txt`);
+        const shown = await t.waitFor('dialog', true, enter, 60_000);
+        const blocked = await fol.waitFor('blocked', 15_000, from);
+        if (process.env.AGENTWATCH_E2E_DEBUG) {
+          await sleep(800);
+          console.log(`--- ${c.id} blocked screen ---\n${p.screen()}`);
+        }
+        if (n === 1) {
+          const ls = await runCli(['ls', '--json'], cliEnv, 20_000);
+          listed = (JSON.parse(ls.stdout || '[]') as SessionInfo[]).find((s) => s.name === name);
+        }
+        await sleep(Math.max(0, shown + ANSWER_DELAY_MS - Date.now()));
+        const answeredAt = mark(fol);
+        const answered = Date.now();
+        let answer: CliResult | undefined;
+        if (n === 1) p.send('\r');
+        else answer = await runCli(['answer', '--yes', name, '1'], cliEnv, 30_000);
+        const gone = await t.waitFor('dialog', false, answered, 15_000);
+        const done = await t.waitFor(`done${n}`, true, answered, 60_000);
+        const idle = await settledIdle(fol, 20_000);
+        const cleared = fol.received.slice(answeredAt).find((r) => r.info.state !== 'blocked');
+        rounds.push({
+          blockedInfo: lastWhileBlocked(fol, blocked),
+          blockedLatency: blocked.t - shown,
+          clearedLatency: (cleared?.t ?? NaN) - gone,
+          idleLatency: idle.t - done,
+          afterAnswer: fol.received.slice(answeredAt).map((r) => r.info.state),
+          answer,
+        });
       }
-      const ls = await runCli(['ls', '--json'], { ...process.env, AGENTWATCH_DIR: dir }, 20_000);
-      const listed = (JSON.parse(ls.stdout || '[]') as SessionInfo[]).find((s) => s.name === name);
-      await sleep(Math.max(0, shown + ANSWER_DELAY_MS - Date.now()));
-
-      // 3. Enter on option 1
-      const answeredAt = mark(fol);
-      const answered = Date.now();
-      p.send('\r');
-      const gone = await t.waitFor('dialog', false, answered, 15_000);
-      const done = await t.waitFor('done', true, answered, 60_000);
-      const idle = await settledIdle(fol, 20_000);
-      const cleared = fol.received.slice(answeredAt).find((r) => r.info.state !== 'blocked');
-      const afterAnswer = fol.received.slice(answeredAt).map((r) => r.info.state);
 
       // 4. /quit
       await submit(p, '/quit');
@@ -221,13 +252,9 @@ async function runRound(c: AgentCase): Promise<Measured> {
         id: c.id,
         wallMs: Date.now() - t0,
         states: fol.states(),
-        blockedInfo: lastWhileBlocked(fol, blocked),
-        blockedLatency: blocked.t - shown,
-        clearedLatency: (cleared?.t ?? NaN) - gone,
-        idleLatency: idle.t - done,
+        rounds,
         listed,
         runExit,
-        afterAnswer,
       };
     } catch (e) {
       throw new Error(`${(e as Error).message}${context()}`);
@@ -252,24 +279,37 @@ for (const c of CASES) {
     test.skip(`${c.id}: one round under run`);
     continue;
   }
-  test(`${c.id}: one round under run (prompt, approval dialog, answer, idle, /quit)`, async () => {
+  test(`${c.id}: two rounds under run (prompt, approval dialog, answer, idle), then /quit`, async () => {
     const m = await runRound(c);
-    if (process.env.AGENTWATCH_E2E_DEBUG) console.log(JSON.stringify(m.blockedInfo));
+    const lat = (k: 'blockedLatency' | 'clearedLatency' | 'idleLatency') =>
+      m.rounds.map((r) => r[k]).join(', ');
     console.log(
       `agentwatch-${c.id}: wall ${(m.wallMs / 1000).toFixed(1)} s; states ${
         m.states.join(' -> ')
-      }; blocked reported ${m.blockedLatency} ms after the dialog showed, cleared ${m.clearedLatency} ms after it left, idle ${m.idleLatency} ms after the reply showed`,
+      }; blocked reported [${lat('blockedLatency')}] ms after the dialog showed, cleared [${
+        lat('clearedLatency')
+      }] ms after it left, idle [${lat('idleLatency')}] ms after the reply showed`,
     );
-    // The order a person saw: idle, (working), blocked, (working), idle, exited.
+    if (process.env.AGENTWATCH_E2E_DEBUG) console.log(JSON.stringify(m.rounds[0].blockedInfo));
+    // The order a person saw: idle, then per round (working) blocked (working) idle; exited.
     const core = m.states.filter((s) => s !== 'working');
-    assert.equal(core.slice(0, 3), ['idle', 'blocked', 'idle'], `states ${m.states.join(' -> ')}`);
-    assert.not.ok(
-      m.afterAnswer.includes('blocked') && m.afterAnswer.indexOf('blocked') > 0,
-      `blocked again after the answer: ${m.afterAnswer.join(' -> ')}`,
+    assert.equal(
+      core,
+      ['idle', 'blocked', 'idle', 'blocked', 'idle', 'exited'],
+      `states ${m.states.join(' -> ')}`,
     );
-    assert.is(m.blockedInfo.agent, c.id);
-    assert.is(m.blockedInfo.question, c.question);
-    assert.is(m.blockedInfo.options?.[0], c.firstOption, `options ${m.blockedInfo.options}`);
+    m.rounds.forEach((r, i) => {
+      const again = r.afterAnswer.slice(1).includes('blocked');
+      assert.not.ok(again, `round ${i + 1}: blocked again after the answer: ${r.afterAnswer}`);
+      assert.is(r.blockedInfo.agent, c.id);
+      assert.is(r.blockedInfo.question, c.question);
+      assert.is(r.blockedInfo.options?.[0], c.firstOption, `options ${r.blockedInfo.options}`);
+    });
+    const answer = m.rounds[1].answer!;
+    assert.is(answer.code, 0, `answer exited ${answer.code}: ${answer.stderr}`);
+    // it shows the prompt it answers (question, details, options), then what it chose
+    assert.ok(answer.stdout.includes(c.question), answer.stdout);
+    assert.is(answer.stdout.trim().split('\n').at(-1), `answered: ${c.firstOption}`);
     assert.ok(m.listed, 'ls --json lists the session');
     assert.is(m.listed!.agent, c.id);
     assert.is(m.listed!.state, 'blocked', 'ls ran while the dialog was up');
