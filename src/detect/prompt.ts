@@ -234,7 +234,13 @@ export function readPrompt(
   const details: string[] = [];
   if (options.length) {
     let start = top - 1;
-    while (start > 0 && top - start < 12 && !fullRule(rows[start - 1])) start--;
+    // Up to the dialog's top: a full rule above it, or its own header row: Qwen Code 0.24's
+    // and Gemini CLI's tool line `? Shell touch hello.txt ...` (Qwen 0.24 draws no box, and the
+    // transcript above is not the dialog's).
+    while (
+      start > 0 && top - start < 12 && !fullRule(rows[start - 1]) &&
+      !/^\? \S/.test(strip(rows[start]))
+    ) start--;
     for (let i = start; i < top && details.length < 8; i++) {
       const line = strip(rows[i]);
       if (!line || separator(rows[i]) || (i >= qStart && i <= qRow)) continue;

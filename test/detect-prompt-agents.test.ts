@@ -1,5 +1,7 @@
 /**
- * readPrompt on opencode 1.18's permission panel, a row of buttons whose selection is drawn
+ * readPrompt on the newest agents' dialogs. Qwen Code 0.24.4's has no box: the details stop at
+ * its own header row (`? Shell ...`), not the transcript above it, and a flashing scrollbar in
+ * the last column stays out of the text. opencode 1.18's permission panel is a row of buttons whose selection is drawn
  * with a background colour only (fixtures/opencode): the options, the heading as the question,
  * the panel's other rows as details, and the selected button from the cells' background tags
  * (src/vt grid `bg`); replayed over the recorded session, the selection follows the driver's
@@ -98,6 +100,27 @@ test('background tags: SGR 48;2, 48;5, 4x, inverse video and resets', () => {
   assert.is(tags[6], 0);
   assert.ok(tags[7] > 0 && tags[7] < 255);
   assert.is(tags[8], 0);
+});
+
+test("Qwen Code 0.24: the boxless dialog's question, options and details, scrollbar or not", () => {
+  const dir = join(REPO_ROOT, 'fixtures', 'qwen-code');
+  for (
+    const file of ['qwen-code.blocked.v24-classifier.raw', 'qwen-code.blocked.v24-scrollbar.raw']
+  ) {
+    const t = new Terminal(32, 120);
+    t.write(new Uint8Array(readFileSync(join(dir, file))));
+    const p = prompt(t);
+    assert.is(p.question, "Allow execution of: 'touch'?", file);
+    assert.equal(p.options, [
+      '1. Yes, allow once',
+      '2. Switch to Default Mode and allow once (recommended)',
+      '3. No, suggest changes (esc)',
+    ], file);
+    assert.is(p.selected, 0);
+    assert.is(p.details[0], '? Shell touch hello.txt (Create an empty hello.txt) ←', file);
+    assert.is(p.details.at(-1), 'touch hello.txt', file);
+    assert.not.ok(p.details.some((d) => d.startsWith('>') || d.startsWith('◆')), `${p.details}`);
+  }
 });
 
 test.run();
