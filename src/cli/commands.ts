@@ -13,15 +13,19 @@ import { notifyCommand, reportCommand } from './hook-commands.ts';
 import { simAgentCommand } from './sim-agent.ts';
 import { watchCommand } from './watch.ts';
 import { demoCommand } from './demo.ts';
+import { acpCommand } from './acp.ts';
+import { cancelCommand } from './cancel.ts';
 
 export const commands: Command[] = [
   runCommand,
+  acpCommand,
   watchCommand,
   demoCommand,
   lsCommand,
   waitCommand,
   sendCommand,
   answerCommand,
+  cancelCommand,
   reportCommand,
   notifyCommand,
   classifyCommand,

@@ -53,7 +53,7 @@ export const SHELLS: ReadonlySet<string> = new Set([
 export type ForegroundKind = 'agent' | 'shell' | 'other' | 'unknown';
 
 /** Which signal decided a state. */
-export type DecidedBy = 'exit' | 'foreground' | 'screen' | 'osc' | 'report' | 'start';
+export type DecidedBy = 'exit' | 'foreground' | 'screen' | 'osc' | 'report' | 'start' | 'acp';
 
 /**
  * A manifest rule reads the screen, or a state the agent reported in-band (a rule on an OSC
