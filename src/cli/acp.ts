@@ -117,7 +117,7 @@ export const acpCommand: Command = {
       const text = chat.render(e);
       if (!text) return;
       io.stdout(text);
-      session.transcribe(text.replace(/\n$/, ''));
+      session.transcribe(text);
     });
     const notifier = new Notifier(
       stringNotifyChannels(values, tty ? (s) => stdout.write(s) : undefined),
@@ -200,7 +200,7 @@ export const acpCommand: Command = {
         io.stdout(`! ${name} is ${state}: wait for the turn to end, or Ctrl-C to cancel it\n`);
         return;
       }
-      session.transcribe(`> ${line}`);
+      session.transcribe(`> ${line}\n`);
       // A failed turn is shown by the session's error event.
       turn = session.prompt(line, 'chat').catch(() => {});
     });

@@ -104,6 +104,7 @@ export class AcpSession implements Pane {
   readonly #eventListeners = new Set<(e: AcpEvent) => void>();
   readonly #events: string[] = [];
   readonly #transcript: string[] = [];
+  #transcriptOpen = false;
   readonly #exited: Promise<void>;
 
   /**
@@ -301,9 +302,17 @@ export class AcpSession implements Pane {
     return [...this.#events];
   }
 
-  /** Adds `text` (already printable) to the transcript `screen` and `explain` show. */
+  /**
+   * Adds `text` (already printable, as the chat printed it) to the transcript `screen` and
+   * `explain` show; text after a chunk that did not end its line continues that line.
+   */
   transcribe(text: string): void {
-    for (const line of text.split('\n')) this.#transcript.push(line);
+    const lines = text.split('\n');
+    if (this.#transcriptOpen && this.#transcript.length) {
+      this.#transcript[this.#transcript.length - 1] += lines.shift();
+    }
+    this.#transcript.push(...lines);
+    this.#transcriptOpen = true; // the last element is the line being written ('' after a newline)
     while (this.#transcript.length > TRANSCRIPT_LINES) this.#transcript.shift();
   }
 

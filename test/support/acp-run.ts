@@ -49,13 +49,13 @@ export interface AcpRun {
   stop(): Promise<void>;
 }
 
-/** Starts `agentwatch acp ARGS` with `env` over a fresh AGENTWATCH_DIR. */
-export function startAcp(args: string[], env: NodeJS.ProcessEnv = {}): AcpRun {
+/** Starts `agentwatch acp ARGS` with `env` over a fresh AGENTWATCH_DIR, in `cwd` (default: the repository). */
+export function startAcp(args: string[], env: NodeJS.ProcessEnv = {}, cwd = REPO_ROOT): AcpRun {
   const dir = mkdtempSync(join(tmpdir(), 'aw-acp-'));
   const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env, AGENTWATCH_DIR: dir };
   delete fullEnv.AGENTWATCH_SESSION;
   const child = spawn(process.execPath, agentwatchArgv(['acp', '--no-desktop', ...args]), {
-    cwd: REPO_ROOT,
+    cwd,
     env: fullEnv,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
