@@ -27,6 +27,8 @@ import { choiceIndex } from '../src/runtime/tools.ts';
 import { acpTarget } from '../src/cli/acp.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import { printableText } from '../src/cli/acp-chat.ts';
+import { selfCommand } from '../src/cli/sim-agent.ts';
+import { startPty } from './support/pty-driver.ts';
 
 /** A CLI command with no controlling terminal (setsid), in the run's socket directory. */
 const aw = (run: AcpRun, args: string[]) => cli(args, run.env, { detached: true });
@@ -322,6 +324,43 @@ test('each stopReason ends the turn idle with it kept; agent text is sanitized',
     assert.not.match(out, '\x1b[2J');
     assert.not.match(out, '\x07');
   } finally {
+    await run.stop();
+  }
+});
+
+test('the board shows an ACP session like any other; a, ↓↓, y answers it with reject; Enter says why no attach', async () => {
+  const { run, log } = scripted('board-acp');
+  const self = selfCommand();
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(run.env)) if (v !== undefined) env[k] = v;
+  const pty = await startPty({
+    command: self.command,
+    args: [...self.args, 'watch', '--no-desktop'],
+    cwd: process.cwd(),
+    env,
+  });
+  try {
+    await run.session();
+    // The AGENT column names the manifest: the scripted agent has none.
+    await pty.waitForScreen(/board-acp\s+-\s+idle\s.*session ready/, 20_000);
+    pty.send('\r');
+    await pty.waitForScreen(/ACP session: it has no terminal to attach to/, 10_000);
+    run.type('permission');
+    await run.waitFor('blocked', (i) => i.state === 'blocked');
+    await pty.waitForScreen(/board-acp\s+-\s+blocked/, 10_000);
+    pty.send('a');
+    await pty.waitForScreen(/Answer '1\. Allow once \(allow_once\)'\? y\/N/, 10_000);
+    assert.match(pty.screen(), 'command: ls -la');
+    pty.send('\x1b[B');
+    await pty.waitForScreen(/Answer '2\. Always allow/, 5000);
+    pty.send('\x1b[B');
+    await pty.waitForScreen(/Answer '3\. Reject \(reject_once\)'\? y\/N/, 5000);
+    pty.send('y');
+    await until('the outcome', () => outcomes(log).length === 1, 10_000);
+    assert.equal(outcomes(log), ['call-1=reject']);
+    await pty.waitForScreen(/board-acp\s+-\s+idle\s.*turn ended: end_turn/, 10_000);
+  } finally {
+    await pty.close();
     await run.stop();
   }
 });
