@@ -17,6 +17,7 @@ import {
 } from './sweep-options.ts';
 import { createHost } from '../runtime/default-host.ts';
 import { Notifier } from '../runtime/notify.ts';
+import type { Session } from '../runtime/session.ts';
 
 /** Splits `-- CMD ARGS...` (as main passes it) into the command and its arguments. */
 export function splitCommand(positionals: string[]): { command: string; args: string[] } {
@@ -118,8 +119,20 @@ export const runCommand: Command = {
     session.onOutput((data) => stdout.write(data));
     if (tty) stdin.setRawMode(true);
     stdin.on('data', (d: Buffer) => session.write(d));
+    // Piped input that ends (`echo cmd | agentwatch run -- bash`): the PTY's end-of-file key
+    // (VEOF, Ctrl-D) once the agent has gone quiet, as a person would press it at its prompt.
+    // Sent at once it could reach the line discipline before the program reads its input and
+    // be flushed with the next mode change (bash's readline), so it waits for output to settle
+    // and is sent again after each quiet spell while the program lives.
     stdin.on('end', () => {
-      if (!tty) session.write('\x04');
+      if (!tty) {
+        sendEofWhenQuiet(session, () => {
+          const w = host.watched(session.id);
+          if (!w) return 'exited';
+          host.sweep.evaluate(w);
+          return w.record.state;
+        });
+      }
     });
     stdin.resume();
     if (tty) stdout.on('resize', () => session.resize(stdout.rows, stdout.columns));
@@ -134,3 +147,36 @@ export const runCommand: Command = {
     return exit.signal ? 128 + exit.signal : exit.code;
   },
 };
+
+/** How long the PTY's output must have been quiet before an EOF key is sent (ms). */
+const EOF_QUIET_MS = 300;
+/** The least time between two EOF keys (ms). */
+const EOF_GAP_MS = 1000;
+
+/**
+ * After piped stdin ended: writes Ctrl-D (VEOF in the PTY's default termios) each time the
+ * pane has been quiet for {@link EOF_QUIET_MS} (at most every {@link EOF_GAP_MS}), until the
+ * program exits. A key typed while a command runs can be lost when the shell's line editor
+ * takes the terminal back, hence again after each quiet spell. Never into a prompt: the pane is
+ * classified afresh first, and a blocked pane gets no key (the person answers it).
+ */
+function sendEofWhenQuiet(session: Session, classifyNow: () => string): void {
+  let exited = false;
+  let lastSent = 0;
+  session.onExit(() => (exited = true));
+  const tick = () => {
+    if (exited) return;
+    const now = Date.now();
+    // Nothing before the program has drawn anything: a key read before it takes the terminal
+    // into raw mode is garbled by the line discipline (it read as NUL here).
+    if (session.lastOutput === 0) return void setTimeout(tick, EOF_QUIET_MS).unref();
+    const wait = Math.max(EOF_QUIET_MS - (now - session.lastOutput), EOF_GAP_MS - (now - lastSent));
+    if (wait > 0) return void setTimeout(tick, wait).unref();
+    if (classifyNow() !== 'blocked') {
+      session.write('\x04');
+      lastSent = now;
+    } else lastSent = now; // look again after a gap
+    setTimeout(tick, EOF_GAP_MS).unref();
+  };
+  tick();
+}
