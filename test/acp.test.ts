@@ -108,6 +108,23 @@ test('acp ID runs the manifest ACP command; -- AGENT names the agent from its co
   assert.throws(() => acpTarget(['nope'], m), /no agent 'nope'/);
 });
 
+test('a command that is not an ACP agent: reported, with its exit code; a missing one: 127', async () => {
+  const run = startAcp(['--', 'bash', '-c', 'echo "not an ACP agent"; exit 4']);
+  try {
+    assert.is(await run.exited, 4);
+    assert.match(run.stdout(), 'the agent sent a line that is not JSON: not an ACP agent');
+    assert.match(
+      run.stderr(),
+      'the agent exited during the ACP handshake (agent exited with code 4)',
+    );
+  } finally {
+    await run.stop();
+  }
+  const missing = startAcp(['--', 'no-such-acp-agent-x']);
+  assert.is(await missing.exited, 127);
+  assert.match(missing.stderr(), 'no-such-acp-agent-x: command not found');
+});
+
 test('granted by kind, then rejected by number: the agent gets each optionId; facts on ls, notice, explain', async () => {
   const { run, log, notices } = scripted('perm');
   try {
@@ -194,6 +211,34 @@ test('granted by kind, then rejected by number: the agent gets each optionId; fa
     await run.waitFor('the sent turn', (i) => i.state === 'working', mark);
     await run.waitFor('its end', (i) => i.state === 'idle', mark);
     assert.match(run.stdout(), 'echo: hello there');
+  } finally {
+    await run.stop();
+  }
+});
+
+test("wait follows an ACP session; answer from inside a session (its agent's tools) is refused", async () => {
+  const { run, log } = scripted('waited');
+  try {
+    await run.session();
+    const waiting = aw(run, ['wait', 'waited', '--until', 'blocked', '--timeout', '60']);
+    run.type('permission');
+    const w = await waiting;
+    assert.is(w.code, 0, w.stderr);
+    assert.match(w.stdout, 'waited blocked');
+    const inside = await cli(['answer', '--yes', 'waited', '1'], {
+      ...run.env,
+      AGENTWATCH_SESSION: 'waited-0000',
+    }, { detached: true });
+    assert.is(inside.code, 3, inside.stderr);
+    assert.equal(outcomes(log), []);
+    const c = await aw(run, ['cancel', 'waited']);
+    assert.is(c.code, 0, c.stderr);
+    const idle = await aw(run, ['wait', 'waited', '--until', 'idle', '--timeout', '60']);
+    assert.is(idle.code, 0, idle.stderr);
+    // cancel with no turn in flight says so.
+    const none = await aw(run, ['cancel', 'waited']);
+    assert.is(none.code, 1);
+    assert.match(none.stderr, 'has no turn to cancel');
   } finally {
     await run.stop();
   }

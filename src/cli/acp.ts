@@ -178,6 +178,12 @@ export const acpCommand: Command = {
     rl.on('SIGINT', interrupt);
     const onSigint = () => interrupt();
     process.on('SIGINT', onSigint);
+    // A rejection nobody awaited (a write to an agent that just died) is shown, not fatal.
+    const onRejection = (e: unknown) => {
+      session.log(`internal: ${(e as Error)?.message ?? e}`);
+      io.stderr(`agentwatch acp: internal: ${(e as Error)?.message ?? e}\n`);
+    };
+    process.on('unhandledRejection', onRejection);
     const onTerm = () => void host.close().finally(() => process.exit(143));
     process.on('SIGTERM', onTerm);
     process.on('SIGHUP', onTerm);
@@ -208,6 +214,7 @@ export const acpCommand: Command = {
     await done;
     rl.close();
     process.off('SIGINT', onSigint);
+    process.off('unhandledRejection', onRejection);
     process.off('SIGTERM', onTerm);
     process.off('SIGHUP', onTerm);
     const exit = session.exit as { code: number; signal?: number } | null;

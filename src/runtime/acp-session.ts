@@ -70,6 +70,10 @@ interface Pending {
 
 /** The agentwatch version the client names in `initialize` (clientInfo). */
 const CLIENT_VERSION = '0.1.0';
+/** How long `initialize` and `session/new` may take together, ms (Gemini CLI 0.61 takes ~10 s at its first start). */
+const HANDSHAKE_TIMEOUT_MS = 120_000;
+/** How long a failed handshake waits for the agent's exit to explain it, ms. */
+const EXIT_WAIT_MS = 500;
 /** Lines of the chat's transcript kept for `screen` and `explain`. */
 const TRANSCRIPT_LINES = 200;
 /** Time an agent gets to exit after SIGTERM before SIGKILL, ms. */
@@ -182,14 +186,28 @@ export class AcpSession implements Pane {
         this.#fail(`the agent sent a line that is not JSON: ${oneLine(line, 120)}`);
       }
     }, () => this.#fail('the agent sent a line longer than 1 MB'));
+    // Once the connection is closed (the SDK cancels this stream), later output is dropped:
+    // enqueue on a closed stream throws, and that must not crash the host.
+    let open = true;
     const input = new ReadableStream<Uint8Array>({
       start(controller) {
+        const safe = (f: () => void) => {
+          if (!open) return;
+          try {
+            f();
+          } catch {
+            open = false;
+          }
+        };
         child.stdout!.on('data', (d: Buffer) => {
           tap(d);
-          controller.enqueue(new Uint8Array(d));
+          safe(() => controller.enqueue(new Uint8Array(d)));
         });
-        child.stdout!.on('end', () => controller.close());
-        child.stdout!.on('error', (e) => controller.error(e));
+        child.stdout!.on('end', () => safe(() => controller.close()));
+        child.stdout!.on('error', (e) => safe(() => controller.error(e)));
+      },
+      cancel() {
+        open = false;
       },
     });
     const output = new WritableStream<Uint8Array>({
@@ -210,28 +228,45 @@ export class AcpSession implements Pane {
   }
 
   async #handshake(): Promise<void> {
+    // An agent that never answers (a command that is not an ACP agent: `gemini` without
+    // --acp draws its screen on stdout) fails the handshake instead of hanging the chat.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), HANDSHAKE_TIMEOUT_MS);
+    const options = { cancellationSignal: timeout.signal, stopWaitingOnCancel: true };
     try {
       await this.#conn.agent.request('initialize', {
         protocolVersion: PROTOCOL_VERSION,
         // Only what is implemented: no fs, no terminal (issue 12; ACP "Initialization").
         clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
         clientInfo: { name: 'agentwatch', version: CLIENT_VERSION },
-      });
+      }, options);
       const created = await this.#conn.agent.request('session/new', {
         cwd: this.spec.cwd ?? process.cwd(),
         mcpServers: [],
-      });
+      }, options);
       this.#sessionId = created.sessionId;
       this.#ready = true;
       this.log(`session/new: ${created.sessionId}`);
       this.#publish();
     } catch (e) {
+      // A write to an agent that is exiting fails (EPIPE) before its exit is seen: wait a
+      // moment for the exit, which says more.
+      await Promise.race([this.#exited, new Promise((r) => setTimeout(r, EXIT_WAIT_MS))]);
+      const code = (e as { code?: unknown })?.code;
       const message = this.exit
         ? `the agent exited during the ACP handshake (${this.#record.reason})`
+        : timeout.signal.aborted
+        ? `no answer to the ACP handshake within ${HANDSHAKE_TIMEOUT_MS / 1000} s: ` +
+          `does '${this.spec.command}' speak ACP (gemini --acp, qwen --acp, opencode acp)?`
+        : code === -32000
+        ? `ACP handshake failed: ${errorText(e)}; log in with the agent itself first ` +
+          '(or set its API key), then try again'
         : `ACP handshake failed: ${errorText(e)}`;
       this.#error ??= message;
       this.#publish();
       throw new UserError(message);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -575,7 +610,7 @@ export class AcpSession implements Pane {
           reason: this.#record.reason,
           report: null,
           foreground: { kind: this.exit ? 'unknown' : 'agent', name: this.spec.command },
-          manifest: null,
+          manifest: 'none: the state comes from ACP, not from screen rules',
           screen: this.#transcript.slice(-30).join('\n'),
           title: '',
           rules: 'no screen rules: the state comes from ACP messages (session/prompt in flight, ' +

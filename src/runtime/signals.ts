@@ -52,7 +52,7 @@ export const SHELLS: ReadonlySet<string> = new Set([
 /** Who holds the terminal, as the runtime sees it. */
 export type ForegroundKind = 'agent' | 'shell' | 'other' | 'unknown';
 
-/** Which signal decided a state. */
+/** Which signal decided a state (`acp`: an ACP session's protocol facts, `acp-state.ts`). */
 export type DecidedBy = 'exit' | 'foreground' | 'screen' | 'osc' | 'report' | 'start' | 'acp';
 
 /**
