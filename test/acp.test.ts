@@ -14,14 +14,14 @@
  * - each stopReason;
  * - the client advertises neither fs nor terminal.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cli } from './support/cli.ts';
 import { type AcpRun, agentLog, SCRIPTED_AGENT, startAcp } from './support/acp-run.ts';
-import { until } from './support/until.ts';
+import { sleep, until } from './support/until.ts';
 import { acpDecide, askOf, promptOf } from '../src/runtime/acp-state.ts';
 import { choiceIndex } from '../src/runtime/tools.ts';
 import { acpTarget } from '../src/cli/acp.ts';
@@ -370,6 +370,45 @@ test('each stopReason ends the turn idle with it kept; agent text is sanitized',
     assert.not.match(out, '\x07');
   } finally {
     await run.stop();
+  }
+});
+
+test('the chat in a terminal: a typed line answers a request, Ctrl-C cancels a turn, twice quits', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-acp-tty-'));
+  const log = join(dir, 'agent.jsonl');
+  const self = selfCommand();
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  delete env.AGENTWATCH_SESSION;
+  Object.assign(env, { AGENTWATCH_DIR: dir, ACP_AGENT_LOG: log });
+  const pty = await startPty({
+    command: self.command,
+    args: [...self.args, 'acp', '--no-desktop', '--name', 'tty', '--', ...SCRIPTED_AGENT],
+    cwd: process.cwd(),
+    env,
+  });
+  try {
+    await pty.waitForScreen(/Ctrl-C cancels a turn/, 30_000);
+    await pty.type('permission\r');
+    await pty.waitForScreen(/permission asked: execute tool call: Run ls -la/, 10_000);
+    // Not an option: said so, nothing answered.
+    await pty.type('maybe\r');
+    await pty.waitForScreen(/'maybe' is not an option/, 5000);
+    await pty.type('reject\r');
+    await pty.waitForScreen(/\[turn ended: end_turn\]/, 10_000);
+    assert.equal(outcomes(log), ['call-1=reject']);
+    await pty.type('wait\r');
+    await until('the turn', () => agentLog(log).some((e) => e.text === 'wait'), 10_000);
+    pty.send('\x03');
+    await pty.waitForScreen(/\[turn ended: cancelled\]/, 10_000);
+    pty.send('\x03');
+    await pty.waitForScreen(/Ctrl-C again or Ctrl-D to quit/, 5000);
+    pty.send('\x03');
+    const exit = await Promise.race([pty.exited, sleep(10_000).then(() => null)]);
+    assert.equal(exit?.exitCode, 0, 'the chat quits');
+  } finally {
+    await pty.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

@@ -71,6 +71,8 @@ export class ChatRenderer {
         return this.#line(`[turn ended: ${e.stopReason}]`);
       case 'error':
         return this.#line(`! ${e.message}`);
+      case 'note':
+        return this.#line(`[${e.message}]`);
       case 'stderr':
         return this.#line(`  (agent stderr) ${oneLine(e.line, 300)}`);
       case 'exit':

@@ -59,6 +59,8 @@ export type AcpEvent =
   | { type: 'prompt'; text: string; from: 'chat' | 'send' }
   | { type: 'stop'; stopReason: string }
   | { type: 'error'; message: string }
+  /** Something about the session the person should know (its permission mode). */
+  | { type: 'note'; message: string }
   | { type: 'stderr'; line: string }
   | { type: 'exit'; code: number; signal?: number };
 
@@ -247,6 +249,18 @@ export class AcpSession implements Pane {
       this.#sessionId = created.sessionId;
       this.#ready = true;
       this.log(`session/new: ${created.sessionId}`);
+      // The mode decides which tool calls ask the person (Qwen Code 0.24 starts in "auto",
+      // where its classifier approves by itself): say which one is in force.
+      const modes = created.modes;
+      const mode = modes?.availableModes.find((m) => m.id === modes.currentModeId);
+      if (modes && mode) {
+        this.#emit({
+          type: 'note',
+          message: `mode: ${oneLine(mode.name, 40)}${
+            mode.description ? ` (${oneLine(mode.description, 120)})` : ''
+          }`,
+        });
+      }
       this.#publish();
     } catch (e) {
       // A write to an agent that is exiting fails (EPIPE) before its exit is seen: wait a
