@@ -83,7 +83,8 @@ export function acpTarget(
 export const acpCommand: Command = {
   name: 'acp',
   summary: 'talk to an agent over ACP: its permission requests are facts, answered with answer',
-  usage: 'acp [--name NAME] [--agent ID] -- AGENT ARGS...\n       agentwatch acp ID',
+  usage:
+    'acp [--name NAME] [--agent ID] -- AGENT ARGS...\n       agentwatch acp [--name NAME] ID [-- EXTRA ARGS...]',
   passthrough: true,
   options: {
     name: { type: 'string' },

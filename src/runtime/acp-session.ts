@@ -94,8 +94,6 @@ export class AcpSession implements Pane {
   /** Time of the last message from the agent, ms since the epoch. */
   lastOutput = 0;
   exit: { code: number; signal?: number } | null = null;
-  /** Lines from the agent that were not JSON (the session reports and survives them). */
-  malformed = 0;
   readonly #child: ChildProcess;
   readonly #conn: ClientConnection;
   #sessionId = '';
@@ -110,7 +108,6 @@ export class AcpSession implements Pane {
   readonly #eventListeners = new Set<(e: AcpEvent) => void>();
   readonly #events: string[] = [];
   readonly #transcript: string[] = [];
-  #transcriptOpen = false;
   readonly #exited: Promise<void>;
 
   /**
@@ -184,7 +181,6 @@ export class AcpSession implements Pane {
         JSON.parse(line);
       } catch {
         // The SDK answers it with a JSON-RPC parse error and reads on; the person is told.
-        this.malformed++;
         this.#fail(`the agent sent a line that is not JSON: ${oneLine(line, 120)}`);
       }
     }, () => this.#fail('the agent sent a line longer than 1 MB'));
@@ -356,12 +352,10 @@ export class AcpSession implements Pane {
    * `explain` show; text after a chunk that did not end its line continues that line.
    */
   transcribe(text: string): void {
+    // The last element is the line being written ('' after a newline).
     const lines = text.split('\n');
-    if (this.#transcriptOpen && this.#transcript.length) {
-      this.#transcript[this.#transcript.length - 1] += lines.shift();
-    }
+    if (this.#transcript.length) this.#transcript[this.#transcript.length - 1] += lines.shift();
     this.#transcript.push(...lines);
-    this.#transcriptOpen = true; // the last element is the line being written ('' after a newline)
     while (this.#transcript.length > TRANSCRIPT_LINES) this.#transcript.shift();
   }
 
