@@ -16,6 +16,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
 import {
   agent,
   type AgentContext,
@@ -164,9 +165,12 @@ const app = agent({ name: 'scripted-acp-agent' })
     return end('end_turn');
   });
 
-app.connect(
-  ndJsonStream(
-    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
-    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
-  ),
-).closed.then(() => process.exit(0));
+// Only when run as a program: uvu imports every file under test/, this one too.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  app.connect(
+    ndJsonStream(
+      Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+      Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+    ),
+  ).closed.then(() => process.exit(0));
+}
