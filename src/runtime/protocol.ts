@@ -91,7 +91,9 @@ export type Request =
   | { op: 'events' }
   | { op: 'explain' }
   /** ACP sessions: `session/cancel` the turn in flight (pending permissions answer `cancelled`). */
-  | { op: 'cancel' };
+  | { op: 'cancel' }
+  /** The person's truth for a recorded session (`agentwatch mark`). */
+  | { op: 'mark'; state: string; note?: string };
 
 /**
  * Splits a byte stream into lines; calls `onLine` for each complete line (max 1 MB a line).
