@@ -24,7 +24,6 @@ import { Notifier } from '../runtime/notify.ts';
 import { AcpSession, preciseNow } from '../runtime/acp-session.ts';
 import { makeSessionId } from '../runtime/host.ts';
 import { socketPath } from '../runtime/paths.ts';
-import { loadBundledManifests } from '../runtime/manifest-sources.ts';
 import type { Manifest } from '../detect/manifest.ts';
 import { promptOf } from '../runtime/acp-state.ts';
 import { choiceIndex } from '../runtime/tools.ts';
@@ -98,10 +97,17 @@ export const acpCommand: Command = {
     ...notifyOptionHelp,
   },
   async run(values, positionals, io) {
-    const manifests = loadBundledManifests();
-    const target = acpTarget(positionals, manifests, stringOption(values, 'agent'));
-    const name = stringOption(values, 'name') ?? (target.agent || basename(target.command));
+    // The person's manifests (their folder and the catalog over the bundled ones) say which
+    // command speaks ACP for each agent.
     const host = createHost({}, process.env);
+    let target: ReturnType<typeof acpTarget>;
+    try {
+      target = acpTarget(positionals, host.options.manifests(), stringOption(values, 'agent'));
+    } catch (e) {
+      await host.close();
+      throw e;
+    }
+    const name = stringOption(values, 'name') ?? (target.agent || basename(target.command));
     const id = makeSessionId(name);
     const session = new AcpSession({
       id,
