@@ -46,7 +46,14 @@ export function confirmOnTty(question: string): Promise<boolean> {
   });
 }
 
-type PromptAnswer = { question: string; options: string[]; selected: number; details: string[] };
+type PromptAnswer = {
+  question: string;
+  options: string[];
+  selected: number;
+  details: string[];
+  /** Other names of each option (an ACP option's kind and optionId), when the session has them. */
+  aliases?: string[][];
+};
 
 /**
  * The prompt of a blocked session. An agent can say it is blocked (a hook, OSC 7501) a moment
@@ -73,7 +80,9 @@ export const answerCommand: Command = {
   help: { yes: 'I, the person, confirm this answer (no question on the terminal)' },
   async run(values, positionals, io) {
     if (positionals.length !== 2) {
-      throw new UsageError('give SESSION and CHOICE (an option number or the start of its text)');
+      throw new UsageError(
+        "give SESSION and CHOICE (an option number, the start of its text, or an ACP option's kind)",
+      );
     }
     const [key, choice] = positionals;
     if (process.env.AGENTWATCH_SESSION) {
@@ -93,7 +102,7 @@ export const answerCommand: Command = {
         GUARD_EXIT,
       );
     }
-    const index = choiceIndex(choice, prompt.options);
+    const index = choiceIndex(choice, prompt.options, prompt.aliases);
     io.stdout(`${info.name} (${info.id}) asks: ${prompt.question || '(no question line)'}\n`);
     for (const d of prompt.details ?? []) io.stdout(`  | ${d}\n`);
     prompt.options.forEach((o, i) => io.stdout(`  ${i === index ? '>' : ' '} ${o}\n`));

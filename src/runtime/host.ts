@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import type { Server, Socket } from 'node:net';
 import { basename } from 'node:path';
 import type { Manifest } from '../detect/manifest.ts';
-import { readPrompt } from '../detect/prompt.ts';
 import { explain, formatExplain } from '../detect/explain.ts';
 import { closeControl, listenControl, push } from './control-server.ts';
 import { ensureSocketDir, socketPath } from './paths.ts';
@@ -18,9 +17,17 @@ import { type ForegroundRead, Sweep, type Watched } from './sweep.ts';
 import type { StateRecord } from './signals.ts';
 import { UserError } from '../errors.ts';
 import { launchArgs, readNotification } from './integrations.ts';
-import { choiceIndex, currentPrompt, GUARD_EXIT, guardedAnswer, guardedSend } from './tools.ts';
+import {
+  choiceIndex,
+  currentPrompt,
+  GUARD_EXIT,
+  guardedAnswer,
+  guardedSend,
+  promptOn,
+} from './tools.ts';
 import { selfCommand } from './self-command.ts';
 import { manifestForProcess } from './sweep.ts';
+import type { Pane } from './pane.ts';
 import type { ManifestSet } from './manifest-set.ts';
 
 /** How a host is set up. */
@@ -255,6 +262,41 @@ export class SessionHost {
     this.#markers.set(id, marker);
   }
 
+  /** Panes served by this host whose source it does not own (ACP sessions), by id. */
+  readonly panes = new Map<string, { pane: Pane; server: Server; subscribers: Set<Socket> }>();
+
+  /**
+   * Serves `pane` on its control socket ({@link Pane.socket}): `subscribe` pushes its info on
+   * every change, other requests go to the pane; its state changes reach
+   * {@link onTransition}'s listeners like a PTY session's.
+   * @throws UserError when the socket cannot be made.
+   */
+  async serve(pane: Pane): Promise<void> {
+    ensureSocketDir(this.#env);
+    const subscribers = new Set<Socket>();
+    const server = await listenControl(pane.socket, (req, socket) => {
+      if (req.op !== 'subscribe') return pane.handle(req);
+      subscribers.add(socket);
+      socket.on('close', () => subscribers.delete(socket));
+      push(socket, { event: 'state', session: pane.info() });
+      return 'keep';
+    });
+    this.panes.set(pane.id, { pane, server, subscribers });
+    pane.onChange((info, prev) => {
+      for (const s of subscribers) push(s, { event: 'state', session: info });
+      this.#publish(info);
+      if (info.state === prev) return;
+      const record: StateRecord = { state: prev, since: info.since, reason: '', by: 'acp' };
+      for (const l of this.#transitionListeners) {
+        try {
+          l({ info, prev: record });
+        } catch {
+          // a listener's failure never disturbs the pane
+        }
+      }
+    });
+  }
+
   /** The info of session `id`, as published on its socket. */
   info(id: string): SessionInfo {
     const entry = this.sessions.get(id);
@@ -395,6 +437,10 @@ export class SessionHost {
       }
       case 'events':
         return { events: session.events() };
+      case 'cancel':
+        throw new UserError(
+          `cancel: ${session.spec.name} is a terminal session, not an ACP one; press Esc in its pane`,
+        );
       case 'mark': {
         const marker = this.#markers.get(id);
         if (!marker) {
@@ -495,6 +541,11 @@ export class SessionHost {
       }
     }));
     this.sessions.clear();
+    await Promise.all([...this.panes.values()].map(async ({ pane, server, subscribers }) => {
+      for (const s of subscribers) s.end();
+      await Promise.all([pane.close(), closeControl(server)]);
+    }));
+    this.panes.clear();
   }
 
   /** Closes session `id`'s socket and forgets it (after its exit was reported). */
@@ -580,7 +631,7 @@ export function sessionInfo(w: Watched): SessionInfo {
     socket: s.spec.socket,
   };
   if (w.record.state === 'blocked') {
-    const p = readPrompt(s.terminal.snapshot().rows);
+    const p = promptOn(s.terminal);
     if (p.question) info.question = p.question;
     if (p.options.length) info.options = p.options;
     if (p.details.length) info.details = p.details;

@@ -26,6 +26,13 @@ export interface SessionInfo {
   options?: string[];
   /** For a blocked session: what the prompt is about (the command, the file, the reason). */
   details?: string[];
+  /**
+   * For a blocked ACP session: its pending `session/request_permission` requests, oldest first
+   * (the first is the one `question`, `options` and `details` show and `answer` answers).
+   */
+  permissions?: PermissionAsk[];
+  /** For an ACP session: the `stopReason` of its last prompt turn, once one ended. */
+  stopReason?: string;
   pid: number;
   command: string[];
   /** Foreground process name. */
@@ -46,6 +53,25 @@ export interface SessionInfo {
   lastInput?: number;
   /** The host's notification channels that failed last, `{channel: why}`; absent when none did. */
   notify?: Partial<Record<string, string>>;
+}
+
+/**
+ * One pending ACP `session/request_permission`, as published (Agent Client Protocol v1,
+ * schema `RequestPermissionRequest`): the tool call it is about and the options offered.
+ */
+export interface PermissionAsk {
+  toolCall: {
+    toolCallId: string;
+    title: string;
+    /** ToolKind: read, edit, delete, move, search, execute, think, fetch, switch_mode, other. */
+    kind: string;
+    /** What the tool call would do, one line each ('command: ls -la', 'diff: /abs/file.ts'). */
+    content: string[];
+  };
+  /** PermissionOption: kind is allow_once, allow_always, reject_once or reject_always. */
+  options: { optionId: string; name: string; kind: string }[];
+  /** When the request came, ms since the epoch. */
+  at: number;
 }
 
 /** A request on the control socket. */
@@ -72,6 +98,8 @@ export type Request =
   }
   | { op: 'events' }
   | { op: 'explain' }
+  /** ACP sessions: `session/cancel` the turn in flight (pending permissions answer `cancelled`). */
+  | { op: 'cancel' }
   /** The person's truth for a recorded session (`agentwatch mark`). */
   | { op: 'mark'; state: string; note?: string };
 

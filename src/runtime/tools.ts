@@ -23,10 +23,20 @@
  * seconds the chance per send is about window / time between prompts (~1e-5); only the agent
  * itself could close it.
  */
-import { readPrompt } from '../detect/prompt.ts';
+import { type Prompt, readPrompt } from '../detect/prompt.ts';
 import { inputHoldsText } from '../detect/evaluate.ts';
 import { UserError } from '../errors.ts';
 import type { Sweep, Watched } from './sweep.ts';
+import type { Terminal } from '../vt/terminal.ts';
+
+/**
+ * The prompt on `terminal`'s screen now: its rows, and their background tags so that a
+ * selection drawn with a colour alone (opencode's buttons) is seen.
+ */
+export function promptOn(terminal: Terminal): Prompt {
+  const rows = terminal.snapshot().rows;
+  return readPrompt(rows, rows.map((_, y) => terminal.rowBackgrounds(y)));
+}
 
 /** Exit code of a refused `send`/`answer` (the pane is blocked, or no longer blocked). */
 export const GUARD_EXIT = 3;
@@ -111,7 +121,7 @@ async function guardedWrite(
 }
 
 function refusal(w: Watched, why: string): GuardRefusal {
-  const p = readPrompt(w.session.terminal.snapshot().rows);
+  const p = promptOn(w.session.terminal);
   const lines = [why];
   if (p.question) lines.push(`  ${p.question}`);
   for (const o of p.options) lines.push(`    ${o}`);
@@ -184,14 +194,23 @@ export interface ConfirmedPrompt {
 
 /**
  * Parses CHOICE: an option number ('1'..), an option's whole text ('yes' is "1. Yes" even
- * beside "2. Yes, and don't ask again ..."), or the start of one option's text ('no').
+ * beside "2. Yes, and don't ask again ..."), one of its `aliases` (an ACP option's kind or
+ * optionId: 'allow_once'), or the start of one option's text ('no').
  * @returns the 0-based option index.
  * @throws UserError when it names no option, or several.
  */
-export function choiceIndex(choice: string, options: readonly string[]): number {
+export function choiceIndex(
+  choice: string,
+  options: readonly string[],
+  aliases: readonly (readonly string[])[] = [],
+): number {
   const n = Number(choice);
   if (Number.isInteger(n) && n >= 1 && n <= options.length) return n - 1;
   const want = choice.trim().toLowerCase();
+  const named = options.map((_, i) => i).filter((i) =>
+    want && (aliases[i] ?? []).some((a) => a.toLowerCase() === want)
+  );
+  if (named.length === 1) return named[0];
   const texts = options.map((o, i) => ({ i, text: o.replace(/^\d+\.\s*/, '').toLowerCase() }));
   const exact = texts.filter((o) => want && o.text === want);
   if (exact.length === 1) return exact[0].i;
@@ -209,7 +228,7 @@ export function choiceIndex(choice: string, options: readonly string[]): number 
 export async function currentPrompt(
   sweep: Sweep,
   w: Watched,
-): Promise<ConfirmedPrompt & { selected: number }> {
+): Promise<ConfirmedPrompt & Pick<Prompt, 'selected' | 'layout'>> {
   if (w.session.exit) throw new UserError(`session ${w.session.id} has exited`);
   await drainPending();
   const state = judgeFresh(sweep, w, () => w.record.state);
@@ -219,11 +238,13 @@ export async function currentPrompt(
       GUARD_EXIT,
     );
   }
-  return readPrompt(w.session.terminal.snapshot().rows);
+  return promptOn(w.session.terminal);
 }
 
 const DOWN = '\x1b[B';
 const UP = '\x1b[A';
+const RIGHT = '\x1b[C';
+const LEFT = '\x1b[D';
 
 /**
  * Answers the prompt of `w` with option `index`, which the person confirmed on `confirmed`.
@@ -264,7 +285,7 @@ export async function guardedAnswer(
           GUARD_EXIT,
         );
     }
-    const p = readPrompt(w.session.terminal.snapshot().rows);
+    const p = promptOn(w.session.terminal);
     return same(p) && p.selected === selected ? null : changed;
   };
   let p = await check();
@@ -278,7 +299,13 @@ export async function guardedAnswer(
   let moves = 0;
   while (p.selected !== index && moves < 20) {
     const from = p.selected;
-    await guardedWrite(sweep, w, Buffer.from(from < index ? DOWN : UP), judge(from));
+    // a numbered list moves with ↑/↓, a row of buttons (opencode) with ←/→
+    const key = p.layout === 'horizontal'
+      ? (from < index ? RIGHT : LEFT)
+      : from < index
+      ? DOWN
+      : UP;
+    await guardedWrite(sweep, w, Buffer.from(key), judge(from));
     moves++;
     // The next key (or the Enter) only once this one shows: an agent slow to take keys would
     // otherwise still hold arrows sent on a stale screen, and the Enter would land elsewhere.
