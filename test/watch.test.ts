@@ -348,7 +348,7 @@ test('board: the answer panel shows what is approved; y is refused when the prom
       ops.push(op);
       c.end(
         JSON.stringify(
-          op === 'prompt' ? { ok: true, ...prompt } : { ok: true, answered: '1. Yes' },
+          op === 'prompt' ? { ok: true, op, ...prompt } : { ok: true, op, answered: '1. Yes' },
         ) + '\n',
       );
     });

@@ -6,6 +6,16 @@ import { parseArgs } from 'node:util';
 import { type Command, type Io, UsageError, UserError } from './command.ts';
 import { commands } from './commands.ts';
 import { ManifestError } from '../detect/errors.ts';
+import { printable } from './board.ts';
+
+/**
+ * An error message as safe to print: each line made {@link printable}. Messages quote what
+ * sessions said (a refusal's question and options, a session's error): a hostile socket's
+ * `ESC[2J` must not clear the person's screen.
+ */
+function printableMessage(message: string): string {
+  return String(message).split('\n').map(printable).join('\n');
+}
 
 const io: Io = {
   stdout: (t) => void process.stdout.write(t),
@@ -59,7 +69,7 @@ export async function main(argv: string[]): Promise<number> {
     return name ? 0 : 2;
   }
   if (name === '--version' || name === '-V') {
-    io.stdout(`agentwatch ${VERSION}\n`);
+    io.stdout(`agentwatch ${VERSION} (Node ${process.version})\n`);
     return 0;
   }
   const cmd = commands.find((c) => c.name === name);
@@ -88,14 +98,18 @@ export async function main(argv: string[]): Promise<number> {
     return await cmd.run(parsed.values, [...parsed.positionals, ...passthrough], io);
   } catch (e) {
     if (e instanceof UsageError) {
-      io.stderr(`agentwatch ${cmd.name}: ${e.message}\n\n${commandHelp(cmd)}`);
+      io.stderr(`agentwatch ${cmd.name}: ${printableMessage(e.message)}\n\n${commandHelp(cmd)}`);
       return 2;
     }
     if (e instanceof UserError || e instanceof ManifestError) {
-      io.stderr(`agentwatch ${cmd.name}: ${e.message}\n`);
+      io.stderr(`agentwatch ${cmd.name}: ${printableMessage(e.message)}\n`);
       return e instanceof UserError ? e.exitCode : 1;
     }
-    io.stderr(`agentwatch ${cmd.name}: internal error: ${(e as Error)?.stack ?? e}\n`);
+    io.stderr(
+      `agentwatch ${cmd.name}: internal error: ${
+        printableMessage(String((e as Error)?.stack ?? e))
+      }\n`,
+    );
     return 70;
   }
 }

@@ -4,6 +4,7 @@
  */
 import { type Command, stringOption, UsageError, UserError } from './command.ts';
 import { findSession, subscribe } from '../runtime/control-client.ts';
+import { printable } from './board.ts';
 
 const STATES = ['blocked', 'working', 'idle', 'exited'];
 
@@ -31,6 +32,7 @@ export const waitCommand: Command = {
       throw new UsageError(`--timeout must be a positive number of seconds, got '${t}'`);
     }
     const info = await findSession(positionals[0]);
+    const id = printable(info.id);
     return await new Promise<number>((resolve) => {
       let done = false;
       const finish = (code: number, message?: string) => {
@@ -49,12 +51,11 @@ export const waitCommand: Command = {
         () =>
           finish(
             until === 'exited' ? 0 : 1,
-            until === 'exited' ? undefined : `agentwatch wait: session ${info.id} went away\n`,
+            until === 'exited' ? undefined : `agentwatch wait: session ${id} went away\n`,
           ),
       );
       const timer = timeoutS === Infinity ? undefined : setTimeout(
-        () =>
-          finish(1, `agentwatch wait: ${info.id} did not reach ${until} within ${timeoutS} s\n`),
+        () => finish(1, `agentwatch wait: ${id} did not reach ${until} within ${timeoutS} s\n`),
         timeoutS * 1000,
       );
     }).catch((e) => {

@@ -55,7 +55,7 @@ import {
 import { createHost } from '../runtime/default-host.ts';
 import type { SessionHost } from '../runtime/host.ts';
 import { listSessions, request, subscribe } from '../runtime/control-client.ts';
-import { socketDir } from '../runtime/paths.ts';
+import { checkSocketDir, socketDir } from '../runtime/paths.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
 import type { SessionState } from '../detect/types.ts';
 import { Notifier } from '../runtime/notify.ts';
@@ -963,6 +963,7 @@ export const watchCommand: Command = {
     ...notifyOptionHelp,
   },
   async run(values, positionals, io) {
+    checkSocketDir(socketDir()); // refuse a folder we cannot trust before showing anything
     const groups = splitGroups(positionals);
     const agent = stringOption(values, 'agent');
     const stdin = process.stdin;

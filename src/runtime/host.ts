@@ -10,8 +10,10 @@ import { basename } from 'node:path';
 import type { Manifest } from '../detect/manifest.ts';
 import { readPrompt } from '../detect/prompt.ts';
 import { explain, formatExplain } from '../detect/explain.ts';
-import { closeControl, listenControl, push } from './control-server.ts';
-import { ensureSocketDir, socketPath } from './paths.ts';
+import { closeControl, connectionPeer, listenControl, push } from './control-server.ts';
+import { listSessions } from './control-client.ts';
+import { answerRefusal } from './peer.ts';
+import { ensureSocketDir, socketDir, socketPath } from './paths.ts';
 import type { Request, SessionInfo } from './protocol.ts';
 import { Session, type SessionSpec } from './session.ts';
 import { type ForegroundRead, Sweep, type Watched } from './sweep.ts';
@@ -188,6 +190,23 @@ export class SessionHost {
     }
   }
 
+  /**
+   * Refuses (exit 3) an `answer` whose peer is not the person: unknown, of another uid, or a
+   * process that is (or descends from) the agent of any session, this host's or one listed
+   * in the socket folder ({@link answerRefusal}), whatever its environment says.
+   */
+  async #checkAnswerer(socket: Socket): Promise<void> {
+    const agents = new Set<number>();
+    for (const { session } of this.sessions.values()) agents.add(session.pid);
+    try {
+      for (const s of await listSessions(socketDir(this.#env))) agents.add(s.pid);
+    } catch {
+      // an unreadable folder: this host's own sessions are still known
+    }
+    const why = answerRefusal(connectionPeer(socket), agents);
+    if (why) throw new UserError(`refused: ${why}`, GUARD_EXIT);
+  }
+
   #handle(
     id: string,
     req: Request,
@@ -284,7 +303,10 @@ export class SessionHost {
           throw new UserError('answer: the confirmed prompt (expect) is missing');
         }
         const index = choiceIndex(String(req.choice), expect.options);
-        return guardedAnswer(this.sweep, w, index, expect).then((option) => ({ answered: option }));
+        return this.#checkAnswerer(socket).then(() => guardedAnswer(this.sweep, w, index, expect))
+          .then((
+            option,
+          ) => ({ answered: option }));
       }
       case 'events':
         return { events: session.events() };
@@ -314,7 +336,7 @@ export class SessionHost {
   }
 
   #attach(session: Session, socket: Socket, rows?: number, cols?: number): 'keep' {
-    socket.write(JSON.stringify({ ok: true }) + '\n');
+    socket.write(JSON.stringify({ ok: true, op: 'attach' }) + '\n');
     // The attaching terminal's size applies while it is attached; the size before it comes
     // back when the last attached terminal leaves (a `run` session is the person's own
     // terminal's size, and it must not stay at the board's).

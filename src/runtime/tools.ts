@@ -150,19 +150,34 @@ export async function guardedSend(
   }
   const blocked = (why: (written: number) => string) => () =>
     w.record.state === 'blocked' ? (written: number) => refusal(w, why(written)) : null;
-  await guardedWrite(
-    sweep,
-    w,
-    bytes,
-    blocked((n) =>
-      n
-        ? `refused: a prompt appeared while the text was typed; ${n} of ${bytes.length} bytes were typed`
-        : `refused: ${w.session.spec.name} is waiting for a permission answer; nothing was typed`
-    ),
-  );
+  // Watch the screen from the moment the text is written: a dialog drawn after the guard's
+  // last read and before the write (the window no program outside the agent can close) shows
+  // in the output that follows, and the text may have gone into it.
+  const appeared = watchForPrompt(sweep, w);
+  try {
+    await guardedWrite(
+      sweep,
+      w,
+      bytes,
+      blocked((n) =>
+        n
+          ? `refused: a prompt appeared while the text was typed; ${n} of ${bytes.length} bytes were typed`
+          : `refused: ${w.session.spec.name} is waiting for a permission answer; nothing was typed`
+      ),
+    );
+    appeared.arm();
+    await sleep(KEY_GAP_MS);
+  } finally {
+    appeared.stop();
+  }
+  if (appeared.seen()) {
+    throw refusal(
+      w,
+      'a prompt appeared while typing: the text may be in it, the Enter was not sent',
+    );
+  }
   let written = bytes.length;
   if (enter) {
-    await sleep(KEY_GAP_MS);
     await guardedWrite(
       sweep,
       w,
@@ -172,6 +187,40 @@ export async function guardedSend(
     written++;
   }
   return written;
+}
+
+/** How long after a write its screen is watched for a prompt drawn before it landed, ms. */
+export const PROMPT_AFTER_WRITE_MS = 5;
+
+/**
+ * Watches `w`'s screen once armed (right after a write): reads what is already on the PTY
+ * at once, then classifies after every chunk of output for {@link PROMPT_AFTER_WRITE_MS};
+ * `seen()` is true when any of those screens was blocked. A dialog drawn within the guard's
+ * window (after its last read, before the write) reaches the master within µs to a few ms;
+ * one drawn later was drawn after the agent had our bytes.
+ */
+function watchForPrompt(
+  sweep: Sweep,
+  w: Watched,
+): { arm(): void; stop(): void; seen(): boolean } {
+  let seen = false;
+  let until = 0;
+  let off: (() => void) | undefined;
+  const look = () => {
+    if (!seen && Date.now() <= until && sweep.evaluate(w).state === 'blocked') seen = true;
+  };
+  return {
+    arm() {
+      until = Date.now() + PROMPT_AFTER_WRITE_MS;
+      off = w.session.onOutput(look);
+      w.session.readPending();
+      look();
+    },
+    stop() {
+      off?.();
+    },
+    seen: () => seen,
+  };
 }
 
 /** A prompt as the person confirmed it. */
