@@ -251,7 +251,10 @@ function nativeSources(target: Target): NativeSource[] {
   }
   const addon = join(root, 'build', 'Release', FOREGROUND_ADDON_FILE);
   if (target !== HOST) {
-    console.log(`${target}: no foreground addon (cross build); the ps fallback stands in`);
+    console.log(
+      `${target}: no native addon (cross build): /proc or ps stand in for the foreground, ` +
+        'and `answer` is refused there (no peer credentials)',
+    );
   } else if (existsSync(addon)) {
     files.push({ name: FOREGROUND_ADDON_FILE, path: addon, mode: 0o644 });
   } else {

@@ -3,9 +3,11 @@
  * permission answer. Right before writing, the pane is classified afresh (not the last
  * sweep), after the output already waiting on the PTY has been read:
  * - `send` writes text only to a pane that is not blocked; on a blocked pane it writes zero
- *   bytes and reports the prompt's question and options (exit 3 in the CLI). The Enter that
- *   submits the text is checked again on its own, so a prompt that appears between the text
- *   and the Enter does not receive that Enter.
+ *   bytes and reports the prompt's question and options (exit 3 in the CLI). Right after the
+ *   text is written the screen is watched for {@link PROMPT_AFTER_WRITE_MS}: a prompt drawn
+ *   there (it may hold the text) is reported (exit 3) and the Enter is not sent. The Enter
+ *   that submits the text is checked again on its own, so a prompt that appears between the
+ *   text and the Enter does not receive that Enter.
  * - `answer` works only on a blocked pane, only with the person's confirmation, and only when
  *   the prompt on screen is still the one the person confirmed; it moves the selection with
  *   arrow keys (one key at a time, checking the prompt between keys) and presses Enter.
@@ -166,7 +168,8 @@ export async function guardedSend(
       ),
     );
     appeared.arm();
-    await sleep(KEY_GAP_MS);
+    await sleep(PROMPT_AFTER_WRITE_MS);
+    w.session.readPending();
   } finally {
     appeared.stop();
   }
@@ -178,6 +181,7 @@ export async function guardedSend(
   }
   let written = bytes.length;
   if (enter) {
+    await sleep(KEY_GAP_MS - PROMPT_AFTER_WRITE_MS);
     await guardedWrite(
       sweep,
       w,
@@ -193,25 +197,24 @@ export async function guardedSend(
 export const PROMPT_AFTER_WRITE_MS = 5;
 
 /**
- * Watches `w`'s screen once armed (right after a write): reads what is already on the PTY
- * at once, then classifies after every chunk of output for {@link PROMPT_AFTER_WRITE_MS};
- * `seen()` is true when any of those screens was blocked. A dialog drawn within the guard's
- * window (after its last read, before the write) reaches the master within µs to a few ms;
- * one drawn later was drawn after the agent had our bytes.
+ * Watches `w`'s screen once armed (right after a write): reads what is already on the PTY at
+ * once, then classifies after every chunk of output until stopped (the caller waits
+ * {@link PROMPT_AFTER_WRITE_MS} and reads once more); `seen()` is true when any of those
+ * screens was blocked. A dialog drawn within the guard's window (after its last read, before
+ * the write) reaches the master within µs to a few ms; one drawn later was drawn after the
+ * agent had our bytes.
  */
 function watchForPrompt(
   sweep: Sweep,
   w: Watched,
 ): { arm(): void; stop(): void; seen(): boolean } {
   let seen = false;
-  let until = 0;
   let off: (() => void) | undefined;
   const look = () => {
-    if (!seen && Date.now() <= until && sweep.evaluate(w).state === 'blocked') seen = true;
+    if (!seen && sweep.evaluate(w).state === 'blocked') seen = true;
   };
   return {
     arm() {
-      until = Date.now() + PROMPT_AFTER_WRITE_MS;
       off = w.session.onOutput(look);
       w.session.readPending();
       look();
