@@ -307,6 +307,15 @@ test('5: ls removes only our own dead sockets; files, FIFOs and symlinks stay; a
     assert.ok(existsSync(join(elsewhere, 'away.sock')), 'the socket behind the symlink stays');
     assert.is(readFileSync(join(dir, 'regular.sock'), 'utf8'), "the person's file");
     assert.not.ok(existsSync(join(dir, 'dead.sock')), 'the dead socket of ours is removed');
+    // a session binding its socket replaces only a dead socket of ours, never a file
+    let refused: Error | undefined;
+    try {
+      await listenControl(join(dir, 'regular.sock'), () => ({}));
+    } catch (e) {
+      refused = e as Error;
+    }
+    assert.match(String(refused?.message), /exists and is not a socket of ours/);
+    assert.is(readFileSync(join(dir, 'regular.sock'), 'utf8'), "the person's file");
   } finally {
     await live.close();
     await away.close();

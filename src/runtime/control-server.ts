@@ -5,7 +5,8 @@
  * the kernel when it is accepted (`peer.ts`): one of another uid is refused at once.
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import { unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, unlinkSync } from 'node:fs';
+import { ownSocket } from './paths.ts';
 import { lineReader, type Request } from './protocol.ts';
 import { UserError } from '../errors.ts';
 import { GuardRefusal } from './tools.ts';
@@ -17,6 +18,15 @@ const peers = new WeakMap<Socket, Peer | null>();
 /** Who connected on `socket`, from the kernel when it was accepted; null when unknown. */
 export function connectionPeer(socket: Socket): Peer | null {
   return peers.get(socket) ?? null;
+}
+
+/** True when `path` is a symbolic link (dangling or not). */
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** Handles one request; returns the answer object (`ok` is added), or throws UserError. */
@@ -63,17 +73,18 @@ export function closeControl(server: Server, graceMs = 500): Promise<void> {
 }
 
 /**
- * Listens on `path`, removing a stale socket file first.
- * @throws UserError when a live session already listens there or the socket cannot be bound.
+ * Listens on `path`, removing first a stale socket of ours there (nothing else is removed).
+ * @throws UserError when a live session already listens there, something that is not a
+ *   socket of ours is there, or the socket cannot be bound.
  */
 export async function listenControl(path: string, handler: RequestHandler): Promise<Server> {
   if (await socketAlive(path)) {
     throw new UserError(`${path}: a live session already uses this socket`);
   }
-  try {
-    unlinkSync(path);
-  } catch {
-    // no stale file
+  if (ownSocket(path)) {
+    unlinkSync(path); // a dead session's socket of ours (nothing answered)
+  } else if (existsSync(path) || isSymlink(path)) {
+    throw new UserError(`${path}: exists and is not a socket of ours; refusing to replace it`);
   }
   const open = new Set<Socket>();
   const server = createServer((socket) => {
