@@ -293,7 +293,9 @@ test('live session (a blank screen: the reports alone decide): report working, r
   // The session's changes while each hook runs.
   const changes: SessionInfo[] = [];
   const stamps: string[] = [];
+  // The host is shared with the replay session: only this session's transitions count.
   const off = host.onTransition((t) => {
+    if (t.info.id !== session.id) return;
     changes.push(t.info);
     stamps.push(
       `${

@@ -35,7 +35,7 @@ test('list: every bundled manifest with id, version, processes, rule count and s
   const claude = lines.find((l) => l.startsWith('claude '))!;
   assert.match(
     claude,
-    /^claude\s+Claude Code\s+2026\.11\.30\s+claude,claude\.exe\s+9\s+bundled \(resources\/agent-detection\/claude\.toml\)$/,
+    /^claude\s+Claude Code\s+2026\.12\.01\s+claude,claude\.exe\s+\d+\s+bundled \(resources\/agent-detection\/claude\.toml\)$/,
   );
 });
 

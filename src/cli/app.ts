@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { type Command, type Io, UsageError, UserError } from './command.ts';
 import { commands } from './commands.ts';
+import { closest, explainBadArgs } from './argv-errors.ts';
 import { ManifestError } from '../detect/errors.ts';
 import { printable } from './board.ts';
 
@@ -63,18 +64,20 @@ export async function main(argv: string[]): Promise<number> {
       io.stdout(commandHelp(cmd));
       return 0;
     }
+    io.stderr(`agentwatch help: ${unknownCommand(rest[0])}\n`);
+    return 2;
   }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(mainHelp());
     return name ? 0 : 2;
   }
-  if (name === '--version' || name === '-V') {
+  if (name === '--version' || name === '-V' || name === '-v') {
     io.stdout(`agentwatch ${VERSION} (Node ${process.version})\n`);
     return 0;
   }
   const cmd = commands.find((c) => c.name === name);
   if (!cmd) {
-    io.stderr(`agentwatch: unknown command '${name}'\n\n${mainHelp()}`);
+    io.stderr(`agentwatch: ${unknownCommand(name)}\n\n${mainHelp()}`);
     return 2;
   }
   try {
@@ -93,7 +96,7 @@ export async function main(argv: string[]): Promise<number> {
     try {
       parsed = parseArgs({ args: own, options: cmd.options, allowPositionals: true, strict: true });
     } catch (e) {
-      throw new UsageError((e as Error).message);
+      throw new UsageError(explainBadArgs(cmd, own) ?? (e as Error).message);
     }
     return await cmd.run(parsed.values, [...parsed.positionals, ...passthrough], io);
   } catch (e) {
@@ -112,6 +115,13 @@ export async function main(argv: string[]): Promise<number> {
     );
     return 70;
   }
+}
+
+/** "unknown command 'lss' (did you mean 'ls'?)": the name quoted as data, never as escapes. */
+function unknownCommand(name: string): string {
+  const shown = JSON.stringify(name).slice(1, -1);
+  const guess = closest(name, commands.filter((c) => !c.hidden).map((c) => c.name));
+  return `unknown command '${shown}'` + (guess ? ` (did you mean '${guess}'?)` : '');
 }
 
 /** Replaced by the build (esbuild define); 'dev' when run from source. */

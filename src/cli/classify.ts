@@ -115,10 +115,14 @@ async function classifyFiles(
 }
 
 /**
- * Reads a labels file: a JSON object `{"FILE": "blocked"|"working"|"idle"}`, files relative to it.
+ * Reads a labels file: a JSON object `{"FILE": STATE}` (STATE blocked, working or idle), files
+ * relative to it; an entry `{"state": STATE, "size": "ROWSxCOLS"}` names a fixture cut at
+ * another size than the default.
  * @throws UserError naming the file and the bad entry.
  */
-export async function readLabels(path: string): Promise<Array<{ file: string; truth: RuleState }>> {
+export async function readLabels(
+  path: string,
+): Promise<Array<{ file: string; truth: RuleState; size?: { rows: number; cols: number } }>> {
   let text;
   try {
     text = await readFile(path, 'utf8');
@@ -135,13 +139,25 @@ export async function readLabels(path: string): Promise<Array<{ file: string; tr
     throw new UserError(`${path}: expected a JSON object {"FILE": "STATE"}`);
   }
   const out = [];
-  for (const [file, truth] of Object.entries(data)) {
+  for (const [file, entry] of Object.entries(data)) {
+    const obj = entry && typeof entry === 'object'
+      ? entry as { state?: unknown; size?: unknown }
+      : null;
+    const truth = obj ? obj.state : entry;
     if (truth !== 'blocked' && truth !== 'working' && truth !== 'idle') {
       throw new UserError(
         `${path}: ${file}: label must be blocked, working or idle, got ${JSON.stringify(truth)}`,
       );
     }
-    out.push({ file: resolve(dirname(path), file), truth });
+    let size;
+    if (obj && obj.size !== undefined) {
+      try {
+        size = parseSize(String(obj.size));
+      } catch (e) {
+        throw new UserError(`${path}: ${file}: ${(e as Error).message.replace('--size', 'size')}`);
+      }
+    }
+    out.push({ file: resolve(dirname(path), file), truth, size });
   }
   return out;
 }
@@ -157,8 +173,8 @@ async function compare(
   const all: Row[] = [];
   for (const labels of labelFiles) {
     const rows: Row[] = [];
-    for (const { file, truth } of await readLabels(labels)) {
-      const { record, tail } = await classifyFile(file, setup);
+    for (const { file, truth, size } of await readLabels(labels)) {
+      const { record, tail } = await classifyFile(file, size ? { ...setup, ...size } : setup);
       rows.push({ file, agent: record.agent, truth, tail: tail.state, screen: record.state });
     }
     all.push(...rows);

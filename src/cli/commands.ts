@@ -13,11 +13,16 @@ import { notifyCommand, reportCommand } from './hook-commands.ts';
 import { simAgentCommand } from './sim-agent.ts';
 import { watchCommand } from './watch.ts';
 import { demoCommand } from './demo.ts';
+import { recordCommand } from './record.ts';
+import { markCommand } from './mark.ts';
+import { cutCommand } from './cut.ts';
+import { evalCommand } from './eval.ts';
 
 export const commands: Command[] = [
   runCommand,
   watchCommand,
   demoCommand,
+  evalCommand,
   lsCommand,
   waitCommand,
   sendCommand,
@@ -28,5 +33,8 @@ export const commands: Command[] = [
   explainCommand,
   screenCommand,
   manifestsCommand,
+  recordCommand,
+  markCommand,
+  cutCommand,
   simAgentCommand,
 ];

@@ -5,7 +5,7 @@
  * socket and notifications go out. The terminal is restored on exit, on a signal and on a
  * crash.
  */
-import { type Command, stringOption, UsageError } from './command.ts';
+import { type Command, type Io, type OptionValues, stringOption, UsageError } from './command.ts';
 import {
   notifyOptionHelp,
   notifyOptionSpec,
@@ -17,6 +17,8 @@ import {
 } from './sweep-options.ts';
 import { createHost } from '../runtime/default-host.ts';
 import { Notifier } from '../runtime/notify.ts';
+import type { SessionHost } from '../runtime/host.ts';
+import type { Session } from '../runtime/session.ts';
 
 /** Splits `-- CMD ARGS...` (as main passes it) into the command and its arguments. */
 export function splitCommand(positionals: string[]): { command: string; args: string[] } {
@@ -33,7 +35,25 @@ export function splitCommand(positionals: string[]): { command: string; args: st
 const RESTORE =
   '\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[?25h\x1b[0m';
 
-export const runCommand: Command = {
+/**
+ * What a caller of `run` may watch or filter (`record` uses it). Every hook is optional; a
+ * hook that throws is the caller's bug and ends the run like a crash.
+ */
+export interface RunTap {
+  /** Called once the session started, before any of its output is read. */
+  started?(session: Session, host: SessionHost): void;
+  /** Sees each chunk the person's terminal sends; returns the bytes to pass to the agent. */
+  input?(data: Buffer): Uint8Array;
+  /** Called after the person's terminal was resized, with the new size in cells. */
+  resized?(rows: number, cols: number): void;
+  /** Called once the agent exited and the host closed, with the exit code `run` returns. */
+  exited?(code: number): void;
+}
+
+/** `run`; its `run` takes an optional {@link RunTap} after the usual arguments. */
+export const runCommand: Command & {
+  run(values: OptionValues, positionals: string[], io: Io, tap?: RunTap): Promise<number>;
+} = {
   name: 'run',
   summary: 'run an agent in this terminal while agentwatch follows its state',
   usage: 'run [--agent ID] [--name NAME] [--interval MS] [--no-hooks] -- CMD ARGS...',
@@ -54,7 +74,7 @@ export const runCommand: Command = {
     ...sweepOptionHelp,
     ...notifyOptionHelp,
   },
-  async run(values, positionals, io) {
+  async run(values, positionals, io, tap: RunTap = {}) {
     const { command, args } = splitCommand(positionals);
     const host = createHost(sweepChoice(values), process.env, {
       hooks: values['no-hooks'] !== true,
@@ -71,6 +91,7 @@ export const runCommand: Command = {
       cols: stdout.columns || 120,
       headless: !tty,
     });
+    tap.started?.(session, host);
     const notifier = new Notifier(
       stringNotifyChannels(values, tty ? (s) => stdout.write(s) : undefined),
       {
@@ -117,12 +138,29 @@ export const runCommand: Command = {
 
     session.onOutput((data) => stdout.write(data));
     if (tty) stdin.setRawMode(true);
-    stdin.on('data', (d: Buffer) => session.write(d));
+    stdin.on('data', (d: Buffer) => session.write(tap.input ? tap.input(d) : d));
+    // Piped input that ends (`echo cmd | agentwatch run -- bash`): the PTY's end-of-file key
+    // (VEOF, Ctrl-D) once the agent has gone quiet, as a person would press it at its prompt.
+    // Sent at once it could reach the line discipline before the program reads its input and
+    // be flushed with the next mode change (bash's readline), so it waits for output to settle
+    // and is sent again after each quiet spell while the program lives.
     stdin.on('end', () => {
-      if (!tty) session.write('\x04');
+      if (!tty) {
+        sendEofWhenQuiet(session, () => {
+          const w = host.watched(session.id);
+          if (!w) return 'exited';
+          host.sweep.evaluate(w);
+          return w.record.state;
+        });
+      }
     });
     stdin.resume();
-    if (tty) stdout.on('resize', () => session.resize(stdout.rows, stdout.columns));
+    if (tty) {
+      stdout.on('resize', () => {
+        session.resize(stdout.rows, stdout.columns);
+        tap.resized?.(session.terminal.rows, session.terminal.cols);
+      });
+    }
 
     const exit = await new Promise<{ code: number; signal?: number }>((resolve) =>
       session.onExit(resolve)
@@ -131,6 +169,41 @@ export const runCommand: Command = {
     stdin.pause();
     restore();
     await host.close();
-    return exit.signal ? 128 + exit.signal : exit.code;
+    const code = exit.signal ? 128 + exit.signal : exit.code;
+    tap.exited?.(code);
+    return code;
   },
 };
+
+/** How long the PTY's output must have been quiet before an EOF key is sent (ms). */
+const EOF_QUIET_MS = 300;
+/** The least time between two EOF keys (ms). */
+const EOF_GAP_MS = 1000;
+
+/**
+ * After piped stdin ended: writes Ctrl-D (VEOF in the PTY's default termios) each time the
+ * pane has been quiet for {@link EOF_QUIET_MS} (at most every {@link EOF_GAP_MS}), until the
+ * program exits. A key typed while a command runs can be lost when the shell's line editor
+ * takes the terminal back, hence again after each quiet spell. Never into a prompt: the pane is
+ * classified afresh first, and a blocked pane gets no key (the person answers it).
+ */
+function sendEofWhenQuiet(session: Session, classifyNow: () => string): void {
+  let exited = false;
+  let lastSent = 0;
+  session.onExit(() => (exited = true));
+  const tick = () => {
+    if (exited) return;
+    const now = Date.now();
+    // Nothing before the program has drawn anything: a key read before it takes the terminal
+    // into raw mode is garbled by the line discipline (it read as NUL here).
+    if (session.lastOutput === 0) return void setTimeout(tick, EOF_QUIET_MS).unref();
+    const wait = Math.max(EOF_QUIET_MS - (now - session.lastOutput), EOF_GAP_MS - (now - lastSent));
+    if (wait > 0) return void setTimeout(tick, wait).unref();
+    if (classifyNow() !== 'blocked') {
+      session.write('\x04');
+      lastSent = now;
+    } else lastSent = now; // look again after a gap
+    setTimeout(tick, EOF_GAP_MS).unref();
+  };
+  tick();
+}

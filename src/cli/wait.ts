@@ -1,65 +1,134 @@
 /**
- * `agentwatch wait SESSION --until STATE [--timeout S]`: blocks until the session reaches a
- * state, for scripts. Exit 0 when reached, 1 on timeout or when the session goes away first.
+ * `agentwatch wait SESSION... --until STATE[,STATE...]`: blocks until sessions reach one of the
+ * states, for scripts. Exit codes: 0 reached, 1 timed out (or a session went away before it
+ * reached a state other than exited), 2 usage, 4 no such session (it never appeared before the
+ * timeout; with no timeout a named session that does not exist yet is waited for).
  */
 import { type Command, stringOption, UsageError, UserError } from './command.ts';
-import { findSession, subscribe } from '../runtime/control-client.ts';
+import { listSessions, subscribe } from '../runtime/control-client.ts';
+import type { SessionInfo } from '../runtime/protocol.ts';
 import { printable } from './board.ts';
 
 const STATES = ['blocked', 'working', 'idle', 'exited'];
+/** How often the socket folder is looked at while a named session does not exist yet (ms). */
+const APPEAR_POLL_MS = 250;
 
 export const waitCommand: Command = {
   name: 'wait',
-  summary: 'wait until a session reaches a state (exit 0), or time out (exit 1)',
-  usage: 'wait SESSION --until STATE [--timeout SECONDS]',
-  options: { until: { type: 'string' }, timeout: { type: 'string' } },
-  placeholders: { until: 'STATE', timeout: 'SECONDS' },
+  summary: 'wait until sessions reach a state (exit 0), or time out (exit 1)',
+  usage: 'wait (SESSION... | --all) --until STATE[,STATE...] [--any] [--timeout SECONDS]',
+  options: {
+    until: { type: 'string' },
+    timeout: { type: 'string' },
+    all: { type: 'boolean' },
+    any: { type: 'boolean' },
+  },
+  placeholders: { until: 'STATES', timeout: 'SECONDS' },
   help: {
-    until: 'blocked, working, idle or exited',
-    timeout: 'give up after this many seconds (default: never)',
+    until: 'blocked, working, idle or exited; several separated by commas (any of them)',
+    timeout: 'give up after this many seconds: exit 1, or 4 if a session never appeared',
+    all: 'every session live now',
+    any: 'end when the first session reaches a state (default: when all have)',
   },
   async run(values, positionals, io) {
-    if (positionals.length !== 1) {
-      throw new UsageError('give exactly one SESSION (id, id prefix or name)');
+    const all = values.all === true;
+    if (all && positionals.length) throw new UsageError('give SESSION names or --all, not both');
+    if (!all && !positionals.length) {
+      throw new UsageError('give one or more SESSIONs (id, id prefix or name), or --all');
     }
-    const until = stringOption(values, 'until');
-    if (!until || !STATES.includes(until)) {
-      throw new UsageError(`--until must be one of ${STATES.join(', ')}`);
+    const untilText = stringOption(values, 'until');
+    const until = (untilText ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    if (!until.length || until.some((s) => !STATES.includes(s))) {
+      throw new UsageError(
+        `--until takes one or more of ${STATES.join(', ')} separated by commas, got '${
+          untilText ?? ''
+        }'`,
+      );
     }
     const t = stringOption(values, 'timeout');
     const timeoutS = t === undefined ? Infinity : Number(t);
     if (!(timeoutS > 0)) {
       throw new UsageError(`--timeout must be a positive number of seconds, got '${t}'`);
     }
-    const info = await findSession(positionals[0]);
-    const id = printable(info.id);
+    const deadline = Date.now() + timeoutS * 1000;
+    const wanted = new Set(until);
+    const shown = until.join(' or ');
+
+    let sessions: SessionInfo[];
+    if (all) {
+      sessions = await listSessions();
+      if (!sessions.length) throw new UserError('no sessions (see agentwatch ls)', 4);
+    } else {
+      const found = await appear(positionals, deadline);
+      if (typeof found === 'string') {
+        io.stderr(`agentwatch wait: no session '${printable(found)}' (see 'agentwatch ls')\n`);
+        return 4;
+      }
+      sessions = found;
+    }
+    const needed = values.any === true ? 1 : sessions.length;
     return await new Promise<number>((resolve) => {
+      let reached = 0;
       let done = false;
+      const sockets: ReturnType<typeof subscribe>[] = [];
       const finish = (code: number, message?: string) => {
         if (done) return;
         done = true;
         if (message) io.stderr(message);
-        sock.destroy();
+        for (const s of sockets) s.destroy();
         clearTimeout(timer);
         resolve(code);
       };
-      const sock = subscribe(
-        info.socket,
-        (s) => {
-          if (s.state === until) finish(0);
-        },
-        () =>
-          finish(
-            until === 'exited' ? 0 : 1,
-            until === 'exited' ? undefined : `agentwatch wait: session ${id} went away\n`,
-          ),
-      );
-      const timer = timeoutS === Infinity ? undefined : setTimeout(
-        () => finish(1, `agentwatch wait: ${id} did not reach ${until} within ${timeoutS} s\n`),
-        timeoutS * 1000,
-      );
+      const timer = timeoutS === Infinity ? undefined : setTimeout(() => {
+        const names = sessions.map((s) => printable(s.name)).join(', ');
+        finish(1, `agentwatch wait: ${names} did not reach ${shown} within ${timeoutS} s\n`);
+      }, Math.max(0, deadline - Date.now()));
+      for (const info of sessions) {
+        let mine = false;
+        const reach = (state: string) => {
+          if (mine || done) return;
+          mine = true;
+          io.stdout(`${printable(info.name)} ${state}\n`);
+          if (++reached >= needed) finish(0);
+        };
+        sockets.push(subscribe(info.socket, (s) => {
+          if (wanted.has(s.state)) reach(s.state);
+        }, () => {
+          if (mine || done) return;
+          if (wanted.has('exited')) return reach('exited');
+          finish(1, `agentwatch wait: session ${printable(info.name)} went away\n`);
+        }));
+      }
     }).catch((e) => {
       throw new UserError(String(e));
     });
   },
 };
+
+/**
+ * Resolves each key (id, id prefix or name) to a live session, looking again every
+ * {@link APPEAR_POLL_MS} until `deadline` (ms since the epoch) for those not there yet.
+ * Returns the sessions, or the first key that never appeared.
+ * @throws UsageError when a key matches several sessions.
+ */
+async function appear(keys: string[], deadline: number): Promise<SessionInfo[] | string> {
+  for (;;) {
+    const live = await listSessions();
+    const out: SessionInfo[] = [];
+    let missing: string | undefined;
+    for (const key of keys) {
+      const exact = live.filter((s) => s.id === key || s.name === key);
+      const found = exact.length ? exact : live.filter((s) => s.id.startsWith(key));
+      if (found.length > 1) {
+        throw new UsageError(
+          `'${key}' matches ${found.length} sessions: ${found.map((s) => s.id).join(', ')}`,
+        );
+      }
+      if (found.length) out.push(found[0]);
+      else missing ??= key;
+    }
+    if (missing === undefined) return out;
+    if (Date.now() + APPEAR_POLL_MS > deadline) return missing;
+    await new Promise((r) => setTimeout(r, APPEAR_POLL_MS));
+  }
+}

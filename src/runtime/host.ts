@@ -73,6 +73,8 @@ export class SessionHost {
   readonly #env: NodeJS.ProcessEnv;
   /** Attached terminals per session id. */
   readonly #attachedCount = new Map<string, number>();
+  /** Who takes `mark` requests per session id (a recording). */
+  readonly #markers = new Map<string, (state: string, note: string) => unknown>();
 
   constructor(readonly options: HostOptions) {
     this.#env = options.env ?? process.env;
@@ -161,6 +163,14 @@ export class SessionHost {
     this.sweep.add(session);
     this.sweep.start();
     return session;
+  }
+
+  /**
+   * Lets `marker` take session `id`'s `mark` requests (`agentwatch mark`); it returns what the
+   * answer carries, or throws a UserError that the client prints.
+   */
+  setMarker(id: string, marker: (state: string, note: string) => unknown): void {
+    this.#markers.set(id, marker);
   }
 
   /** The info of session `id`, as published on its socket. */
@@ -310,6 +320,15 @@ export class SessionHost {
       }
       case 'events':
         return { events: session.events() };
+      case 'mark': {
+        const marker = this.#markers.get(id);
+        if (!marker) {
+          throw new UserError(
+            `session ${id} is not being recorded (start it with agentwatch record)`,
+          );
+        }
+        return { mark: marker(String(req.state), typeof req.note === 'string' ? req.note : '') };
+      }
       case 'explain': {
         this.sweep.evaluate(w); // afresh, like the typing guard
         const snapshot = session.terminal.snapshot();

@@ -65,7 +65,9 @@ export type Request =
     expect: { question: string; options: string[]; details?: string[] };
   }
   | { op: 'events' }
-  | { op: 'explain' };
+  | { op: 'explain' }
+  /** The person's truth for a recorded session (`agentwatch mark`). */
+  | { op: 'mark'; state: string; note?: string };
 
 /** The longest line either side accepts, in UTF-16 code units (about 1 MB of ASCII). */
 export const MAX_LINE = 1 << 20;

@@ -39,6 +39,8 @@ export function fakeInfo(
 export interface FakeSession {
   server: Server;
   push(session: unknown): void;
+  /** How many clients follow it now (subscribed and still connected). */
+  subscribers(): number;
   close(): Promise<void>;
 }
 export function fakeSession(
@@ -69,6 +71,7 @@ export function fakeSession(
     server.listen(path, () =>
       resolve({
         server,
+        subscribers: () => subscribers.size,
         push: (s) => {
           for (const c of subscribers) {
             c.write(JSON.stringify({ event: 'state', session: s }) + '\n');

@@ -1,0 +1,54 @@
+/**
+ * A command line the CLI cannot take gets our own words and exit 2, as its peers do (git, gh):
+ * a near-miss command or option is named, a missing value names its placeholder. Pure parts
+ * in-process; a few through the real process, where the exit code is the point.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { closest, explainBadArgs } from '../src/cli/argv-errors.ts';
+import { commands } from '../src/cli/commands.ts';
+import { cli } from './support/cli.ts';
+
+const command = (name: string) => commands.find((c) => c.name === name)!;
+
+test('closest: a near miss, a unique prefix, nothing for a far word', () => {
+  const names = ['ls', 'watch', 'wait', 'run', 'answer', 'send'];
+  assert.is(closest('lss', names), 'ls');
+  assert.is(closest('wacth', names), 'watch');
+  assert.is(closest('answ', names), 'answer');
+  assert.is(closest('wa', names), undefined, 'a prefix of two');
+  assert.is(closest('bogus', names), undefined);
+  assert.is(closest('xyz', names), undefined);
+});
+
+test('explainBadArgs: unknown option, missing value, value for a flag, a good line', () => {
+  assert.is(
+    explainBadArgs(command('ls'), ['--jsno']),
+    'unknown option --jsno (did you mean --json?)',
+  );
+  assert.is(explainBadArgs(command('ls'), ['--bogus']), 'unknown option --bogus');
+  assert.is(explainBadArgs(command('run'), ['--name']), '--name needs a value (--name NAME)');
+  assert.match(explainBadArgs(command('run'), ['--name', '--agent', 'x'])!, /--name=NAME/);
+  assert.is(explainBadArgs(command('ls'), ['--json=1']), "--json takes no value (got '1')");
+  assert.is(explainBadArgs(command('ls'), ['--json']), undefined);
+});
+
+test('the real CLI: exit 2 with our words; -v is -V', async () => {
+  const env = { ...process.env };
+  const lss = await cli(['lss'], env);
+  assert.is(lss.code, 2);
+  assert.match(lss.stderr, /unknown command 'lss' \(did you mean 'ls'\?\)/);
+  const help = await cli(['help', 'bogus'], env);
+  assert.is(help.code, 2);
+  assert.match(help.stderr, /unknown command 'bogus'/);
+  const bad = await cli(['ls', '--bogus'], env);
+  assert.is(bad.code, 2);
+  assert.match(bad.stderr, /^agentwatch ls: unknown option --bogus\n/);
+  assert.not.match(bad.stderr, /Unknown option '--bogus'/, "not Node's sentence");
+  const v = await cli(['-v'], env);
+  const V = await cli(['-V'], env);
+  assert.is(v.code, 0);
+  assert.is(v.stdout, V.stdout);
+});
+
+test.run();

@@ -1,0 +1,98 @@
+/**
+ * Runs the test files in parallel processes (one `uvu -r tsx test FILE` each, at most
+ * TEST_JOBS at once, default 3: most end-to-end files wait on real agents and PTYs, not on a
+ * core), prints each file's output whole when it ends, then one summary in uvu's words
+ * (`Total:`, `Passed:`, `Skipped:`), which .ci/run reads. Exit 1 when any file failed.
+ *
+ * usage: node --import tsx test/run.ts [REGEX]   (only the files whose name matches)
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const UVU = join(ROOT, 'node_modules', 'uvu', 'bin.js');
+/** A file still running after this long is killed and counted as failed (ms). */
+const FILE_TIMEOUT_MS = 15 * 60_000;
+/** Files known to take longest start first, so that they do not end the run alone. */
+const SLOW_FIRST = /claude|qwen|gemini|acp|eval|watch|runtime|hooks|guard|send|board|build/;
+
+const jobs = Math.max(1, Number(process.env.TEST_JOBS) || 3);
+const only = process.argv[2] ? new RegExp(process.argv[2]) : undefined;
+const files = readdirSync(join(ROOT, 'test'))
+  .filter((f) => f.endsWith('.test.ts') && (!only || only.test(f)))
+  .sort((a, b) => Number(SLOW_FIRST.test(b)) - Number(SLOW_FIRST.test(a)) || a.localeCompare(b));
+
+/** What one file's run gave: uvu's counts (0 when it printed none) and its output. */
+interface FileRun {
+  file: string;
+  code: number | null;
+  total: number;
+  passed: number;
+  skipped: number;
+  ms: number;
+}
+
+const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
+const count = (out: string, word: string) => {
+  const m = new RegExp(`^\\s*${word}:\\s+(\\d+)`, 'm').exec(plain(out));
+  return m ? Number(m[1]) : 0;
+};
+
+/** Runs one test file in its own uvu process; resolves with its counts once it exited. */
+function runFile(file: string): Promise<FileRun> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const pattern = '^' + file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '$';
+    const child = spawn(process.execPath, [UVU, '-r', 'tsx', 'test', pattern], {
+      cwd: ROOT,
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const killer = setTimeout(() => {
+      out += `\n  test/run: ${file} still running after ${FILE_TIMEOUT_MS / 60_000} min: killed\n`;
+      child.kill('SIGKILL');
+    }, FILE_TIMEOUT_MS);
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      const run: FileRun = {
+        file,
+        code,
+        total: count(out, 'Total'),
+        passed: count(out, 'Passed'),
+        skipped: count(out, 'Skipped'),
+        ms: Date.now() - started,
+      };
+      // A file that failed before its summary (a crash at import) counts one failure.
+      if (code !== 0 && run.total === run.passed + run.skipped) run.total++;
+      process.stdout.write(
+        `\n── ${file} (${(run.ms / 1000).toFixed(1)} s, exit ${code})\n${out.trimEnd()}\n`,
+      );
+      resolve(run);
+    });
+  });
+}
+
+const started = Date.now();
+const queue = [...files];
+const results: FileRun[] = [];
+await Promise.all(
+  Array.from({ length: Math.min(jobs, queue.length) }, async () => {
+    for (let f = queue.shift(); f !== undefined; f = queue.shift()) results.push(await runFile(f));
+  }),
+);
+const sum = (k: 'total' | 'passed' | 'skipped') => results.reduce((n, r) => n + r[k], 0);
+const failed = results.filter((r) => r.code !== 0 || r.total !== r.passed + r.skipped);
+const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5)
+  .map((r) => `${r.file} ${(r.ms / 1000).toFixed(0)} s`).join(', ');
+process.stdout.write(
+  `\n  ${results.length} files, ${jobs} at a time; slowest: ${slowest}\n` +
+    (failed.length ? `  failed: ${failed.map((r) => r.file).join(', ')}\n` : '') +
+    `\n  Total:     ${sum('total')}\n  Passed:    ${sum('passed')}\n` +
+    `  Skipped:   ${sum('skipped')}\n  Duration:  ${Date.now() - started}ms\n\n`,
+);
+process.exitCode = failed.length ? 1 : 0;

@@ -1,0 +1,105 @@
+/**
+ * `agentwatch wait` as scripts use it: a session started after wait is waited for, several
+ * states and several sessions, --all and --any, and the exit codes 0 / 1 / 2 / 4. Fake session
+ * sockets (no PTY): the CLI is a real process, the point being its exit code.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cli } from './support/cli.ts';
+import { until } from './support/until.ts';
+import { fakeInfo, type FakeSession, fakeSession } from './support/fake-session.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'aw-wait-'));
+const env = { ...process.env, AGENTWATCH_DIR: dir };
+const open: FakeSession[] = [];
+
+/** A fake session named `name` whose state is whatever `state.now` says when asked. */
+async function session(name: string, first: string) {
+  const state = { now: first };
+  const socket = join(dir, `${name}.sock`);
+  const info = () => fakeInfo(name, socket, { state: state.now });
+  const s = await fakeSession(socket, info);
+  open.push(s);
+  return {
+    subscribers: () => s.subscribers(),
+    set(next: string) {
+      state.now = next;
+      s.push(info());
+    },
+    close: () => s.close(),
+  };
+}
+
+test.after(async () => {
+  for (const s of open) await s.close().catch(() => {});
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('a session that does not exist yet is waited for; it reaches blocked: exit 0', async () => {
+  const waiting = cli(['wait', 'late', '--until', 'blocked', '--timeout', '30'], env);
+  const late = await session('late', 'working');
+  late.set('blocked');
+  const r = await waiting;
+  assert.is(r.code, 0, r.stderr);
+  assert.is(r.stdout, 'late blocked\n');
+  await late.close();
+});
+
+test('a session that never appears: exit 4 after the timeout', async () => {
+  const r = await cli(['wait', 'nobody', '--until', 'idle', '--timeout', '0.6'], env);
+  assert.is(r.code, 4);
+  assert.match(r.stderr, /no session 'nobody'/);
+});
+
+test('several states, several sessions: all by default, the first with --any', async () => {
+  const a = await session('a1', 'working');
+  const b = await session('b1', 'working');
+  const anyRun = cli(
+    ['wait', 'a1', 'b1', '--until', 'blocked,idle', '--any', '--timeout', '30'],
+    env,
+  );
+  const allRun = cli(['wait', '--all', '--until', 'blocked,idle', '--timeout', '30'], env);
+  a.set('idle');
+  const any = await anyRun;
+  assert.is(any.code, 0, any.stderr);
+  assert.is(any.stdout, 'a1 idle\n');
+  b.set('blocked');
+  const all = await allRun;
+  assert.is(all.code, 0, all.stderr);
+  assert.equal(all.stdout.split('\n').filter(Boolean).sort(), ['a1 idle', 'b1 blocked']);
+  // a state not reached in time: exit 1, naming the sessions
+  const late = await cli(['wait', 'a1', '--until', 'working', '--timeout', '0.5'], env);
+  assert.is(late.code, 1);
+  assert.match(late.stderr, /a1 did not reach working within 0.5 s/);
+  // a session that goes away before its state: 1, unless exited is awaited
+  const gone = cli(['wait', 'b1', '--until', 'working', '--timeout', '30'], env);
+  const ended = cli(['wait', 'a1', '--until', 'working,exited', '--timeout', '30'], env);
+  await until('both waits following', () => b.subscribers() > 0 && a.subscribers() > 0, 20_000);
+  await b.close();
+  await a.close();
+  const g = await gone;
+  assert.is(g.code, 1);
+  assert.match(g.stderr, /b1 went away/);
+  const e = await ended;
+  assert.is(e.code, 0, e.stderr);
+});
+
+test('usage: exit 2', async () => {
+  for (
+    const args of [['wait', 'x', '--until', 'sleeping'], ['wait', '--until', 'idle'], [
+      'wait',
+      'x',
+      '--all',
+      '--until',
+      'idle',
+    ]]
+  ) {
+    const r = await cli(args, env);
+    assert.is(r.code, 2, args.join(' '));
+  }
+});
+
+test.run();
