@@ -224,6 +224,19 @@ test('3: a hostile socket: names, questions, options, details and errors are pri
         }
         : req.op === 'answer'
         ? { ok: true, op: 'answer', answered: `1. Yes\x1b[2J${evil}` }
+        : req.op === 'explain'
+        ? {
+          ok: true,
+          op: 'explain',
+          decidedBy: `screen${evil}`,
+          reason: `rule${evil}`,
+          report: null,
+          foreground: { kind: 'addon', name: `claude${evil}` },
+          manifest: `claude${evil}`,
+          screen: `row one${evil}\nrow two\x1b[2J`,
+          rules: `rule 0${evil}\n`,
+          events: [`event${evil}`],
+        }
         : { ok: false, op: req.op, error: 'refused\x1b[2J\x1b[H\x9b2J by the session', code: 3 },
   );
   try {
@@ -237,7 +250,10 @@ test('3: a hostile socket: names, questions, options, details and errors are pri
     assert.match(sent.stderr, /refused.*by the session/);
     const waited = await cli(['wait', 'evil', '--until', 'idle', '--timeout', '0.5'], env);
     const listed = await cli(['ls'], env);
-    for (const r of [answered, sent, waited, listed]) {
+    const explained = await cli(['explain', 'evil'], env);
+    assert.is(explained.code, 0, explained.stderr);
+    assert.match(explained.stdout, /row one/);
+    for (const r of [answered, sent, waited, listed, explained]) {
       const text = r.stdout + r.stderr;
       assert.not.ok(CONTROL.test(text), `no control character printed: ${JSON.stringify(text)}`);
     }

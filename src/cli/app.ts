@@ -7,16 +7,9 @@ import { type Command, type Io, UsageError, UserError } from './command.ts';
 import { commands } from './commands.ts';
 import { closest, explainBadArgs } from './argv-errors.ts';
 import { ManifestError } from '../detect/errors.ts';
-import { printable } from './board.ts';
-
-/**
- * An error message as safe to print: each line made {@link printable}. Messages quote what
- * sessions said (a refusal's question and options, a session's error): a hostile socket's
- * `ESC[2J` must not clear the person's screen.
- */
-function printableMessage(message: string): string {
-  return String(message).split('\n').map(printable).join('\n');
-}
+// Error messages quote what sessions said (a refusal's question and options, a session's
+// error): each line is made printable, so a hostile socket's `ESC[2J` cannot clear the screen.
+import { printableLines as printableMessage } from './board.ts';
 
 const io: Io = {
   stdout: (t) => void process.stdout.write(t),
