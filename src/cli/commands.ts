@@ -4,6 +4,7 @@ import { classifyCommand } from './classify.ts';
 import { explainCommand } from './explain.ts';
 import { screenCommand } from './screen.ts';
 import { manifestsCommand } from './manifests.ts';
+import { configCommand } from './config.ts';
 import { runCommand } from './run.ts';
 import { lsCommand } from './ls.ts';
 import { waitCommand } from './wait.ts';
@@ -33,6 +34,7 @@ export const commands: Command[] = [
   explainCommand,
   screenCommand,
   manifestsCommand,
+  configCommand,
   recordCommand,
   markCommand,
   cutCommand,

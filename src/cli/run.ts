@@ -5,17 +5,27 @@
  * socket and notifications go out. The terminal is restored on exit, on a signal and on a
  * crash.
  */
-import { type Command, type Io, type OptionValues, stringOption, UsageError } from './command.ts';
+import {
+  type Command,
+  type Io,
+  type OptionValues,
+  stringList,
+  stringOption,
+  UsageError,
+} from './command.ts';
 import {
   notifyOptionHelp,
   notifyOptionSpec,
   optionPlaceholders,
+  sourceOptionHelp,
+  sourceOptionSpec,
   stringNotifyChannels,
   sweepChoice,
   sweepOptionHelp,
   sweepOptionSpec,
 } from './sweep-options.ts';
 import { createHost } from '../runtime/default-host.ts';
+import { loadConfig } from '../runtime/config.ts';
 import { Notifier } from '../runtime/notify.ts';
 import type { SessionHost } from '../runtime/host.ts';
 import type { Session } from '../runtime/session.ts';
@@ -56,21 +66,24 @@ export const runCommand: Command & {
 } = {
   name: 'run',
   summary: 'run an agent in this terminal while agentwatch follows its state',
-  usage: 'run [--agent ID] [--name NAME] [--interval MS] [--no-hooks] -- CMD ARGS...',
+  usage:
+    'run [--agent ID] [--manifest FILE]... [--name NAME] [--interval MS] [--no-hooks] -- CMD ARGS...',
   passthrough: true,
   options: {
     agent: { type: 'string' },
     name: { type: 'string' },
     'no-hooks': { type: 'boolean' },
+    ...sourceOptionSpec,
     ...sweepOptionSpec,
     ...notifyOptionSpec,
   },
-  placeholders: { agent: 'ID', name: 'NAME', ...optionPlaceholders },
+  placeholders: { agent: 'ID', manifest: 'FILE', name: 'NAME', ...optionPlaceholders },
   help: {
     agent: 'manifest id to use (default: from the foreground process name)',
     name: 'the name the board shows (default: the command name)',
     'no-hooks':
       "start the agent without agentwatch's hooks (Claude Code: no --settings); the screen alone decides",
+    ...sourceOptionHelp,
     ...sweepOptionHelp,
     ...notifyOptionHelp,
   },
@@ -78,6 +91,9 @@ export const runCommand: Command & {
     const { command, args } = splitCommand(positionals);
     const host = createHost(sweepChoice(values), process.env, {
       hooks: values['no-hooks'] !== true,
+      files: stringList(values, 'manifest'),
+      config: loadConfig().config,
+      update: values['no-update'] !== true,
     });
     const stdin = process.stdin;
     const stdout = process.stdout;

@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import type { Server, Socket } from 'node:net';
 import { basename } from 'node:path';
 import type { Manifest } from '../detect/manifest.ts';
-import { readPrompt } from '../detect/prompt.ts';
 import { explain, formatExplain } from '../detect/explain.ts';
 import { closeControl, connectionPeer, listenControl, push } from './control-server.ts';
 import { listSessions } from './control-client.ts';
@@ -20,13 +19,29 @@ import { type ForegroundRead, Sweep, type Watched } from './sweep.ts';
 import type { StateRecord } from './signals.ts';
 import { UserError } from '../errors.ts';
 import { launchArgs, readNotification } from './integrations.ts';
-import { choiceIndex, currentPrompt, GUARD_EXIT, guardedAnswer, guardedSend } from './tools.ts';
+import {
+  choiceIndex,
+  currentPrompt,
+  GUARD_EXIT,
+  guardedAnswer,
+  guardedSend,
+  promptOn,
+} from './tools.ts';
 import { selfCommand } from './self-command.ts';
 import { manifestForProcess } from './sweep.ts';
+import type { ManifestSet } from './manifest-set.ts';
 
 /** How a host is set up. */
 export interface HostOptions {
   manifests: () => ReadonlyMap<string, Manifest>;
+  /** Called at every sweep tick before the manifests are read (their hot reload). */
+  refresh?: () => void;
+  /** Where the manifest in force for an id came from ('your folder', 'catalog', ...). */
+  sourceOf?: (id: string) => string | null;
+  /** The reloading manifests behind `manifests` (for `manifests` notices on the board), if any. */
+  manifestSet?: ManifestSet;
+  /** Arguments put before the person's when the command is this agent (config `[agents.ID]`). */
+  agentArgs?: (id: string) => readonly string[];
   foreground: (session: Session) => ForegroundRead | null;
   intervalMs?: number;
   adaptive?: boolean;
@@ -82,9 +97,14 @@ export class SessionHost {
       intervalMs: options.intervalMs,
       adaptive: options.adaptive,
       manifests: options.manifests,
+      refresh: options.refresh,
       foreground: options.foreground,
       onTransition: (w, prev) => this.#onTransition(w, prev),
       onEvaluated: (w) => this.#onEvaluated(w),
+    });
+    // Rules updated or refused: in every session's events (explain shows them).
+    options.manifestSet?.onNotice((n) => {
+      for (const { session } of this.sessions.values()) session.log(n.text);
     });
   }
 
@@ -146,9 +166,11 @@ export class SessionHost {
     // it. `--agent` alone only chooses the rules.
     const manifests = this.options.manifests();
     const launched = manifestForProcess(manifests, { name: opts.command, argv: [opts.command] });
+    const defaults = launched ? this.options.agentArgs?.(launched.id) ?? [] : [];
+    if (defaults.length) spec.args = [...defaults, ...opts.args];
     if (launched?.integrations.hooks && this.options.hooks !== false) {
       const self = selfCommand();
-      spec.args = launchArgs(launched.integrations.hooks, opts.args, [self.command, ...self.args]);
+      spec.args = launchArgs(launched.integrations.hooks, spec.args, [self.command, ...self.args]);
     }
     const subscribers = new Set<Socket>();
     const server = await listenControl(spec.socket, (req, socket) => this.#handle(id, req, socket));
@@ -339,7 +361,9 @@ export class SessionHost {
           report: session.report,
           foreground: w.foreground,
           manifest: w.manifest
-            ? `${w.manifest.id} ${w.manifest.version} (${w.manifest.source})`
+            ? `${w.manifest.id} ${w.manifest.version} (${
+              this.options.sourceOf?.(w.manifest.id) ?? 'source'
+            }: ${w.manifest.source})`
             : null,
           screen: session.terminal.screenText(),
           title: snapshot.title,
@@ -500,7 +524,7 @@ export function sessionInfo(w: Watched): SessionInfo {
     socket: s.spec.socket,
   };
   if (w.record.state === 'blocked') {
-    const p = readPrompt(s.terminal.snapshot().rows);
+    const p = promptOn(s.terminal);
     if (p.question) info.question = p.question;
     if (p.options.length) info.options = p.options;
     if (p.details.length) info.details = p.details;

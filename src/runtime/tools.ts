@@ -25,10 +25,20 @@
  * seconds the chance per send is about window / time between prompts (~1e-5); only the agent
  * itself could close it.
  */
-import { readPrompt } from '../detect/prompt.ts';
+import { type Prompt, readPrompt } from '../detect/prompt.ts';
 import { inputHoldsText } from '../detect/evaluate.ts';
 import { UserError } from '../errors.ts';
 import type { Sweep, Watched } from './sweep.ts';
+import type { Terminal } from '../vt/terminal.ts';
+
+/**
+ * The prompt on `terminal`'s screen now: its rows, and their background tags so that a
+ * selection drawn with a colour alone (opencode's buttons) is seen.
+ */
+export function promptOn(terminal: Terminal): Prompt {
+  const rows = terminal.snapshot().rows;
+  return readPrompt(rows, rows.map((_, y) => terminal.rowBackgrounds(y)));
+}
 
 /** Exit code of a refused `send`/`answer` (the pane is blocked, or no longer blocked). */
 export const GUARD_EXIT = 3;
@@ -113,7 +123,7 @@ async function guardedWrite(
 }
 
 function refusal(w: Watched, why: string): GuardRefusal {
-  const p = readPrompt(w.session.terminal.snapshot().rows);
+  const p = promptOn(w.session.terminal);
   const lines = [why];
   if (p.question) lines.push(`  ${p.question}`);
   for (const o of p.options) lines.push(`    ${o}`);
@@ -261,7 +271,7 @@ export function choiceIndex(choice: string, options: readonly string[]): number 
 export async function currentPrompt(
   sweep: Sweep,
   w: Watched,
-): Promise<ConfirmedPrompt & { selected: number }> {
+): Promise<ConfirmedPrompt & Pick<Prompt, 'selected' | 'layout'>> {
   if (w.session.exit) throw new UserError(`session ${w.session.id} has exited`);
   await drainPending();
   const state = judgeFresh(sweep, w, () => w.record.state);
@@ -271,11 +281,13 @@ export async function currentPrompt(
       GUARD_EXIT,
     );
   }
-  return readPrompt(w.session.terminal.snapshot().rows);
+  return promptOn(w.session.terminal);
 }
 
 const DOWN = '\x1b[B';
 const UP = '\x1b[A';
+const RIGHT = '\x1b[C';
+const LEFT = '\x1b[D';
 
 /**
  * Answers the prompt of `w` with option `index`, which the person confirmed on `confirmed`.
@@ -316,7 +328,7 @@ export async function guardedAnswer(
           GUARD_EXIT,
         );
     }
-    const p = readPrompt(w.session.terminal.snapshot().rows);
+    const p = promptOn(w.session.terminal);
     return same(p) && p.selected === selected ? null : changed;
   };
   let p = await check();
@@ -330,7 +342,13 @@ export async function guardedAnswer(
   let moves = 0;
   while (p.selected !== index && moves < 20) {
     const from = p.selected;
-    await guardedWrite(sweep, w, Buffer.from(from < index ? DOWN : UP), judge(from));
+    // a numbered list moves with ↑/↓, a row of buttons (opencode) with ←/→
+    const key = p.layout === 'horizontal'
+      ? (from < index ? RIGHT : LEFT)
+      : from < index
+      ? DOWN
+      : UP;
+    await guardedWrite(sweep, w, Buffer.from(key), judge(from));
     moves++;
     // The next key (or the Enter) only once this one shows: an agent slow to take keys would
     // otherwise still hold arrows sent on a stale screen, and the Enter would land elsewhere.
