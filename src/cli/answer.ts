@@ -47,21 +47,35 @@ export function confirmOnTty(question: string): Promise<boolean> {
   });
 }
 
-type PromptAnswer = { question: string; options: string[]; selected: number; details: string[] };
+type PromptAnswer = {
+  question: string;
+  options: string[];
+  selected: number;
+  details: string[];
+  /** Other names of each option (an ACP option's kind and optionId), when the session has them. */
+  aliases?: string[][];
+};
 
 const isStrings = (v: unknown): v is string[] =>
   Array.isArray(v) && v.every((x) => typeof x === 'string');
 
 /** A `prompt` answer checked for shape (a socket answers what it likes). */
 function promptOf(a: Record<string, unknown>): PromptAnswer {
-  const { question, options, selected, details } = a;
+  const { question, options, selected, details, aliases } = a;
   if (
     typeof question !== 'string' || !isStrings(options) || typeof selected !== 'number' ||
-    (details !== undefined && !isStrings(details))
+    (details !== undefined && !isStrings(details)) ||
+    (aliases !== undefined && !(Array.isArray(aliases) && aliases.every(isStrings)))
   ) {
     throw new UserError('the session answered with a malformed prompt');
   }
-  return { question, options, selected, details: details ?? [] };
+  return {
+    question,
+    options,
+    selected,
+    details: details ?? [],
+    ...(aliases === undefined ? {} : { aliases: aliases as string[][] }),
+  };
 }
 
 /**
@@ -89,7 +103,9 @@ export const answerCommand: Command = {
   help: { yes: 'I, the person, confirm this answer (no question on the terminal)' },
   async run(values, positionals, io) {
     if (positionals.length !== 2) {
-      throw new UsageError('give SESSION and CHOICE (an option number or the start of its text)');
+      throw new UsageError(
+        "give SESSION and CHOICE (an option number, the start of its text, or an ACP option's kind)",
+      );
     }
     const [key, choice] = positionals;
     if (process.env.AGENTWATCH_SESSION) {
@@ -109,7 +125,7 @@ export const answerCommand: Command = {
         GUARD_EXIT,
       );
     }
-    const index = choiceIndex(choice, prompt.options);
+    const index = choiceIndex(choice, prompt.options, prompt.aliases);
     // Everything printed here came from the session's socket: printable, never raw.
     io.stdout(
       `${printable(info.name)} (${printable(info.id)}) asks: ${

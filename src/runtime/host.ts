@@ -29,6 +29,7 @@ import {
 } from './tools.ts';
 import { selfCommand } from './self-command.ts';
 import { manifestForProcess } from './sweep.ts';
+import type { Pane } from './pane.ts';
 import type { ManifestSet } from './manifest-set.ts';
 
 /** How a host is set up. */
@@ -195,6 +196,41 @@ export class SessionHost {
     this.#markers.set(id, marker);
   }
 
+  /** Panes served by this host whose source it does not own (ACP sessions), by id. */
+  readonly panes = new Map<string, { pane: Pane; server: Server; subscribers: Set<Socket> }>();
+
+  /**
+   * Serves `pane` on its control socket ({@link Pane.socket}): `subscribe` pushes its info on
+   * every change, other requests go to the pane; its state changes reach
+   * {@link onTransition}'s listeners like a PTY session's.
+   * @throws UserError when the socket cannot be made.
+   */
+  async serve(pane: Pane): Promise<void> {
+    ensureSocketDir(this.#env);
+    const subscribers = new Set<Socket>();
+    const server = await listenControl(pane.socket, (req, socket) => {
+      if (req.op === 'answer') return this.#checkAnswerer(socket).then(() => pane.handle(req));
+      if (req.op !== 'subscribe') return pane.handle(req);
+      subscribers.add(socket);
+      socket.on('close', () => subscribers.delete(socket));
+      push(socket, { event: 'state', session: pane.info() });
+      return 'keep';
+    });
+    this.panes.set(pane.id, { pane, server, subscribers });
+    pane.onChange((info, prev) => {
+      for (const s of subscribers) push(s, { event: 'state', session: info });
+      if (info.state === prev) return;
+      const record: StateRecord = { state: prev, since: info.since, reason: '', by: 'acp' };
+      for (const l of this.#transitionListeners) {
+        try {
+          l({ info, prev: record });
+        } catch {
+          // a listener's failure never disturbs the pane
+        }
+      }
+    });
+  }
+
   /** The info of session `id`, as published on its socket. */
   info(id: string): SessionInfo {
     const entry = this.sessions.get(id);
@@ -225,11 +261,14 @@ export class SessionHost {
   /**
    * Refuses (exit 3) an `answer` whose peer is not the person: unknown, of another uid, or a
    * process that is (or descends from) the agent of any session, this host's or one listed
-   * in the socket folder ({@link answerRefusal}), whatever its environment says.
+   * in the socket folder, PTY or ACP ({@link answerRefusal}), whatever its environment says.
    */
   async #checkAnswerer(socket: Socket): Promise<void> {
     const agents = new Set<number>();
     for (const { session } of this.sessions.values()) agents.add(session.pid);
+    for (const { pane } of this.panes.values()) {
+      if (pane.info().pid > 0) agents.add(pane.info().pid);
+    }
     try {
       for (const s of await listSessions(socketDir(this.#env))) agents.add(s.pid);
     } catch {
@@ -342,6 +381,10 @@ export class SessionHost {
       }
       case 'events':
         return { events: session.events() };
+      case 'cancel':
+        throw new UserError(
+          `cancel: ${session.spec.name} is a terminal session, not an ACP one; press Esc in its pane`,
+        );
       case 'mark': {
         const marker = this.#markers.get(id);
         if (!marker) {
@@ -439,6 +482,11 @@ export class SessionHost {
       }
     }));
     this.sessions.clear();
+    await Promise.all([...this.panes.values()].map(async ({ pane, server, subscribers }) => {
+      for (const s of subscribers) s.end();
+      await Promise.all([pane.close(), closeControl(server)]);
+    }));
+    this.panes.clear();
   }
 
   /** Closes session `id`'s socket and forgets it (after its exit was reported). */

@@ -28,6 +28,13 @@ export interface SessionInfo {
   options?: string[];
   /** For a blocked session: what the prompt is about (the command, the file, the reason). */
   details?: string[];
+  /**
+   * For a blocked ACP session: its pending `session/request_permission` requests, oldest first
+   * (the first is the one `question`, `options` and `details` show and `answer` answers).
+   */
+  permissions?: PermissionAsk[];
+  /** For an ACP session: the `stopReason` of its last prompt turn, once one ended. */
+  stopReason?: string;
   pid: number;
   command: string[];
   /** Foreground process name. */
@@ -41,6 +48,25 @@ export interface SessionInfo {
   /** Pid of the process hosting the session (a `run`, or a `watch` hosting it headless). */
   host: number;
   socket: string;
+}
+
+/**
+ * One pending ACP `session/request_permission`, as published (Agent Client Protocol v1,
+ * schema `RequestPermissionRequest`): the tool call it is about and the options offered.
+ */
+export interface PermissionAsk {
+  toolCall: {
+    toolCallId: string;
+    title: string;
+    /** ToolKind: read, edit, delete, move, search, execute, think, fetch, switch_mode, other. */
+    kind: string;
+    /** What the tool call would do, one line each ('command: ls -la', 'diff: /abs/file.ts'). */
+    content: string[];
+  };
+  /** PermissionOption: kind is allow_once, allow_always, reject_once or reject_always. */
+  options: { optionId: string; name: string; kind: string }[];
+  /** When the request came, ms since the epoch. */
+  at: number;
 }
 
 /** A request on the control socket. */
@@ -66,6 +92,8 @@ export type Request =
   }
   | { op: 'events' }
   | { op: 'explain' }
+  /** ACP sessions: `session/cancel` the turn in flight (pending permissions answer `cancelled`). */
+  | { op: 'cancel' }
   /** The person's truth for a recorded session (`agentwatch mark`). */
   | { op: 'mark'; state: string; note?: string };
 

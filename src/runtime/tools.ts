@@ -246,14 +246,23 @@ export interface ConfirmedPrompt {
 
 /**
  * Parses CHOICE: an option number ('1'..), an option's whole text ('yes' is "1. Yes" even
- * beside "2. Yes, and don't ask again ..."), or the start of one option's text ('no').
+ * beside "2. Yes, and don't ask again ..."), one of its `aliases` (an ACP option's kind or
+ * optionId: 'allow_once'), or the start of one option's text ('no').
  * @returns the 0-based option index.
  * @throws UserError when it names no option, or several.
  */
-export function choiceIndex(choice: string, options: readonly string[]): number {
+export function choiceIndex(
+  choice: string,
+  options: readonly string[],
+  aliases: readonly (readonly string[])[] = [],
+): number {
   const n = Number(choice);
   if (Number.isInteger(n) && n >= 1 && n <= options.length) return n - 1;
   const want = choice.trim().toLowerCase();
+  const named = options.map((_, i) => i).filter((i) =>
+    want && (aliases[i] ?? []).some((a) => a.toLowerCase() === want)
+  );
+  if (named.length === 1) return named[0];
   const texts = options.map((o, i) => ({ i, text: o.replace(/^\d+\.\s*/, '').toLowerCase() }));
   const exact = texts.filter((o) => want && o.text === want);
   if (exact.length === 1) return exact[0].i;
