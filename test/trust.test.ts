@@ -39,6 +39,7 @@ import { createHost } from '../src/runtime/default-host.ts';
 import { listenControl } from '../src/runtime/control-server.ts';
 import { listSessions, request } from '../src/runtime/control-client.ts';
 import { guardedSend } from '../src/runtime/tools.ts';
+import { ancestry, answerRefusal } from '../src/runtime/peer.ts';
 import { UserError } from '../src/errors.ts';
 import { cli } from './support/cli.ts';
 import { fakeInfo, fakeSession } from './support/fake-session.ts';
@@ -142,6 +143,36 @@ test('1: answer from a child of a session that cleared its environment is refuse
   } finally {
     await host.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('1: answerRefusal: unknown peer, another uid, a descendant of an agent (any depth) are refused', async () => {
+  const uid = process.getuid?.() ?? -1;
+  // a grandchild of this process: sh -> sleep
+  const child = spawn('/bin/sh', ['-c', 'sleep 30 & echo $!; wait'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let grandchild = 0;
+  try {
+    grandchild = Number(
+      await new Promise<string>((r) => child.stdout!.once('data', (d) => r(String(d)))),
+    );
+    assert.equal(ancestry(grandchild)!.slice(0, 3), [grandchild, child.pid, process.pid]);
+    assert.match(String(answerRefusal(null, new Set())), /cannot tell which process asked/);
+    assert.match(String(answerRefusal({ pid: grandchild, uid: uid + 1 }, new Set())), /from uid/);
+    assert.match(
+      String(answerRefusal({ pid: grandchild, uid }, new Set([process.pid]))),
+      new RegExp(`process ${grandchild} runs inside an agentwatch session`),
+    );
+    assert.is(
+      answerRefusal({ pid: process.pid, uid }, new Set([grandchild])),
+      null,
+      'a parent may',
+    );
+    assert.match(String(answerRefusal({ pid: 0, uid }, new Set())), /did not say/);
+  } finally {
+    if (grandchild > 0) process.kill(grandchild, 'SIGKILL');
+    child.kill('SIGKILL');
   }
 });
 
