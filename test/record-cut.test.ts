@@ -7,7 +7,7 @@
  * wrote must read each one as labelled. Also: the chord never reaches the program (Ctrl-\ twice
  * sends one), and the meta holds the argv, the agent, the resize and the exit code.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -172,6 +172,20 @@ test('record, cut and mark: bad arguments are named', async () => {
     );
     assert.is(none.code, 1);
     assert.match(none.stderr, /nothing\.bytes\.jsonl: no such recording/);
+    // a moment past the recording's end
+    for (const ext of ['bytes.jsonl', 'truth.jsonl', 'input.jsonl', 'meta.json']) {
+      copyFileSync(
+        join(ROOT, 'fixtures/claude-code/recordings', `bash.${ext}`),
+        join(dir, `bash.${ext}`),
+      );
+    }
+    const late = await cli(
+      ['cut', join(dir, 'bash'), '--at', '999', '--label', 'idle'],
+      process.env,
+    );
+    assert.is(late.code, 2);
+    assert.match(late.stderr, /bash is 56\.\d s long/);
+    assert.not.ok(readdirSync(dir).some((f) => f.endsWith('.raw')), 'no fixture written');
     const both = await cli(['cut', 'x', '--at', '1', '--mark', '1'], process.env);
     assert.is(both.code, 2);
     assert.match(both.stderr, /give --at SECONDS or --mark N/);

@@ -3,7 +3,7 @@
  * runs it. Returns the exit code; `main.ts` is the only file that exits.
  */
 import { parseArgs } from 'node:util';
-import { type Command, type Io, UsageError, UserError } from './command.ts';
+import { type Command, type Io, placeholderOf, UsageError, UserError } from './command.ts';
 import { commands } from './commands.ts';
 import { closest, explainBadArgs } from './argv-errors.ts';
 import { ManifestError } from '../detect/errors.ts';
@@ -16,6 +16,9 @@ const io: Io = {
   stderr: (t) => void process.stderr.write(t),
 };
 
+/** Where an option's help text starts in `COMMAND --help`, in columns. */
+const HELP_COLUMN = 32;
+
 /** The help text for one command, from its spec. */
 export function commandHelp(cmd: Command): string {
   const lines = [`usage: agentwatch ${cmd.usage}`, '', cmd.summary];
@@ -23,10 +26,15 @@ export function commandHelp(cmd: Command): string {
   if (names.length) lines.push('', 'options:');
   for (const name of names) {
     const o = cmd.options[name];
-    const arg = cmd.placeholders?.[name] ?? name.toUpperCase();
+    const arg = placeholderOf(cmd, name);
     const flag = `--${name}${o.type === 'string' ? ' ' + arg : ''}`;
+    const left = `  ${(o.short ? `-${o.short}, ` : '    ') + flag}`;
+    const text = cmd.help?.[name] ?? '';
+    // A flag too long for its column gets its text on the next line, never glued to it.
     lines.push(
-      `  ${(o.short ? `-${o.short}, ` : '    ') + flag.padEnd(24)} ${cmd.help?.[name] ?? ''}`,
+      left.length <= HELP_COLUMN - 2
+        ? left.padEnd(HELP_COLUMN) + text
+        : `${left}\n${' '.repeat(HELP_COLUMN)}${text}`,
     );
   }
   return lines.join('\n') + '\n';
