@@ -79,6 +79,9 @@ test('record in a PTY, mark by chord and by `agentwatch mark`, cut each mark: cl
           .length
         : 0;
     await screen(/\? for shortcuts/);
+    // a key from another terminal, through the control socket: recorded as input too
+    const sent = await cli(['send', '--no-enter', 'play', 'z'], env);
+    assert.is(sent.code, 0, sent.stderr);
     driver.send('\x1ci'); // idle
     await until('the idle mark', () => marks() === 1, 20_000);
     driver.send('\x1c\x1cn'); // one Ctrl-\ for the program, then the next screen
@@ -106,7 +109,7 @@ test('record in a PTY, mark by chord and by `agentwatch mark`, cut each mark: cl
 
     // what reached the program: no chord, one Ctrl-\ (1c) from the doubled prefix
     const got = readFileSync(log, 'utf8').trim().split('\n').join('');
-    assert.is(got, '1c6e6e71', 'Ctrl-\\ once, n, n, q: ' + got);
+    assert.is(got, '7a1c6e6e71', 'z sent, Ctrl-\\ once, n, n, q: ' + got);
 
     const r = readRecording(join(rec, 'play'));
     assert.is(r.meta.agent, 'claude');
@@ -120,6 +123,12 @@ test('record in a PTY, mark by chord and by `agentwatch mark`, cut each mark: cl
     assert.is(r.truth[0].why, 'key chord');
     const input = readFileSync(join(rec, 'play.input.jsonl'), 'utf8');
     assert.not.match(input, /\\u001cb|\\u001ci|\\u001cw/);
+    // every byte the program got is in input.jsonl, the sent one included
+    const typed = input.trim().split('\n').map((l) => {
+      const k = JSON.parse(l) as { keys?: string; b64?: string };
+      return k.keys !== undefined ? Buffer.from(k.keys, 'utf8') : Buffer.from(k.b64!, 'base64');
+    });
+    assert.is(Buffer.concat(typed).toString('hex'), got);
 
     // cut every mark; classify the folder's labels
     const fixtures = join(dir, 'fixtures');

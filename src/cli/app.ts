@@ -7,6 +7,9 @@ import { type Command, type Io, placeholderOf, UsageError, UserError } from './c
 import { commands } from './commands.ts';
 import { closest, explainBadArgs } from './argv-errors.ts';
 import { ManifestError } from '../detect/errors.ts';
+// Error messages quote what sessions said (a refusal's question and options, a session's
+// error): each line is made printable, so a hostile socket's `ESC[2J` cannot clear the screen.
+import { printableLines as printableMessage } from './board.ts';
 
 const io: Io = {
   stdout: (t) => void process.stdout.write(t),
@@ -70,7 +73,7 @@ export async function main(argv: string[]): Promise<number> {
     return name ? 0 : 2;
   }
   if (name === '--version' || name === '-V' || name === '-v') {
-    io.stdout(`agentwatch ${VERSION}\n`);
+    io.stdout(`agentwatch ${VERSION} (Node ${process.version})\n`);
     return 0;
   }
   const cmd = commands.find((c) => c.name === name);
@@ -99,14 +102,18 @@ export async function main(argv: string[]): Promise<number> {
     return await cmd.run(parsed.values, [...parsed.positionals, ...passthrough], io);
   } catch (e) {
     if (e instanceof UsageError) {
-      io.stderr(`agentwatch ${cmd.name}: ${e.message}\n\n${commandHelp(cmd)}`);
+      io.stderr(`agentwatch ${cmd.name}: ${printableMessage(e.message)}\n\n${commandHelp(cmd)}`);
       return 2;
     }
     if (e instanceof UserError || e instanceof ManifestError) {
-      io.stderr(`agentwatch ${cmd.name}: ${e.message}\n`);
+      io.stderr(`agentwatch ${cmd.name}: ${printableMessage(e.message)}\n`);
       return e instanceof UserError ? e.exitCode : 1;
     }
-    io.stderr(`agentwatch ${cmd.name}: internal error: ${(e as Error)?.stack ?? e}\n`);
+    io.stderr(
+      `agentwatch ${cmd.name}: internal error: ${
+        printableMessage(String((e as Error)?.stack ?? e))
+      }\n`,
+    );
     return 70;
   }
 }

@@ -9,8 +9,10 @@ import type { Server, Socket } from 'node:net';
 import { basename } from 'node:path';
 import type { Manifest } from '../detect/manifest.ts';
 import { explain, formatExplain } from '../detect/explain.ts';
-import { closeControl, listenControl, push } from './control-server.ts';
-import { ensureSocketDir, socketPath } from './paths.ts';
+import { closeControl, connectionPeer, listenControl, push } from './control-server.ts';
+import { listSessions } from './control-client.ts';
+import { answerRefusal } from './peer.ts';
+import { ensureSocketDir, socketDir, socketPath } from './paths.ts';
 import type { Request, SessionInfo } from './protocol.ts';
 import { Session, type SessionSpec } from './session.ts';
 import { type ForegroundRead, Sweep, type Watched } from './sweep.ts';
@@ -275,6 +277,7 @@ export class SessionHost {
     ensureSocketDir(this.#env);
     const subscribers = new Set<Socket>();
     const server = await listenControl(pane.socket, (req, socket) => {
+      if (req.op === 'answer') return this.#checkAnswerer(socket).then(() => pane.handle(req));
       if (req.op !== 'subscribe') return pane.handle(req);
       subscribers.add(socket);
       socket.on('close', () => subscribers.delete(socket));
@@ -323,6 +326,26 @@ export class SessionHost {
       }
     }
     this.#publish(info);
+  }
+
+  /**
+   * Refuses (exit 3) an `answer` whose peer is not the person: unknown, of another uid, or a
+   * process that is (or descends from) the agent of any session, this host's or one listed
+   * in the socket folder, PTY or ACP ({@link answerRefusal}), whatever its environment says.
+   */
+  async #checkAnswerer(socket: Socket): Promise<void> {
+    const agents = new Set<number>();
+    for (const { session } of this.sessions.values()) agents.add(session.pid);
+    for (const { pane } of this.panes.values()) {
+      if (pane.info().pid > 0) agents.add(pane.info().pid);
+    }
+    try {
+      for (const s of await listSessions(socketDir(this.#env))) agents.add(s.pid);
+    } catch {
+      // an unreadable folder: this host's own sessions are still known
+    }
+    const why = answerRefusal(connectionPeer(socket), agents);
+    if (why) throw new UserError(`refused: ${why}`, GUARD_EXIT);
   }
 
   #handle(
@@ -432,8 +455,10 @@ export class SessionHost {
           throw new UserError('answer: the confirmed prompt (expect) is missing');
         }
         const index = choiceIndex(String(req.choice), expect.options);
-        this.noteInput(id);
-        return guardedAnswer(this.sweep, w, index, expect).then((option) => ({ answered: option }));
+        return this.#checkAnswerer(socket).then(() => {
+          this.noteInput(id);
+          return guardedAnswer(this.sweep, w, index, expect);
+        }).then((option) => ({ answered: option }));
       }
       case 'events':
         return { events: session.events() };
@@ -478,7 +503,7 @@ export class SessionHost {
   }
 
   #attach(session: Session, socket: Socket, rows?: number, cols?: number): 'keep' {
-    socket.write(JSON.stringify({ ok: true }) + '\n');
+    socket.write(JSON.stringify({ ok: true, op: 'attach' }) + '\n');
     // The attaching terminal's size applies while it is attached; the size before it comes
     // back when the last attached terminal leaves (a `run` session is the person's own
     // terminal's size, and it must not stay at the board's).

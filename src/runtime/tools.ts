@@ -3,9 +3,11 @@
  * permission answer. Right before writing, the pane is classified afresh (not the last
  * sweep), after the output already waiting on the PTY has been read:
  * - `send` writes text only to a pane that is not blocked; on a blocked pane it writes zero
- *   bytes and reports the prompt's question and options (exit 3 in the CLI). The Enter that
- *   submits the text is checked again on its own, so a prompt that appears between the text
- *   and the Enter does not receive that Enter.
+ *   bytes and reports the prompt's question and options (exit 3 in the CLI). Right after the
+ *   text is written the screen is watched for {@link PROMPT_AFTER_WRITE_MS}: a prompt drawn
+ *   there (it may hold the text) is reported (exit 3) and the Enter is not sent. The Enter
+ *   that submits the text is checked again on its own, so a prompt that appears between the
+ *   text and the Enter does not receive that Enter.
  * - `answer` works only on a blocked pane, only with the person's confirmation, and only when
  *   the prompt on screen is still the one the person confirmed; it moves the selection with
  *   arrow keys (one key at a time, checking the prompt between keys) and presses Enter.
@@ -160,19 +162,36 @@ export async function guardedSend(
   }
   const blocked = (why: (written: number) => string) => () =>
     w.record.state === 'blocked' ? (written: number) => refusal(w, why(written)) : null;
-  await guardedWrite(
-    sweep,
-    w,
-    bytes,
-    blocked((n) =>
-      n
-        ? `refused: a prompt appeared while the text was typed; ${n} of ${bytes.length} bytes were typed`
-        : `refused: ${w.session.spec.name} is waiting for a permission answer; nothing was typed`
-    ),
-  );
+  // Watch the screen from the moment the text is written: a dialog drawn after the guard's
+  // last read and before the write (the window no program outside the agent can close) shows
+  // in the output that follows, and the text may have gone into it.
+  const appeared = watchForPrompt(sweep, w);
+  try {
+    await guardedWrite(
+      sweep,
+      w,
+      bytes,
+      blocked((n) =>
+        n
+          ? `refused: a prompt appeared while the text was typed; ${n} of ${bytes.length} bytes were typed`
+          : `refused: ${w.session.spec.name} is waiting for a permission answer; nothing was typed`
+      ),
+    );
+    appeared.arm();
+    await sleep(PROMPT_AFTER_WRITE_MS);
+    w.session.readPending();
+  } finally {
+    appeared.stop();
+  }
+  if (appeared.seen()) {
+    throw refusal(
+      w,
+      'a prompt appeared while typing: the text may be in it, the Enter was not sent',
+    );
+  }
   let written = bytes.length;
   if (enter) {
-    await sleep(KEY_GAP_MS);
+    await sleep(KEY_GAP_MS - PROMPT_AFTER_WRITE_MS);
     await guardedWrite(
       sweep,
       w,
@@ -182,6 +201,39 @@ export async function guardedSend(
     written++;
   }
   return written;
+}
+
+/** How long after a write its screen is watched for a prompt drawn before it landed, ms. */
+export const PROMPT_AFTER_WRITE_MS = 5;
+
+/**
+ * Watches `w`'s screen once armed (right after a write): reads what is already on the PTY at
+ * once, then classifies after every chunk of output until stopped (the caller waits
+ * {@link PROMPT_AFTER_WRITE_MS} and reads once more); `seen()` is true when any of those
+ * screens was blocked. A dialog drawn within the guard's window (after its last read, before
+ * the write) reaches the master within µs to a few ms; one drawn later was drawn after the
+ * agent had our bytes.
+ */
+function watchForPrompt(
+  sweep: Sweep,
+  w: Watched,
+): { arm(): void; stop(): void; seen(): boolean } {
+  let seen = false;
+  let off: (() => void) | undefined;
+  const look = () => {
+    if (!seen && sweep.evaluate(w).state === 'blocked') seen = true;
+  };
+  return {
+    arm() {
+      off = w.session.onOutput(look);
+      w.session.readPending();
+      look();
+    },
+    stop() {
+      off?.();
+    },
+    seen: () => seen,
+  };
 }
 
 /** A prompt as the person confirmed it. */
