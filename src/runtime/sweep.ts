@@ -7,7 +7,7 @@
  */
 import { basename } from 'node:path';
 import type { Manifest } from '../detect/manifest.ts';
-import { evaluate } from '../detect/evaluate.ts';
+import { Evaluator } from '../detect/evaluator.ts';
 import {
   decide,
   type ForegroundKind,
@@ -42,6 +42,8 @@ export interface Watched {
   lastEvalAt: number;
   /** Evaluations so far. */
   evaluations: number;
+  /** Its rules' results on the last screen, so an evaluation re-tests only what changed. */
+  evaluator?: Evaluator;
   timer?: ReturnType<typeof setTimeout>;
 }
 
@@ -217,7 +219,9 @@ export class Sweep {
     w.screenVersion = s.terminal.version;
     w.inputsVersion = s.inputsVersion;
     const now = this.#now();
-    const evaluation = w.manifest ? evaluate(s.terminal.snapshot(), w.manifest) : null;
+    const evaluation = w.manifest
+      ? (w.evaluator ??= new Evaluator()).evaluate(s.terminal.snapshot(), w.manifest)
+      : null;
     const prev = w.record;
     w.record = decide(prev, {
       now,
