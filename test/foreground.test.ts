@@ -112,6 +112,42 @@ test('bash, then sleep 5, then bash again after Ctrl-C; addon, /proc and ps agre
   }
 });
 
+test('previous: the leader is read again only when the foreground group changed', async () => {
+  const p = spawnBash();
+  const groups: number[] = [];
+  try {
+    const m = { fd: ptyMasterFd(p), pid: p.pid };
+    const bash = await waitFor(() => foreground(m), (f) => f?.name === 'bash' && f.argv.length > 0);
+    assert.ok(bash);
+    for (const via of ['addon', 'proc'] as const) {
+      if (via === 'proc' && process.platform !== 'linux') continue;
+      // a marker the leader cannot have: returned as is, so the leader was not read again
+      const previous = { ...bash, via, argv: ['marker'] };
+      assert.is(foreground(m, { via, previous }), previous, via);
+      // from another source: read afresh
+      assert.equal(foreground(m, { via, previous: { ...previous, via: 'ps' } })?.argv, BASH.argv);
+    }
+    p.write('sleep 5\r');
+    const sleep = await waitFor(
+      () => foreground(m, { previous: bash }),
+      (f) => f?.name === 'sleep' && f.argv.length > 0,
+    );
+    assert.ok(sleep);
+    groups.push(sleep.pgid);
+    assert.equal(sleep.argv, ['sleep', '5']);
+    // a leader that could not be read (name '') is read again
+    assert.equal(foreground(m, { previous: { ...sleep, name: '', argv: [] } })?.argv, [
+      'sleep',
+      '5',
+    ]);
+    p.write('\x03');
+    const back = await waitFor(() => foreground(m, { previous: sleep }), (f) => f?.pgid === p.pid);
+    assert.equal(back, { pgid: p.pid, pid: p.pid, ...BASH, via: 'addon' });
+  } finally {
+    await killAll(p, groups);
+  }
+});
+
 test('AGENTWATCH_NO_ADDON=1 and a missing fd fall back to /proc (Linux) or ps', async () => {
   const p = spawnBash();
   const fallback = process.platform === 'linux' ? 'proc' : 'ps';

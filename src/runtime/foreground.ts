@@ -59,6 +59,13 @@ export type ForegroundOptions = {
    * addon, then /proc on Linux, else ps, each falling through to the next on an error.
    */
   via?: ForegroundVia;
+  /**
+   * The answer of this PTY's previous call: when the foreground group is still the same
+   * (same pgid, same source), its leader's name and argv are not read again (a group's
+   * leader does not change while the group lives) and this object itself is returned. The
+   * pgid is read every time; a leader that could not be read (name '') is read again.
+   */
+  previous?: Foreground | null;
 };
 
 /** What happened when the addon was (or was not) loaded. */
@@ -222,9 +229,9 @@ export function foreground(master: PtyMaster, options: ForegroundOptions = {}): 
     try {
       switch (source) {
         case 'addon':
-          return viaAddon(fd, pid);
+          return viaAddon(fd, pid, options.previous);
         case 'proc':
-          return viaProc(pid);
+          return viaProc(pid, options.previous);
         case 'ps':
           return viaPs(pid);
       }
@@ -257,13 +264,18 @@ function isAlive(pid: number): boolean {
   return true;
 }
 
-function viaAddon(fd: number | undefined, pid: number): Foreground | null {
+function viaAddon(
+  fd: number | undefined,
+  pid: number,
+  previous?: Foreground | null,
+): Foreground | null {
   if (addonDisabled()) throw new Error('the addon is disabled by AGENTWATCH_NO_ADDON=1');
   if (fd === undefined) throw new Error(`no master fd is known for pid ${pid}`);
   const { addon } = loadedAddon();
   if (addon === undefined) throw new Error(foregroundDiagnostics().summary);
   const pgid = addon.foregroundPgid(fd);
   if (pgid <= 0) return null;
+  if (previous?.pgid === pgid && previous.via === 'addon' && previous.name) return previous;
   return withLeader(pgid, leaderOrGone(() => addon.processInfo(pgid)), 'addon');
 }
 
@@ -272,7 +284,7 @@ function viaAddon(fd: number | undefined, pid: number): Foreground | null {
  * hold spaces and parentheses, so fields are counted from the LAST ')': field 3 (state) is
  * the first after it, field 8 (tpgid) the sixth.
  */
-function viaProc(pid: number): Foreground | null {
+function viaProc(pid: number, previous?: Foreground | null): Foreground | null {
   const stat = readProc(`/proc/${pid}/stat`);
   if (stat === undefined) {
     if (!existsSync('/proc/self/stat')) throw new Error('/proc is not mounted');
@@ -282,6 +294,7 @@ function viaProc(pid: number): Foreground | null {
   const tpgid = fields === undefined ? NaN : Number(fields[5]);
   if (!Number.isInteger(tpgid)) throw new Error(`cannot parse /proc/${pid}/stat: ${stat}`);
   if (tpgid <= 0) return null; // -1: no controlling terminal
+  if (previous?.pgid === tpgid && previous.via === 'proc' && previous.name) return previous;
   return withLeader(tpgid, leaderOrGone(() => procInfo(tpgid)), 'proc');
 }
 
