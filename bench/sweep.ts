@@ -10,8 +10,9 @@
  *   0.3-2.5 s after idle, a prompt answered 0.6-1.2 s after it was drawn; about half of the
  *   agents working at a time, about 3,000 evaluations/s in adaptive mode). CPU: this process
  *   (process.cpuUsage) minus the harness's callbacks (reading the farm's frames, the user's
- *   keys) and minus the VT's parsing of the streams (measured inside those callbacks, printed
- *   apart): the sweep, its timers and the GC it causes, as % of one core. `synthetic-N` for
+ *   keys, with the VT's parsing of the streams and the sweep's output listener inside them;
+ *   the VT's share printed apart): the sweep, its timers and the GC it causes, as % of one
+ *   core. `synthetic-N` for
  *   another count.
  * - `host-10`, `host-100`, `host-1000`: one SessionHost in this process with N sessions (real
  *   PTYs, control sockets, foreground reads), each running bench/relay.c, which relays the PTY
