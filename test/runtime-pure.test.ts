@@ -200,6 +200,8 @@ test('strippedTail: escapes gone, text after the last CR per line (the seed base
     '\x1b[1mhello\x1b[0m\r\x1b[1Cworld\n\x1b]0;title\x07a\x1b[5Gb',
   );
   assert.is(strippedTail(bytes), 'world\nab');
+  // CRLF ends a line; it does not erase it.
+  assert.is(strippedTail(new TextEncoder().encode('one\r\ntwo\rTWO\r\n')), 'one\nTWO\n');
 });
 
 test.run();

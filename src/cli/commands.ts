@@ -13,11 +13,13 @@ import { notifyCommand, reportCommand } from './hook-commands.ts';
 import { simAgentCommand } from './sim-agent.ts';
 import { watchCommand } from './watch.ts';
 import { demoCommand } from './demo.ts';
+import { evalCommand } from './eval.ts';
 
 export const commands: Command[] = [
   runCommand,
   watchCommand,
   demoCommand,
+  evalCommand,
   lsCommand,
   waitCommand,
   sendCommand,

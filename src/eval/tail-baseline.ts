@@ -7,7 +7,9 @@
 
 /**
  * Strips escape sequences from `bytes` (decoded as UTF-8, invalid bytes replaced) and keeps,
- * for each `\n`-separated line, the text after its last `\r`.
+ * for each line, the text after its last `\r`. Lines end with `\n` or `\r\n` (the `\r` of
+ * a CRLF ends the line, it does not erase it: inline agents such as Gemini CLI and Qwen Code
+ * end their lines with CRLF).
  * Sequences removed: CSI (`ESC [` ... final byte 0x40-0x7e), OSC (`ESC ]` ... BEL or ST),
  * DCS/SOS/PM/APC (`ESC P|X|^|_` ... ST), and two-byte `ESC x` escapes (ECMA-48 5.3).
  */
@@ -20,7 +22,7 @@ export function strippedTail(bytes: Uint8Array): string {
     .replace(/\x1b[ -/]*[0-~]/g, '')
     .replace(/[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f]/g, '');
   return stripped
-    .split('\n')
+    .split(/\r?\n/)
     .map((line) => {
       const cr = line.lastIndexOf('\r');
       return cr >= 0 ? line.slice(cr + 1) : line;

@@ -16,7 +16,9 @@ import {
   SHELLS,
   type StateRecord,
 } from './signals.ts';
-import type { Session } from './session.ts';
+import type { ExitInfo, Session, SessionSpec } from './session.ts';
+import type { Report } from './signals.ts';
+import type { ScreenSnapshot } from '../vt/terminal.ts';
 
 /** The sweep interval's default, ms. */
 export const DEFAULT_INTERVAL_MS = 700;
@@ -30,9 +32,47 @@ export interface ForegroundRead {
   argv: string[];
 }
 
+/**
+ * What the sweep reads of a session: a {@link Session} (a PTY), or a replayed recording
+ * (`src/eval`). The sweep bumps `inputsVersion` when the foreground or the manifest changes.
+ */
+export interface SweptSession {
+  readonly id: string;
+  readonly spec: Pick<SessionSpec, 'agent' | 'command' | 'args'>;
+  readonly terminal: { readonly version: number; snapshot(): ScreenSnapshot };
+  inputsVersion: number;
+  readonly exit: ExitInfo | null;
+  readonly report: Report | null;
+  onOutput(listener: (data: Uint8Array) => void): () => void;
+  onExit(listener: (exit: ExitInfo) => void): () => void;
+}
+
+/**
+ * The timer functions the sweep uses: the global ones by default, a virtual clock's in the
+ * eval's replay (so that a recording replays deterministically, without sleeping).
+ */
+export interface SweepTimers {
+  setTimeout(f: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+  setInterval(f: () => void, ms: number): unknown;
+  clearInterval(handle: unknown): void;
+}
+
+const GLOBAL_TIMERS: SweepTimers = {
+  setTimeout: (f, ms) => setTimeout(f, ms),
+  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+  setInterval: (f, ms) => setInterval(f, ms),
+  clearInterval: (h) => clearInterval(h as ReturnType<typeof setInterval>),
+};
+
+/** Lets the process exit while `handle` (a Node timer) is pending; a no-op for other handles. */
+function unref(handle: unknown): void {
+  (handle as { unref?: () => void } | undefined)?.unref?.();
+}
+
 /** A session as the sweep follows it. */
-export interface Watched {
-  session: Session;
+export interface Watched<S extends SweptSession = Session> {
+  session: S;
   record: StateRecord;
   manifest: Manifest | null;
   foreground: { kind: ForegroundKind; name: string };
@@ -44,11 +84,11 @@ export interface Watched {
   evaluations: number;
   /** Its rules' results on the last screen, so an evaluation re-tests only what changed. */
   evaluator?: Evaluator;
-  timer?: ReturnType<typeof setTimeout>;
+  timer?: unknown;
 }
 
 /** What the sweep needs from its host. */
-export interface SweepOptions {
+export interface SweepOptions<S extends SweptSession = Session> {
   intervalMs?: number;
   /** How long a report lives unless the screen agrees, ms (default 60 s). */
   reportTtlMs?: number;
@@ -56,12 +96,14 @@ export interface SweepOptions {
   /** Manifests by id. */
   manifests: () => ReadonlyMap<string, Manifest>;
   /** Reads a session's foreground; null when unknown. */
-  foreground: (session: Session) => ForegroundRead | null;
+  foreground: (session: S) => ForegroundRead | null;
   /** Called when a session's state changes (not when only the reason changes). */
-  onTransition: (w: Watched, prev: StateRecord) => void;
+  onTransition: (w: Watched<S>, prev: StateRecord) => void;
   /** Called after every evaluation (for the board's timers and explain). */
-  onEvaluated?: (w: Watched) => void;
+  onEvaluated?: (w: Watched<S>) => void;
   now?: () => number;
+  /** Timer functions (default: the global ones). */
+  timers?: SweepTimers;
 }
 
 function stem(path: string | undefined): string {
@@ -85,28 +127,30 @@ export function manifestForProcess(
 }
 
 /** Runs the sweep over a set of sessions. */
-export class Sweep {
-  readonly watched = new Map<string, Watched>();
+export class Sweep<S extends SweptSession = Session> {
+  readonly watched = new Map<string, Watched<S>>();
   readonly intervalMs: number;
   readonly adaptive: boolean;
-  #timer?: ReturnType<typeof setInterval>;
+  #timer?: unknown;
   readonly #now: () => number;
+  readonly #timers: SweepTimers;
   /** Totals, for the benchmark. */
   readonly stats = { ticks: 0, evaluations: 0, evalMs: 0 };
 
-  constructor(readonly options: SweepOptions) {
+  constructor(readonly options: SweepOptions<S>) {
     this.intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
     this.adaptive = options.adaptive ?? false;
     this.#now = options.now ?? Date.now;
+    this.#timers = options.timers ?? GLOBAL_TIMERS;
   }
 
   /** Starts following `session`; it begins idle (an agent that has only started is not working). */
-  add(session: Session): Watched {
+  add(session: S): Watched<S> {
     // A forced agent (--agent) is known from the start: `info` names it before the first sweep.
     const forced = session.spec.agent
       ? this.options.manifests().get(session.spec.agent) ?? null
       : null;
-    const w: Watched = {
+    const w: Watched<S> = {
       session,
       record: initialState(this.#now()),
       manifest: forced,
@@ -125,30 +169,30 @@ export class Sweep {
   /** Stops following session `id`. */
   remove(id: string): void {
     const w = this.watched.get(id);
-    if (w?.timer) clearTimeout(w.timer);
+    if (w?.timer) this.#timers.clearTimeout(w.timer);
     this.watched.delete(id);
   }
 
   /** Starts the periodic sweep. */
   start(): void {
-    this.#timer ??= setInterval(() => this.tick(), this.intervalMs);
-    this.#timer.unref?.();
+    this.#timer ??= this.#timers.setInterval(() => this.tick(), this.intervalMs);
+    unref(this.#timer);
   }
 
   stop(): void {
-    if (this.#timer) clearInterval(this.#timer);
+    if (this.#timer) this.#timers.clearInterval(this.#timer);
     this.#timer = undefined;
-    for (const w of this.watched.values()) if (w.timer) clearTimeout(w.timer);
+    for (const w of this.watched.values()) if (w.timer) this.#timers.clearTimeout(w.timer);
   }
 
-  #schedule(w: Watched, after = ADAPTIVE_MIN_MS): void {
+  #schedule(w: Watched<S>, after = ADAPTIVE_MIN_MS): void {
     if (w.timer) return;
     const wait = Math.max(0, w.lastEvalAt + after - this.#now());
-    w.timer = setTimeout(() => {
+    w.timer = this.#timers.setTimeout(() => {
       w.timer = undefined;
       if (this.watched.has(w.session.id)) this.evaluateIfDue(w);
     }, wait);
-    w.timer.unref?.();
+    unref(w.timer);
   }
 
   /** One sweep: reads every foreground, evaluates the sessions that are due. */
@@ -164,7 +208,7 @@ export class Sweep {
     }
   }
 
-  #readForeground(w: Watched): void {
+  #readForeground(w: Watched<S>): void {
     const s = w.session;
     if (s.exit) return;
     const fg = this.options.foreground(s);
@@ -195,7 +239,7 @@ export class Sweep {
   }
 
   /** Evaluates `w` when its screen or inputs changed, or an idle confirmation is pending. */
-  evaluateIfDue(w: Watched): void {
+  evaluateIfDue(w: Watched<S>): void {
     const s = w.session;
     // A live report is due too: it may have expired or lost its grace since the last look.
     const due = s.terminal.version !== w.screenVersion || s.inputsVersion !== w.inputsVersion ||
@@ -205,7 +249,7 @@ export class Sweep {
   }
 
   /** Classifies `w` afresh, whatever the last sweep said (the typing guard calls this). */
-  evaluate(w: Watched): StateRecord {
+  evaluate(w: Watched<S>): StateRecord {
     const t0 = performance.now();
     const s = w.session;
     if (!w.manifest) {
