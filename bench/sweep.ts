@@ -8,12 +8,11 @@
  *   real-rate streams of 1000 agents that run in a child process (bench/sim-farm.ts, one Unix
  *   socket, bytes and truth in the order they happened), driven by an in-process user (a task
  *   0.3-2.5 s after idle, a prompt answered 0.6-1.2 s after it was drawn; about half of the
- *   agents working at a time, about 3,000 evaluations/s in adaptive mode). CPU: this process
- *   (process.cpuUsage) minus the harness's callbacks (reading the farm's frames, the user's
- *   keys, with the VT's parsing of the streams and the sweep's output listener inside them;
- *   the VT's share printed apart): the sweep, its timers and the GC it causes, as % of one
- *   core. `synthetic-N` for
- *   another count.
+ *   agents working at a time, about 3,000 evaluations/s in adaptive mode). CPU: detection
+ *   alone, the CPU time (process.cpuUsage, which costs about 1 µs a call) inside the sweep's
+ *   entry points (its ticks, adaptive looks, evaluations and output listener) as % of one
+ *   core; the process's whole CPU and the VT's share (wall time inside its writes) printed
+ *   beside. `synthetic-N` for another count.
  * - `host-10`, `host-100`, `host-1000`: one SessionHost in this process with N sessions (real
  *   PTYs, control sockets, foreground reads), each running bench/relay.c, which relays the PTY
  *   to one agent of the farm (`--agents node`: a `sim-agent` node process per session, as a
@@ -533,7 +532,7 @@ interface SynthSession {
   lastOutput: number;
   listeners: ((data: Uint8Array) => void)[];
   onOutput(l: (data: Uint8Array) => void): () => void;
-  onExit(l: () => void): () => void;
+  onExit(l: (exit: never) => void): () => void;
 }
 
 /** Runs the synthetic case: `n` in-process panes, the sweep mode, a window of `windowMs`. */
@@ -545,7 +544,7 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
   const panes: SynthPane[] = [];
   let driving = false;
   const fg = { pgid: 1, name: 'claude', argv: ['claude'] };
-  const sweep = new Sweep({
+  const sweep = new Sweep<SynthSession>({
     intervalMs: DEFAULT_INTERVAL_MS,
     adaptive,
     manifests: () => manifests,
@@ -555,8 +554,10 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
       pane.published.push({ t: Date.now(), state: w.record.state });
     },
   });
-  // The sweep's own time: ticks, adaptive looks and evaluations (nested calls counted once).
+  // The sweep's own CPU time: ticks, adaptive looks, evaluations and its output listener
+  // (nested calls counted once), from process.cpuUsage around each, and the wall time too.
   let sweepMs = 0;
+  let sweepCpuMs = 0;
   let depth = 0;
   const timed = <A extends unknown[], R>(f: (...a: A) => R) => (...a: A): R => {
     if (depth++ > 0) {
@@ -567,10 +568,13 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
       }
     }
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     try {
       return f(...a);
     } finally {
       depth--;
+      const c = process.cpuUsage(c0);
+      sweepCpuMs += (c.user + c.system) / 1000;
       sweepMs += performance.now() - t0;
     }
   };
@@ -578,14 +582,6 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
   sweep.evaluateIfDue = timed(sweep.evaluateIfDue.bind(sweep));
   sweep.evaluate = timed(sweep.evaluate.bind(sweep));
   let vtMs = 0;
-  let harnessMs = 0; // CPU time (process.cpuUsage) of the harness's callbacks, VT included
-  /** Runs `f`, adding the CPU time it takes to the harness's account. */
-  const harness = (f: () => void) => {
-    const c0 = process.cpuUsage();
-    f();
-    const c = process.cpuUsage(c0);
-    harnessMs += (c.user + c.system) / 1000;
-  };
 
   let farm: { child: ChildProcess; socket: string } | undefined;
   let socket: Socket | undefined;
@@ -602,10 +598,8 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
     pane.timer = setTimeout(() => {
       pane.timer = undefined;
       if (driving) {
-        harness(() => {
-          if (keys === '1') pane.answers.push(Date.now());
-          send(pane.index, keys);
-        });
+        if (keys === '1') pane.answers.push(Date.now());
+        send(pane.index, keys);
       }
     }, ms);
   };
@@ -634,36 +628,31 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
         onExit: () => () => {},
       };
       panes.push({ index: i, session, truth: [], published: [], answers: [] });
-      sweep.add(session as unknown as Session);
+      sweep.add(session);
     }
     socket = connect(farm.socket);
     await new Promise<void>((r) => socket!.once('connect', () => r()));
     let pending: Buffer = Buffer.alloc(0);
-    socket.on('data', (d: Buffer) =>
-      harness(() => {
-        pending = pending.length ? Buffer.concat([pending, d]) : d;
-        let off = 0;
-        while (pending.length - off >= 9) {
-          const len = pending.readUInt32LE(off + 5);
-          if (pending.length - off < 9 + len) break;
-          const pane = panes[pending.readUInt32LE(off)];
-          const payload = pending.subarray(off + 9, off + 9 + len);
-          if (pending.readUInt8(off + 4) === 0) {
-            const s = pane.session;
-            const t0 = performance.now();
-            s.terminal.write(payload);
-            vtMs += performance.now() - t0;
-            s.lastOutput = Date.now();
-            // the sweep's part of reading: it is not the harness's
-            const c0 = process.cpuUsage();
-            for (const l of s.listeners) l(payload);
-            const c = process.cpuUsage(c0);
-            harnessMs -= (c.user + c.system) / 1000;
-          } else onTruth(pane, JSON.parse(payload.toString()) as TruthEvent);
-          off += 9 + len;
-        }
-        pending = pending.subarray(off);
-      }));
+    socket.on('data', (d: Buffer) => {
+      pending = pending.length ? Buffer.concat([pending, d]) : d;
+      let off = 0;
+      while (pending.length - off >= 9) {
+        const len = pending.readUInt32LE(off + 5);
+        if (pending.length - off < 9 + len) break;
+        const pane = panes[pending.readUInt32LE(off)];
+        const payload = pending.subarray(off + 9, off + 9 + len);
+        if (pending.readUInt8(off + 4) === 0) {
+          const s = pane.session;
+          const t0 = performance.now();
+          s.terminal.write(payload);
+          vtMs += performance.now() - t0;
+          s.lastOutput = Date.now();
+          for (const l of s.listeners) timed(l)(payload);
+        } else onTruth(pane, JSON.parse(payload.toString()) as TruthEvent);
+        off += 9 + len;
+      }
+      pending = pending.subarray(off);
+    });
     socket.write(`mux ${n}\n`);
     const t0 = Date.now();
     while (!panes.every((p) => p.truth.length > 0)) {
@@ -677,8 +666,8 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
     const cpu0 = process.cpuUsage();
     const evals0 = sweep.stats.evaluations;
     sweepMs = 0;
+    sweepCpuMs = 0;
     vtMs = 0;
-    harnessMs = 0;
     driving = true;
     for (const pane of panes) {
       pane.truth.length = 0;
@@ -698,7 +687,7 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
       name: `synthetic-${n}`,
       panes: n,
       mode: adaptive ? 'adaptive' : `${DEFAULT_INTERVAL_MS} ms`,
-      cpuPct: ((cpu.user + cpu.system) / 1000 - harnessMs) / ms * 100,
+      cpuPct: sweepCpuMs / ms * 100,
       blockedMedianMs: round(quantile(scored.blocked, 0.5)),
       blockedMaxMs: round(scored.blocked.length ? Math.max(...scored.blocked) : NaN),
       missed: scored.missed,
@@ -708,7 +697,7 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
       windowS: ms / 1000,
       evalsPerS: evals / (ms / 1000),
       workingPct: scored.workingPct,
-      note: `${(sweepMs * 1000 / Math.max(1, evals)).toFixed(0)} µs/eval (wall), sweep wall ${
+      note: `${(sweepCpuMs * 1000 / Math.max(1, evals)).toFixed(0)} µs/eval, sweep wall ${
         (sweepMs / ms * 100).toFixed(1)
       }%, VT ${(vtMs / ms * 100).toFixed(1)}%, process ${
         ((cpu.user + cpu.system) / 10 / ms).toFixed(0)
@@ -880,7 +869,7 @@ async function main(): Promise<void> {
     }
     console.log(table(results, readBaseline()));
     console.log(
-      `(CPU: % of one core; synthetic: the sweep's own time; host: this process minus the ` +
+      `(CPU: % of one core; synthetic: the sweep's own; host: this process minus the ` +
         `harness. blocked: prompt drawn -> state published; missed: never published while ` +
         `shown; false: published blocked while the truth was not. Node ${process.version}, ` +
         `${cpus().length} CPUs, load average ${load0.toFixed(1)} before, ` +
