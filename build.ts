@@ -118,6 +118,28 @@ const inlineManifests: Plugin = {
   },
 };
 
+/**
+ * Replaces src/runtime/bundled-golden.ts (which renders the fixtures at run time) with the
+ * golden screens rendered now, inlined: the executable carries no fixtures.
+ */
+const inlineGolden: Plugin = {
+  name: 'inline-golden',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]runtime[\\/]bundled-golden\.ts$/ }, async () => {
+      const { bundledGoldenScreens } = await import('./src/runtime/bundled-golden.ts');
+      const screens = await bundledGoldenScreens();
+      return {
+        loader: 'ts',
+        contents: `import type { RuleState } from '../detect/types.ts';\n` +
+          `export interface GoldenScreen { prefix: string; file: string; label: RuleState; rows: string[]; wrapped: boolean[]; title: string; osc: Array<[number, string]> }\n` +
+          `const SCREENS: GoldenScreen[] = ${JSON.stringify(screens)};\n` +
+          `export function bundledGoldenScreens(): Promise<GoldenScreen[]> { return Promise.resolve(SCREENS); }\n`,
+        resolveDir: join(root, 'src', 'runtime'),
+      };
+    });
+  },
+};
+
 const NATIVE_ASSETS_TS = join(root, 'src', 'runtime', 'native-assets.ts');
 /** The function header in node-pty 1.1.0's lib/utils.js that {@link ptyLoader} wraps. */
 const PTY_LOADER_HEADER = 'function loadNativeModule(name) {';
@@ -194,7 +216,7 @@ async function bundle(work: string): Promise<string> {
     // __filename is the bundle, or in a SEA process.execPath (the SEA's require loads
     // built-in modules only, which is all the bundle asks for).
     banner: { js: "const __agentwatchUrl = require('node:url').pathToFileURL(__filename).href;" },
-    plugins: [initHook, inlineManifests, ptyLoader],
+    plugins: [initHook, inlineManifests, inlineGolden, ptyLoader],
     logLevel: 'warning',
     legalComments: 'none',
   });

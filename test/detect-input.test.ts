@@ -25,7 +25,9 @@ test('every idle and working fixture shows an empty input box (claude, codex, ge
     for (const [file, state] of Object.entries(labels)) {
       if (state === 'blocked') continue;
       const { terminal } = await renderFile(join(ROOT, 'fixtures', dir, file), 32, 120);
-      assert.is(inputHoldsText(terminal.snapshot(), manifests.get(id)!), false, `${dir}/${file}`);
+      // a menu the person opened replaces the input box; the person's own draft fills it
+      const holds = /\.(?:menus|pickers)\./.test(file);
+      assert.is(inputHoldsText(terminal.snapshot(), manifests.get(id)!), holds, `${dir}/${file}`);
     }
   }
 });

@@ -147,7 +147,7 @@ test('Claude: the deciding rule and text on real dialogs', () => {
   assert.is(question.rule, 2);
   assert.is(question.match, 'Enter to select · ↑/↓ to navigate · Esc to cancel');
   const plan = evaluate(render('claude-code', 'claude.blocked.plan.raw'), claude);
-  assert.is(plan.rule, 3);
+  assert.is(claude.rules[plan.rule!].name, 'plan approval');
   assert.is(plan.match, 'Would you like to proceed?');
   const working = evaluate(render('claude-code', 'claude.working.raw'), claude);
   assert.is(working.state, 'working');

@@ -26,22 +26,32 @@ const MANIFEST = (examples: string) =>
   `[[rules]]\nname = "dialog"\nstate = "blocked"\nregion = { bottom = 1 }\nany = ['^Allow\\?$']\n` +
   examples;
 
-test('list: every bundled manifest with id, version, processes, rule count and source', () => {
+const EMPTY_HOME = {
+  HOME: dir,
+  XDG_CONFIG_HOME: join(dir, 'cfg'),
+  XDG_CACHE_HOME: join(dir, 'cache'),
+};
+
+test('list: every source with id, version, source, in force, last check, result, file', () => {
   const io = capture();
-  assert.is(runManifests({}, ['list'], io), 0);
+  assert.is(runManifests({}, ['list'], io, EMPTY_HOME), 0);
   const lines = io.out.trimEnd().split('\n');
-  assert.match(lines[0], /^ID\s+NAME\s+VERSION\s+PROCESS\s+RULES\s+SOURCE$/);
-  assert.is(lines.length, 6);
+  assert.match(lines[0], /^ID\s+VERSION\s+SOURCE\s+IN FORCE\s+CHECKED\s+RESULT\s+FILE$/);
+  assert.is(lines.length, 7);
+  assert.is(
+    lines[6],
+    'catalog: none (set catalog_url in the config file; agentwatch manifests where)',
+  );
   const claude = lines.find((l) => l.startsWith('claude '))!;
   assert.match(
     claude,
-    /^claude\s+Claude Code\s+2026\.11\.30\s+claude,claude\.exe\s+9\s+bundled \(resources\/agent-detection\/claude\.toml\)$/,
+    /^claude\s+\d{4}\.\d+\.\d+\s+bundled\s+yes\s+-\s+bundled\s+resources\/agent-detection\/claude\.toml$/,
   );
 });
 
-test('list --json: one object per manifest', () => {
+test('list --json: one object per source', () => {
   const io = capture();
-  assert.is(runManifests({ json: true }, ['list'], io), 0);
+  assert.is(runManifests({ json: true }, ['list'], io, EMPTY_HOME), 0);
   const records = io.out.trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(records.map((r) => r.id), ['claude', 'codex', 'gemini', 'opencode', 'qwen']);
   assert.equal(records[1], {
@@ -49,10 +59,15 @@ test('list --json: one object per manifest', () => {
     name: 'Codex CLI',
     version: '2026.11.30',
     process: ['codex'],
-    rules: 6,
+    rules: records[1].rules,
     examples: records[1].examples,
     source: 'resources/agent-detection/codex.toml',
     bundled: true,
+    from: 'bundled',
+    inForce: true,
+    lastCheck: null,
+    lastResult: 'bundled',
+    lastError: null,
   });
   assert.ok(records[1].examples >= 5);
 });

@@ -56,7 +56,7 @@ test('loadManifestFile: missing file, directory, not UTF-8, broken manifest', ()
   assert.is(missing.message, `${join(dir, 'nope.toml')}: cannot read: no such file`);
   assert.match(
     errorOf(() => loadManifestFile(dir)).message,
-    /: is a directory, not a manifest file/,
+    /: is a directory, not a file/,
   );
   const latin1 = join(dir, 'latin1.toml');
   writeFileSync(

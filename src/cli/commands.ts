@@ -4,6 +4,7 @@ import { classifyCommand } from './classify.ts';
 import { explainCommand } from './explain.ts';
 import { screenCommand } from './screen.ts';
 import { manifestsCommand } from './manifests.ts';
+import { configCommand } from './config.ts';
 import { runCommand } from './run.ts';
 import { lsCommand } from './ls.ts';
 import { waitCommand } from './wait.ts';
@@ -13,6 +14,9 @@ import { notifyCommand, reportCommand } from './hook-commands.ts';
 import { simAgentCommand } from './sim-agent.ts';
 import { watchCommand } from './watch.ts';
 import { demoCommand } from './demo.ts';
+import { recordCommand } from './record.ts';
+import { markCommand } from './mark.ts';
+import { cutCommand } from './cut.ts';
 import { evalCommand } from './eval.ts';
 
 export const commands: Command[] = [
@@ -30,5 +34,9 @@ export const commands: Command[] = [
   explainCommand,
   screenCommand,
   manifestsCommand,
+  configCommand,
+  recordCommand,
+  markCommand,
+  cutCommand,
   simAgentCommand,
 ];

@@ -184,7 +184,7 @@ export const demoCommand: Command = {
       count,
       speed,
       intervalMs: choice.intervalMs,
-      adaptive: choice.adaptive,
+      adaptive: choice.adaptive ?? true,
     }, io);
   },
 };

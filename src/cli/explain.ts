@@ -68,12 +68,12 @@ export const explainCommand: Command = {
     'explain [--agent ID | --manifest FILE] [--size ROWSxCOLS] FILE\n       agentwatch explain SESSION',
   options: {
     agent: { type: 'string' },
-    manifest: { type: 'string' },
+    manifest: { type: 'string', multiple: true },
     size: { type: 'string' },
   },
   help: {
     agent: 'manifest id (default: the file name prefix)',
-    manifest: 'explain with this manifest file',
+    manifest: 'use this manifest file for its agent (repeatable)',
     size: 'screen size in cells (default 32x120)',
   },
   async run(values, positionals, io) {
@@ -85,7 +85,9 @@ export const explainCommand: Command = {
     const { terminal } = await renderFile(file, setup.rows, setup.cols);
     const snapshot = terminal.snapshot();
     io.stdout(
-      `${file}: ${setup.rows}x${setup.cols} screen, manifest ${manifest.id} ${manifest.version} (${manifest.source})\n`,
+      `${file}: ${setup.rows}x${setup.cols} screen, manifest ${manifest.id} ${manifest.version} (${
+        setup.explicit === manifest ? '--manifest' : setup.sourceOf(manifest.id)
+      }: ${manifest.source})\n`,
     );
     io.stdout(numberedScreen(snapshot));
     io.stdout('\n');

@@ -5,18 +5,29 @@
  * socket and notifications go out. The terminal is restored on exit, on a signal and on a
  * crash.
  */
-import { type Command, stringOption, UsageError } from './command.ts';
+import {
+  type Command,
+  type Io,
+  type OptionValues,
+  stringList,
+  stringOption,
+  UsageError,
+} from './command.ts';
 import {
   notifyOptionHelp,
   notifyOptionSpec,
   optionPlaceholders,
+  sourceOptionHelp,
+  sourceOptionSpec,
   stringNotifyChannels,
   sweepChoice,
   sweepOptionHelp,
   sweepOptionSpec,
 } from './sweep-options.ts';
 import { createHost } from '../runtime/default-host.ts';
+import { loadConfig } from '../runtime/config.ts';
 import { Notifier } from '../runtime/notify.ts';
+import type { SessionHost } from '../runtime/host.ts';
 import type { Session } from '../runtime/session.ts';
 
 /** Splits `-- CMD ARGS...` (as main passes it) into the command and its arguments. */
@@ -34,31 +45,55 @@ export function splitCommand(positionals: string[]): { command: string; args: st
 const RESTORE =
   '\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[?25h\x1b[0m';
 
-export const runCommand: Command = {
+/**
+ * What a caller of `run` may watch or filter (`record` uses it). Every hook is optional; a
+ * hook that throws is the caller's bug and ends the run like a crash.
+ */
+export interface RunTap {
+  /** Called once the session started, before any of its output is read. */
+  started?(session: Session, host: SessionHost): void;
+  /** Sees each chunk the person's terminal sends; returns the bytes to pass to the agent. */
+  input?(data: Buffer): Uint8Array;
+  /** Called after the person's terminal was resized, with the new size in cells. */
+  resized?(rows: number, cols: number): void;
+  /** Called once the agent exited and the host closed, with the exit code `run` returns. */
+  exited?(code: number): void;
+}
+
+/** `run`; its `run` takes an optional {@link RunTap} after the usual arguments. */
+export const runCommand: Command & {
+  run(values: OptionValues, positionals: string[], io: Io, tap?: RunTap): Promise<number>;
+} = {
   name: 'run',
   summary: 'run an agent in this terminal while agentwatch follows its state',
-  usage: 'run [--agent ID] [--name NAME] [--interval MS] [--no-hooks] -- CMD ARGS...',
+  usage:
+    'run [--agent ID] [--manifest FILE]... [--name NAME] [--interval MS] [--no-hooks] -- CMD ARGS...',
   passthrough: true,
   options: {
     agent: { type: 'string' },
     name: { type: 'string' },
     'no-hooks': { type: 'boolean' },
+    ...sourceOptionSpec,
     ...sweepOptionSpec,
     ...notifyOptionSpec,
   },
-  placeholders: { agent: 'ID', name: 'NAME', ...optionPlaceholders },
+  placeholders: { agent: 'ID', manifest: 'FILE', name: 'NAME', ...optionPlaceholders },
   help: {
     agent: 'manifest id to use (default: from the foreground process name)',
     name: 'the name the board shows (default: the command name)',
     'no-hooks':
       "start the agent without agentwatch's hooks (Claude Code: no --settings); the screen alone decides",
+    ...sourceOptionHelp,
     ...sweepOptionHelp,
     ...notifyOptionHelp,
   },
-  async run(values, positionals, io) {
+  async run(values, positionals, io, tap: RunTap = {}) {
     const { command, args } = splitCommand(positionals);
     const host = createHost(sweepChoice(values), process.env, {
       hooks: values['no-hooks'] !== true,
+      files: stringList(values, 'manifest'),
+      config: loadConfig().config,
+      update: values['no-update'] !== true,
     });
     const stdin = process.stdin;
     const stdout = process.stdout;
@@ -72,6 +107,7 @@ export const runCommand: Command = {
       cols: stdout.columns || 120,
       headless: !tty,
     });
+    tap.started?.(session, host);
     const notifier = new Notifier(
       stringNotifyChannels(values, tty ? (s) => stdout.write(s) : undefined),
       {
@@ -118,7 +154,7 @@ export const runCommand: Command = {
 
     session.onOutput((data) => stdout.write(data));
     if (tty) stdin.setRawMode(true);
-    stdin.on('data', (d: Buffer) => session.write(d));
+    stdin.on('data', (d: Buffer) => session.write(tap.input ? tap.input(d) : d));
     // Piped input that ends (`echo cmd | agentwatch run -- bash`): the PTY's end-of-file key
     // (VEOF, Ctrl-D) once the agent has gone quiet, as a person would press it at its prompt.
     // Sent at once it could reach the line discipline before the program reads its input and
@@ -135,7 +171,12 @@ export const runCommand: Command = {
       }
     });
     stdin.resume();
-    if (tty) stdout.on('resize', () => session.resize(stdout.rows, stdout.columns));
+    if (tty) {
+      stdout.on('resize', () => {
+        session.resize(stdout.rows, stdout.columns);
+        tap.resized?.(session.terminal.rows, session.terminal.cols);
+      });
+    }
 
     const exit = await new Promise<{ code: number; signal?: number }>((resolve) =>
       session.onExit(resolve)
@@ -144,7 +185,9 @@ export const runCommand: Command = {
     stdin.pause();
     restore();
     await host.close();
-    return exit.signal ? 128 + exit.signal : exit.code;
+    const code = exit.signal ? 128 + exit.signal : exit.code;
+    tap.exited?.(code);
+    return code;
   },
 };
 

@@ -10,6 +10,17 @@ import { type OptionValues, stringOption, UsageError } from './command.ts';
 import type { SweepChoice } from '../runtime/default-host.ts';
 import type { NotifyChannels } from '../runtime/notify.ts';
 
+/** Where the rules come from, for run and watch: `--manifest FILE` (repeatable), `--no-update`. */
+export const sourceOptionSpec: NonNullable<ParseArgsConfig['options']> = {
+  manifest: { type: 'string', multiple: true },
+  'no-update': { type: 'boolean' },
+};
+
+export const sourceOptionHelp: Record<string, string> = {
+  manifest: 'use this manifest file for its agent, over every other source (repeatable)',
+  'no-update': 'do not pull the rules catalog (config: update = false)',
+};
+
 export const sweepOptionSpec: NonNullable<ParseArgsConfig['options']> = {
   interval: { type: 'string' },
   adaptive: { type: 'boolean' },
@@ -17,7 +28,7 @@ export const sweepOptionSpec: NonNullable<ParseArgsConfig['options']> = {
 };
 
 export const sweepOptionHelp: Record<string, string> = {
-  interval: 'sweep interval in ms (default 700; 50-10000)',
+  interval: 'sweep interval in ms (default 700, or [sweep] interval in the config; 50-10000)',
   adaptive: 're-evaluate a changed pane soon after its output, at most every 100 ms (default)',
   'no-adaptive': 'evaluate only on the periodic sweep (every --interval ms)',
 };
@@ -37,7 +48,13 @@ export function sweepChoice(values: OptionValues): SweepChoice {
   if (values.adaptive === true && values['no-adaptive'] === true) {
     throw new UsageError('give --adaptive or --no-adaptive, not both');
   }
-  return { intervalMs, adaptive: values['no-adaptive'] !== true };
+  // Neither flag: undefined, so that the config file's [sweep] adaptive (else true) applies.
+  const adaptive = values['no-adaptive'] === true
+    ? false
+    : values.adaptive === true
+    ? true
+    : undefined;
+  return { intervalMs, adaptive };
 }
 
 /** Notification options shared by run, watch and demo. */
@@ -68,6 +85,7 @@ export function stringNotifyChannels(
 
 /** How the sweep and notification options name their values in the help. */
 export const optionPlaceholders: Record<string, string> = {
+  manifest: 'FILE',
   interval: 'MS',
   'notify-cmd': 'SHELL-COMMAND',
 };

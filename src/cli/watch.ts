@@ -34,10 +34,13 @@
 import { readdirSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { type Command, type Io, stringOption, UsageError } from './command.ts';
+import { type Command, type Io, stringList, stringOption, UsageError } from './command.ts';
 import {
   notifyOptionHelp,
   notifyOptionSpec,
+  optionPlaceholders,
+  sourceOptionHelp,
+  sourceOptionSpec,
   stringNotifyChannels,
   sweepChoice,
   sweepOptionHelp,
@@ -53,6 +56,7 @@ import {
   WATCH_KEYS,
 } from './board.ts';
 import { createHost } from '../runtime/default-host.ts';
+import { loadConfig } from '../runtime/config.ts';
 import type { SessionHost } from '../runtime/host.ts';
 import { listSessions, request, subscribe } from '../runtime/control-client.ts';
 import { socketDir } from '../runtime/paths.ts';
@@ -953,17 +957,21 @@ export function guardTerminal(ui: BoardUi, host: SessionHost, io: Io, label: str
 export const watchCommand: Command = {
   name: 'watch',
   summary: 'the live board of every agent session on this machine (or --json events)',
-  usage: 'watch [--json] [--agent ID] [--interval MS] [-- CMD ARGS... [-- CMD ARGS...]]',
+  usage:
+    'watch [--json] [--agent ID] [--manifest FILE]... [--interval MS] [-- CMD ARGS... [-- CMD ARGS...]]',
   passthrough: true,
   options: {
     json: { type: 'boolean' },
     agent: { type: 'string' },
+    ...sourceOptionSpec,
     ...sweepOptionSpec,
     ...notifyOptionSpec,
   },
+  placeholders: { agent: 'ID', ...optionPlaceholders },
   help: {
     json: 'print one JSON object per state change instead of the board',
     agent: 'manifest id for the sessions started here whose process is not recognised',
+    ...sourceOptionHelp,
     ...sweepOptionHelp,
     ...notifyOptionHelp,
   },
@@ -973,7 +981,11 @@ export const watchCommand: Command = {
     const stdin = process.stdin;
     const stdout = process.stdout;
     const json = values.json === true || !(stdin.isTTY && stdout.isTTY);
-    const host = createHost(sweepChoice(values));
+    const host = createHost(sweepChoice(values), process.env, {
+      files: stringList(values, 'manifest'),
+      config: loadConfig().config,
+      update: values['no-update'] !== true,
+    });
     const notifier = new Notifier(
       stringNotifyChannels(values, json ? undefined : (s) => stdout.write(s)),
       {
@@ -1013,7 +1025,18 @@ export const watchCommand: Command = {
         });
         clearInterval(keepAlive);
       } else {
-        ui = new BoardUi({ book, startSession, title: 'agentwatch' });
+        const rules = host.options.manifestSet;
+        ui = new BoardUi({
+          book,
+          startSession,
+          title: 'agentwatch',
+          status: () => rules?.status(),
+        });
+        rules?.onNotice(() => ui?.requestRender());
+        // The sweep reloads the manifests at each tick; with no session hosted here there is
+        // no tick, and the board still tells about the person's saved files.
+        const reload = setInterval(() => rules?.refresh(), host.sweep.intervalMs);
+        reload.unref();
         const unguard = guardTerminal(ui, host, io, 'watch');
         const off = onStopSignal(() => ui?.quit());
         ui.start();
@@ -1021,6 +1044,7 @@ export const watchCommand: Command = {
         off();
         ui.restore();
         unguard();
+        clearInterval(reload);
       }
     } finally {
       await endSessions(host); // their exits still reach the board and the JSON lines

@@ -7,7 +7,8 @@
  * schema = 1
  * id = "claude"                 # [a-z0-9-]+
  * name = "Claude Code"
- * version = "2026-11-30"        # the manifest's own version
+ * version = "2026.11.30"        # the manifest's own version (dotted numbers; newer wins)
+ * min_engine = 1                # optional: the oldest rule engine that reads it (see ENGINE_VERSION)
  * process = ["claude"]          # foreground process names that identify the agent
  *
  * [[rules]]                     # ordered: the first rule that matches decides
@@ -25,6 +26,11 @@
  * osc = { 7501 = "state=idle" } # optional
  * ```
  * Unknown keys are errors everywhere: a typo must not silently disable a rule.
+ *
+ * Limits (every source, so that a manifest from a URL cannot make the sweep slow or a message
+ * huge): at most {@link MAX_RULES} rules, {@link MAX_EXAMPLES} examples, patterns of at most
+ * {@link MAX_PATTERN_CHARS} characters; messages quote at most {@link QUOTE_MAX} characters
+ * of a pattern.
  */
 import { parse, TomlError } from 'smol-toml';
 import { ManifestError } from './errors.ts';
@@ -37,6 +43,24 @@ export type { Pattern } from './patterns.ts';
 
 /** The schema version this code reads. */
 export const SCHEMA_VERSION = 1;
+/**
+ * The rule engine's version: a manifest (or a catalog entry) with a higher `min_engine` needs
+ * a newer agentwatch and is refused. 1: schema 1 with regions, `[input]` and `[integrations]`.
+ */
+export const ENGINE_VERSION = 1;
+/** The most `[[rules]]` a manifest may have. */
+export const MAX_RULES = 256;
+/** The most `[[examples]]` a manifest may have. */
+export const MAX_EXAMPLES = 512;
+/** The longest pattern, in characters (UTF-16 code units): 2 KB of ASCII. */
+export const MAX_PATTERN_CHARS = 2048;
+/** The most characters of a pattern an error message quotes. */
+export const QUOTE_MAX = 200;
+
+/** `text` cut to {@link QUOTE_MAX} characters, with '…' and the full length when cut. */
+export function quote(text: string, max = QUOTE_MAX): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`;
+}
 
 /** Top-level keys of schema 1, in the order the docs list them. */
 export const MANIFEST_KEYS = [
@@ -44,6 +68,7 @@ export const MANIFEST_KEYS = [
   'id',
   'name',
   'version',
+  'min_engine',
   'process',
   'rules',
   'examples',
@@ -109,6 +134,8 @@ export interface Manifest {
   readonly id: string;
   readonly name: string;
   readonly version: string;
+  /** The oldest rule engine that reads this manifest (`min_engine`, default 1). */
+  readonly minEngine: number;
   /** Foreground process names that identify the agent (e.g. 'claude'). */
   readonly process: readonly string[];
   readonly rules: readonly Rule[];
@@ -151,7 +178,11 @@ function isTable(v: unknown): v is Record<string, unknown> {
 
 /** Validation state for one document: knows how to point at a line. */
 class Checker {
-  constructor(readonly text: string, readonly source: string) {}
+  constructor(
+    readonly text: string,
+    readonly source: string,
+    readonly compile: (source: string) => Pattern = compilePattern,
+  ) {}
 
   /** Throws a ManifestError for the value at `path`; `needle` helps find its line. */
   fail(path: Path, detail: string, needle?: string): never {
@@ -166,7 +197,10 @@ class Checker {
   knownKeys(table: Record<string, unknown>, allowed: readonly string[], path: Path): void {
     for (const key of Object.keys(table)) {
       if (!allowed.includes(key)) {
-        this.fail([...path, key], `unknown key '${key}' (expected one of ${allowed.join(', ')})`);
+        this.fail(
+          [...path, key],
+          `unknown key '${quote(key)}' (expected one of ${allowed.join(', ')})`,
+        );
       }
     }
   }
@@ -191,7 +225,7 @@ class Checker {
     if (!(RULE_STATES as readonly string[]).includes(v)) {
       this.fail(
         [...path, 'state'],
-        `invalid state '${v}' (expected one of ${RULE_STATES.join(', ')})`,
+        `invalid state '${quote(v)}' (expected one of ${RULE_STATES.join(', ')})`,
         v,
       );
     }
@@ -211,11 +245,18 @@ class Checker {
         this.fail([...at, i], `expected a pattern string, got ${typeName(p)}`);
       }
       if (p.length === 0) this.fail([...at, i], 'empty pattern (it would match every screen)');
+      if (p.length > MAX_PATTERN_CHARS) {
+        this.fail(
+          [...at, i],
+          `pattern too long: ${p.length} characters (at most ${MAX_PATTERN_CHARS}): '${quote(p)}'`,
+          p.slice(0, QUOTE_MAX),
+        );
+      }
       try {
-        return compilePattern(p);
+        return this.compile(p);
       } catch (e) {
         if (e instanceof PatternSyntaxError) {
-          this.fail([...at, i], `invalid regex '${p}': ${e.reason}`, p);
+          this.fail([...at, i], `invalid regex '${quote(p)}': ${quote(e.reason)}`, p);
         }
         throw e;
       }
@@ -273,10 +314,16 @@ function parseExample(c: Checker, value: unknown, index: number): Example {
  * Parses, validates and compiles a schema-1 manifest.
  * @param text the TOML document
  * @param source what to call it in errors (file name, path or URL)
+ * @param compile compiles one pattern (default {@link compilePattern}; a caller that compiled
+ *   the patterns beforehand, a few at a time, passes a lookup)
  * @throws ManifestError on a TOML syntax error (with smol-toml's line), an unknown key, a
  *   missing or mistyped value, a bad state or region, an empty pattern list or an invalid regex.
  */
-export function parseManifest(text: string, source: string): Manifest {
+export function parseManifest(
+  text: string,
+  source: string,
+  compile: (pattern: string) => Pattern = compilePattern,
+): Manifest {
   let doc: Record<string, unknown>;
   try {
     doc = parse(text) as Record<string, unknown>;
@@ -287,7 +334,7 @@ export function parseManifest(text: string, source: string): Manifest {
     }
     throw e;
   }
-  const c: Checker = new Checker(text, source);
+  const c: Checker = new Checker(text, source, compile);
   c.knownKeys(doc, MANIFEST_KEYS, []);
   if (doc.schema === undefined) {
     c.fail([], `missing required key 'schema' (this agentwatch reads schema = ${SCHEMA_VERSION})`);
@@ -301,9 +348,25 @@ export function parseManifest(text: string, source: string): Manifest {
     );
   }
   const id = c.string(doc, 'id', [], true)!;
-  if (!ID.test(id)) c.fail(['id'], `invalid id '${id}' (lowercase letters, digits and '-')`, id);
+  if (!ID.test(id)) {
+    c.fail(['id'], `invalid id '${quote(id)}' (lowercase letters, digits and '-')`, id);
+  }
   const name = c.string(doc, 'name', [], true)!;
   const version = c.string(doc, 'version', [], true)!;
+  let minEngine = 1;
+  if (doc.min_engine !== undefined) {
+    const v = doc.min_engine;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) {
+      c.fail(['min_engine'], `expected a positive integer, got ${JSON.stringify(v)}`);
+    }
+    if (v > ENGINE_VERSION) {
+      c.fail(
+        ['min_engine'],
+        `needs rule engine ${v}; this agentwatch has engine ${ENGINE_VERSION} (update agentwatch)`,
+      );
+    }
+    minEngine = v;
+  }
   const process = doc.process;
   if (process === undefined) {
     c.fail([], 'missing required key \'process\' (foreground process names, e.g. ["claude"])');
@@ -329,10 +392,16 @@ export function parseManifest(text: string, source: string): Manifest {
     c.fail(['rules'], `expected an array of [[rules]] tables, got ${typeName(doc.rules)}`);
   }
   if (doc.rules.length === 0) c.fail(['rules'], 'no rules (give at least one [[rules]] table)');
+  if (doc.rules.length > MAX_RULES) {
+    c.fail(['rules'], `too many rules: ${doc.rules.length} (at most ${MAX_RULES})`);
+  }
   const rules = doc.rules.map((r, i) => parseRule(c, r, i));
   const rawExamples = doc.examples ?? [];
   if (!Array.isArray(rawExamples)) {
     c.fail(['examples'], `expected an array of [[examples]] tables, got ${typeName(rawExamples)}`);
+  }
+  if (rawExamples.length > MAX_EXAMPLES) {
+    c.fail(['examples'], `too many examples: ${rawExamples.length} (at most ${MAX_EXAMPLES})`);
   }
   const examples = rawExamples.map((e, i) => parseExample(c, e, i));
   const integrations = parseIntegrations(c, doc.integrations);
@@ -342,6 +411,7 @@ export function parseManifest(text: string, source: string): Manifest {
     id,
     name,
     version,
+    minEngine,
     process: process as string[],
     rules,
     examples,
@@ -373,7 +443,7 @@ function parseIntegrations(c: Checker, value: unknown): Manifest['integrations']
   if (hooks !== null && !(HOOK_SETS as readonly string[]).includes(hooks)) {
     c.fail(
       ['integrations', 'hooks'],
-      `unknown hook set '${hooks}' (known: ${HOOK_SETS.join(', ')})`,
+      `unknown hook set '${quote(hooks)}' (known: ${HOOK_SETS.join(', ')})`,
       hooks,
     );
   }

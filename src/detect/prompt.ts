@@ -8,9 +8,15 @@
 
 /** A prompt as read from the screen. */
 export interface Prompt {
-  /** The last line ending with '?' above the options ('' when none). */
+  /**
+   * The last line ending with '?' above the options, else the last question inside a line above
+   * them ('' when none).
+   */
   question: string;
-  /** The numbered options, in order, without the selection marker ('1. Yes'). */
+  /**
+   * The numbered options, in order, without the selection marker ('1. Yes'); when the screen
+   * has none, an option list without numbers marked by the cursor `❯` ('No, exit').
+   */
   options: string[];
   /** Index into `options` of the one the selection marker (❯ › > ● ...) points at; -1 when none. */
   selected: number;
@@ -37,6 +43,49 @@ const strip = (row: string) => row.replace(/^[\s│┃|]+|[\s│┃|]+$/g, '');
 const OPTION = /^[\s│┃|]*([❯›>●◉▶→*]\s*)?(\d{1,2})[.)]\s+(.+?)[\s│┃|]*$/u;
 /** {@link OPTION} with match indices, to know the column where an option's text starts. */
 const OPTION_AT = new RegExp(OPTION.source, 'ud');
+
+/** The selection cursor of an option list without numbers (` ❯ No, exit`), text from group 2. */
+const CURSOR = /^(\s*)❯\s+(\S.*?)\s*$/u;
+
+/**
+ * An option list without numbers, the last on the screen: the row with the selection cursor
+ * `❯` and the rows right above and below it whose text starts in the cursor's text column (up
+ * to 2 cells further in, where the cursor row shows a mark such as `✔`). Claude Code 2.1.332's
+ * trust dialog (` ❯ No, exit` / `   Yes, I trust this folder`) and theme picker. Never its
+ * input box (`❯` at the start of a row between two full rules). Fewer than two options: none.
+ */
+function unnumberedOptions(
+  rows: readonly string[],
+): Array<{ row: number; end: number; text: string; marked: boolean; indent: number }> {
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const m = CURSOR.exec(rows[i]);
+    if (!m) continue;
+    if (m[1] === '' && i > 0 && fullRule(rows[i - 1])) continue; // the input box
+    const col = rows[i].indexOf(m[2]);
+    const sibling = (row: string | undefined) => {
+      if (row === undefined || !row.trim() || separator(row) || CURSOR.test(row)) return false;
+      const lead = row.length - row.trimStart().length;
+      return lead >= col && lead <= col + 2;
+    };
+    let first = i;
+    while (sibling(rows[first - 1])) first--;
+    let last = i;
+    while (sibling(rows[last + 1])) last++;
+    if (last === first) return [];
+    const out = [];
+    for (let r = first; r <= last; r++) {
+      out.push({
+        row: r,
+        end: r,
+        text: r === i ? m[2] : strip(rows[r]),
+        marked: r === i,
+        indent: col,
+      });
+    }
+    return out;
+  }
+  return [];
+}
 
 /** Finds the prompt on `rows` (visible rows, top first). */
 export function readPrompt(rows: readonly string[]): Prompt {
@@ -67,6 +116,7 @@ export function readPrompt(rows: readonly string[]): Prompt {
     else continue;
     if (current.length >= 2 || n === 1) options = current;
   }
+  if (!options.length) options = unnumberedOptions(rows);
   const top = options.length ? options[0].row : rows.length;
   let question = '';
   let qRow = -1;
@@ -76,6 +126,15 @@ export function readPrompt(rows: readonly string[]): Prompt {
       question = line;
       qRow = i;
       break;
+    }
+  }
+  // No row ends with '?': the last question inside a row of the dialog (Claude Code's trust
+  // dialog: "Quick safety check: Is this a project you created or one you trust? (Like ...").
+  for (let i = top - 1; !question && options.length && i >= 0 && i >= top - 20; i--) {
+    const m = /(?:^|[.:!]\s+)([^.?!:]*\?)(?=\s|$)/u.exec(strip(rows[i]));
+    if (m) {
+      question = m[1].trim();
+      qRow = i;
     }
   }
   // A question wrapped in a narrow pane ("Do you want to" / "proceed?"): join the rows above

@@ -21,10 +21,19 @@ import { launchArgs, readNotification } from './integrations.ts';
 import { choiceIndex, currentPrompt, GUARD_EXIT, guardedAnswer, guardedSend } from './tools.ts';
 import { selfCommand } from './self-command.ts';
 import { manifestForProcess } from './sweep.ts';
+import type { ManifestSet } from './manifest-set.ts';
 
 /** How a host is set up. */
 export interface HostOptions {
   manifests: () => ReadonlyMap<string, Manifest>;
+  /** Called at every sweep tick before the manifests are read (their hot reload). */
+  refresh?: () => void;
+  /** Where the manifest in force for an id came from ('your folder', 'catalog', ...). */
+  sourceOf?: (id: string) => string | null;
+  /** The reloading manifests behind `manifests` (for `manifests` notices on the board), if any. */
+  manifestSet?: ManifestSet;
+  /** Arguments put before the person's when the command is this agent (config `[agents.ID]`). */
+  agentArgs?: (id: string) => readonly string[];
   foreground: (session: Session) => ForegroundRead | null;
   intervalMs?: number;
   adaptive?: boolean;
@@ -71,6 +80,8 @@ export class SessionHost {
   readonly #env: NodeJS.ProcessEnv;
   /** Attached terminals per session id. */
   readonly #attachedCount = new Map<string, number>();
+  /** Who takes `mark` requests per session id (a recording). */
+  readonly #markers = new Map<string, (state: string, note: string) => unknown>();
 
   constructor(readonly options: HostOptions) {
     this.#env = options.env ?? process.env;
@@ -78,9 +89,14 @@ export class SessionHost {
       intervalMs: options.intervalMs,
       adaptive: options.adaptive,
       manifests: options.manifests,
+      refresh: options.refresh,
       foreground: options.foreground,
       onTransition: (w, prev) => this.#onTransition(w, prev),
       onEvaluated: (w) => this.#onEvaluated(w),
+    });
+    // Rules updated or refused: in every session's events (explain shows them).
+    options.manifestSet?.onNotice((n) => {
+      for (const { session } of this.sessions.values()) session.log(n.text);
     });
   }
 
@@ -145,9 +161,11 @@ export class SessionHost {
     // it. `--agent` alone only chooses the rules.
     const manifests = this.options.manifests();
     const launched = manifestForProcess(manifests, { name: opts.command, argv: [opts.command] });
+    const defaults = launched ? this.options.agentArgs?.(launched.id) ?? [] : [];
+    if (defaults.length) spec.args = [...defaults, ...opts.args];
     if (launched?.integrations.hooks && this.options.hooks !== false) {
       const self = selfCommand();
-      spec.args = launchArgs(launched.integrations.hooks, opts.args, [self.command, ...self.args]);
+      spec.args = launchArgs(launched.integrations.hooks, spec.args, [self.command, ...self.args]);
     }
     const subscribers = new Set<Socket>();
     const server = await listenControl(spec.socket, (req, socket) => this.#handle(id, req, socket));
@@ -162,6 +180,14 @@ export class SessionHost {
     this.sweep.add(session);
     this.sweep.start();
     return session;
+  }
+
+  /**
+   * Lets `marker` take session `id`'s `mark` requests (`agentwatch mark`); it returns what the
+   * answer carries, or throws a UserError that the client prints.
+   */
+  setMarker(id: string, marker: (state: string, note: string) => unknown): void {
+    this.#markers.set(id, marker);
   }
 
   /** The info of session `id`, as published on its socket. */
@@ -291,6 +317,15 @@ export class SessionHost {
       }
       case 'events':
         return { events: session.events() };
+      case 'mark': {
+        const marker = this.#markers.get(id);
+        if (!marker) {
+          throw new UserError(
+            `session ${id} is not being recorded (start it with agentwatch record)`,
+          );
+        }
+        return { mark: marker(String(req.state), typeof req.note === 'string' ? req.note : '') };
+      }
       case 'explain': {
         this.sweep.evaluate(w); // afresh, like the typing guard
         const snapshot = session.terminal.snapshot();
@@ -301,7 +336,9 @@ export class SessionHost {
           report: session.report,
           foreground: w.foreground,
           manifest: w.manifest
-            ? `${w.manifest.id} ${w.manifest.version} (${w.manifest.source})`
+            ? `${w.manifest.id} ${w.manifest.version} (${
+              this.options.sourceOf?.(w.manifest.id) ?? 'source'
+            }: ${w.manifest.source})`
             : null,
           screen: session.terminal.screenText(),
           title: snapshot.title,

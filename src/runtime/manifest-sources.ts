@@ -1,12 +1,20 @@
 /**
  * Where manifests come from: the bundled ones (resources/agent-detection, inlined in the
- * single binary) and user files. Reads files and hands their text to the pure parser in
- * src/detect. Hot reload from a URL comes later and will live here too.
+ * single binary) and files (`--manifest`, the person's folder, the catalog's cache). Reads
+ * files in bounded memory and hands their text to the pure parser in src/detect; the layered,
+ * reloading set is {@link ManifestSet} in manifest-set.ts.
  */
-import { readFileSync, statSync } from 'node:fs';
 import { ManifestError } from '../detect/errors.ts';
-import { type Manifest, parseManifest } from '../detect/manifest.ts';
+import {
+  type Manifest,
+  MAX_PATTERN_CHARS,
+  parseManifest,
+  type Pattern,
+} from '../detect/manifest.ts';
+import { compilePattern } from '../detect/patterns.ts';
+import { parse } from 'smol-toml';
 import { bundledManifestTexts } from './bundled-manifests.ts';
+import { FileReadError, readBoundedText } from './read-bounded.ts';
 
 /** The label bundled manifests carry as their source: `resources/agent-detection/claude.toml`. */
 export const BUNDLED_PREFIX = 'resources/agent-detection/';
@@ -39,73 +47,86 @@ export function loadBundledManifests(): Map<string, Manifest> {
   return out;
 }
 
+/** The largest manifest file read, in bytes (the catalog's per-file cap too). */
+export const MANIFEST_MAX_BYTES = 256 * 1024;
+
 /**
- * Reads and parses a manifest file; errors name `path`.
- * @throws ManifestError when the file is missing, is a directory, cannot be read, is not
- *   UTF-8, or does not parse and validate.
+ * Reads and parses a manifest file in bounded time and memory (see {@link readBoundedText});
+ * errors name `path`.
+ * @throws ManifestError when the file is missing, unreadable, a symlink loop, a directory, a
+ *   FIFO or device, over {@link MANIFEST_MAX_BYTES}, not UTF-8, or does not parse and validate.
  */
 export function loadManifestFile(path: string): Manifest {
-  let bytes: Buffer;
-  try {
-    if (statSync(path).isDirectory()) {
-      throw new ManifestError(
-        path,
-        null,
-        '',
-        'is a directory, not a manifest file (give a .toml file)',
-      );
-    }
-    bytes = readFileSync(path);
-  } catch (e) {
-    if (e instanceof ManifestError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT'
-      ? 'no such file'
-      : code === 'EACCES'
-      ? 'permission denied'
-      : (e as Error).message;
-    throw new ManifestError(path, null, '', `cannot read: ${why}`);
-  }
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    const at = firstInvalidUtf8(bytes);
-    throw new ManifestError(
-      path,
-      at.line,
-      '',
-      `not UTF-8 text (invalid byte 0x${
-        at.byte.toString(16).padStart(2, '0')
-      } at offset ${at.offset})`,
-    );
+    text = readBoundedText(path, MANIFEST_MAX_BYTES);
+  } catch (e) {
+    if (e instanceof FileReadError) throw new ManifestError(path, e.line, '', e.detail);
+    throw e;
   }
-  return parseManifest(text.replace(/^\uFEFF/, ''), path);
+  return parseManifest(text, path);
 }
 
-/** The first byte where `bytes` stops being UTF-8 (lead and continuation bytes), with its line. */
-function firstInvalidUtf8(bytes: Uint8Array): { offset: number; line: number; byte: number } {
-  let line = 1;
-  let i = 0;
-  while (i < bytes.length) {
-    const b = bytes[i];
-    const len = b < 0x80
-      ? 1
-      : b >= 0xc2 && b <= 0xdf
-      ? 2
-      : b >= 0xe0 && b <= 0xef
-      ? 3
-      : b >= 0xf0 && b <= 0xf4
-      ? 4
-      : 0;
-    let ok = len > 0 && i + len <= bytes.length;
-    for (let k = 1; ok && k < len; k++) ok = (bytes[i + k] & 0xc0) === 0x80;
-    if (!ok) return { offset: i, line, byte: b };
-    if (b === 0x0a) line++;
-    i += len;
+const yieldNow = () => new Promise<void>((r) => setImmediate(r));
+
+/**
+ * Compiles every pattern string of a manifest's text beforehand, yielding to the event loop
+ * every few ms, so that a manifest of hundreds of long patterns does not hold a running sweep;
+ * returns the lookup {@link parseManifest} then uses. A pattern that does not compile is left
+ * to parseManifest, which names it.
+ */
+export async function compileYielding(text: string): Promise<(p: string) => Pattern> {
+  const done = new Map<string, Pattern>();
+  let doc: Record<string, unknown>;
+  try {
+    doc = parse(text) as Record<string, unknown>;
+  } catch {
+    return compilePattern; // parseManifest reports the syntax error
   }
-  // Valid by this check but rejected by the decoder (overlong or surrogate forms): point at the end.
-  return { offset: bytes.length, line, byte: 0 };
+  const lists: unknown[] = [];
+  for (const r of Array.isArray(doc.rules) ? doc.rules : []) {
+    if (r && typeof r === 'object') {
+      const t = r as Record<string, unknown>;
+      lists.push(t.any, t.all, t.none);
+    }
+  }
+  if (doc.input && typeof doc.input === 'object') {
+    lists.push((doc.input as Record<string, unknown>).empty);
+  }
+  let slice = performance.now();
+  for (const list of lists) {
+    if (!Array.isArray(list)) continue;
+    for (const p of list) {
+      if (typeof p !== 'string' || p.length > MAX_PATTERN_CHARS || done.has(p)) continue;
+      try {
+        done.set(p, compilePattern(p));
+      } catch {
+        // named by parseManifest
+      }
+      if (performance.now() - slice > 5) {
+        await yieldNow();
+        slice = performance.now();
+      }
+    }
+  }
+  return (p) => done.get(p) ?? compilePattern(p);
+}
+
+/**
+ * {@link loadManifestFile} without holding the event loop more than a few ms at a time: the
+ * file is read at once (at most 256 KiB), its patterns compiled a few at a time.
+ * @throws ManifestError as loadManifestFile does.
+ */
+export async function loadManifestFileYielding(path: string): Promise<Manifest> {
+  let text: string;
+  try {
+    text = readBoundedText(path, MANIFEST_MAX_BYTES);
+  } catch (e) {
+    if (e instanceof FileReadError) throw new ManifestError(path, e.line, '', e.detail);
+    throw e;
+  }
+  const compile = await compileYielding(text);
+  return parseManifest(text, path, compile);
 }
 
 let bundled: Map<string, Manifest> | undefined;

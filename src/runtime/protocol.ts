@@ -63,7 +63,9 @@ export type Request =
     expect: { question: string; options: string[]; details?: string[] };
   }
   | { op: 'events' }
-  | { op: 'explain' };
+  | { op: 'explain' }
+  /** The person's truth for a recorded session (`agentwatch mark`). */
+  | { op: 'mark'; state: string; note?: string };
 
 /**
  * Splits a byte stream into lines; calls `onLine` for each complete line (max 1 MB a line).

@@ -102,8 +102,13 @@ export interface SweepOptions<S extends SweptSession = Session> {
   /** How long a report lives unless the screen agrees, ms (default 60 s). */
   reportTtlMs?: number;
   adaptive?: boolean;
-  /** Manifests by id. */
+  /**
+   * Manifests by id. When it returns another Map than before (a manifest was reloaded), each
+   * session's manifest is looked up again by id and the session is evaluated afresh.
+   */
   manifests: () => ReadonlyMap<string, Manifest>;
+  /** Called at the start of every tick, before the manifests are read (hot reload's stat check). */
+  refresh?: () => void;
   /** Reads a session's foreground; null when unknown. */
   foreground: (session: S) => ForegroundRead | null;
   /** Called when a session's state changes (not when only the reason changes). */
@@ -142,6 +147,8 @@ export class Sweep<S extends SweptSession = Session> {
   readonly adaptive: boolean;
   #timer?: unknown;
   readonly #now: () => number;
+  /** The manifests Map seen at the last tick, to notice a reload. */
+  #manifests?: ReadonlyMap<string, Manifest>;
   readonly #timers: SweepTimers;
   /** Adaptive looks to take: each session's earliest time (ms since the epoch). */
   readonly #due = new Map<Watched<S>, number>();
@@ -249,6 +256,16 @@ export class Sweep<S extends SweptSession = Session> {
   /** One sweep: reads every foreground, evaluates the sessions that are due. */
   tick(): void {
     this.stats.ticks++;
+    try {
+      this.options.refresh?.();
+    } catch {
+      // a reload's failure keeps the manifests in force; the sweep goes on
+    }
+    const manifests = this.options.manifests();
+    if (this.#manifests !== undefined && manifests !== this.#manifests) {
+      for (const w of this.watched.values()) this.#reloaded(w, manifests);
+    }
+    this.#manifests = manifests;
     for (const w of this.watched.values()) {
       try {
         this.#readForeground(w);
@@ -257,6 +274,18 @@ export class Sweep<S extends SweptSession = Session> {
         // One session's failure must not stop the sweep of the others; it is retried next tick.
       }
     }
+  }
+
+  /** After a reload: `w` takes the manifest now in force for its id (or none) and is due. */
+  #reloaded(w: Watched<S>, manifests: ReadonlyMap<string, Manifest>): void {
+    if (!w.manifest) {
+      w.session.inputsVersion++; // evaluate() looks for one again (by --agent or the command)
+      return;
+    }
+    const now = manifests.get(w.manifest.id) ?? null;
+    if (now === w.manifest) return;
+    w.manifest = now;
+    w.session.inputsVersion++;
   }
 
   #readForeground(w: Watched<S>): void {

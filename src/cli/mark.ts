@@ -1,0 +1,30 @@
+/**
+ * `agentwatch mark SESSION STATE [NOTE]`: appends the person's truth (blocked, working or
+ * idle, and why) to a session that `agentwatch record` records, from another terminal.
+ */
+import { type Command, UsageError } from './command.ts';
+import { findSession, request } from '../runtime/control-client.ts';
+
+export const markCommand: Command = {
+  name: 'mark',
+  summary: "add your truth (blocked, working, idle) to a recorded session's truth file",
+  usage: 'mark SESSION blocked|working|idle [NOTE]',
+  options: {},
+  async run(_values, positionals, io) {
+    if (positionals.length < 2 || positionals.length > 3) {
+      throw new UsageError('give SESSION, STATE and optionally a NOTE');
+    }
+    const [key, state, note] = positionals;
+    if (state !== 'blocked' && state !== 'working' && state !== 'idle') {
+      throw new UsageError(`STATE must be blocked, working or idle, got '${state}'`);
+    }
+    const info = await findSession(key);
+    const answer = await request<{ mark: { t: number } }>(info.socket, {
+      op: 'mark',
+      state,
+      note,
+    });
+    io.stdout(`marked ${info.id} ${state} at ${answer.mark.t} s\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,186 @@
+/**
+ * The manifests in force from four sources (manifest-set.ts): precedence, new agent ids,
+ * hot reload of the person's folder (a saved file, a broken save that keeps the last good
+ * one, a removed file), the catalog cache only when newer than bundled, and the sweep taking
+ * a reloaded manifest at its next tick.
+ */
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ManifestError } from '../src/detect/errors.ts';
+import { ManifestSet } from '../src/runtime/manifest-set.ts';
+import { compareVersions } from '../src/detect/version.ts';
+import { runCli } from './support/agentwatch-e2e.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'aw-mset-'));
+let n = 0;
+
+/** A fresh folder layout: user dir, cache dir, a scratch dir for --manifest files. */
+function layout() {
+  const base = join(root, String(n++));
+  const userDir = join(base, 'user');
+  const cacheDir = join(base, 'cache');
+  mkdirSync(userDir, { recursive: true });
+  mkdirSync(cacheDir, { recursive: true });
+  return { base, userDir, cacheDir };
+}
+
+/** A small manifest: `id`, `version`, one rule giving `state` for 'PLEASE APPROVE'. */
+export function toy(id: string, version: string, state = 'blocked', process = id): string {
+  return `schema = 1\nid = "${id}"\nname = "Toy"\nversion = "${version}"\nprocess = ["${process}"]\n` +
+    `[[rules]]\nstate = "${state}"\nany = ['PLEASE APPROVE']\n` +
+    `[[examples]]\nstate = "${state}"\nscreen = "PLEASE APPROVE"\n`;
+}
+
+test('compareVersions: numeric parts, prefixes older', () => {
+  assert.ok(compareVersions('2026.12.10', '2026.12.9') > 0);
+  assert.ok(compareVersions('2026.11.30', '2026.12.02') < 0);
+  assert.is(compareVersions('2026.12.02', '2026.12.02'), 0);
+  assert.ok(compareVersions('2026.12', '2026.12.1') < 0);
+  assert.ok(compareVersions('2026-12-02', '2026-11-30') > 0);
+});
+
+test('precedence: --manifest over the folder over bundled; new ids from the folder', () => {
+  const { base, userDir, cacheDir } = layout();
+  writeFileSync(join(userDir, 'qwen.toml'), toy('qwen', '1', 'idle', 'qwen'));
+  writeFileSync(join(userDir, 'toyagent.toml'), toy('toyagent', '1'));
+  const opt = join(base, 'opt.toml');
+  writeFileSync(opt, toy('qwen', '0.1', 'working', 'qwen'));
+  const set = new ManifestSet({ userDir, cacheDir });
+  assert.is(set.effective().get('qwen')!.source, join(userDir, 'qwen.toml'));
+  assert.is(set.sourceOf('qwen'), 'user');
+  assert.is(set.effective().get('toyagent')!.version, '1');
+  assert.is(set.sourceOf('claude'), 'bundled');
+  const withOpt = new ManifestSet({ files: [opt], userDir, cacheDir });
+  assert.is(withOpt.effective().get('qwen')!.source, opt, '--manifest wins, whatever its version');
+  assert.is(withOpt.sourceOf('qwen'), 'option');
+});
+
+test('a broken --manifest file fails at start; a broken folder file is only reported', () => {
+  const { base, userDir, cacheDir } = layout();
+  const bad = join(base, 'bad.toml');
+  writeFileSync(bad, 'schema = 1\nid = "x"\n');
+  assert.throws(
+    () => new ManifestSet({ files: [bad], userDir, cacheDir }),
+    (e: unknown) => e instanceof ManifestError,
+  );
+  writeFileSync(join(userDir, 'bad.toml'), 'schema = 1\nid = "x"\n');
+  const set = new ManifestSet({ userDir, cacheDir });
+  const st = set.statuses().find((s) => s.path === join(userDir, 'bad.toml'))!;
+  assert.is(st.lastResult, 'refused');
+  assert.match(st.lastError!, /missing required key 'name'/);
+  assert.is(set.effective().get('claude')?.id, 'claude');
+});
+
+test('hot reload: a saved file, a broken save (last good stays), a failing example, removal', () => {
+  const { userDir, cacheDir } = layout();
+  const set = new ManifestSet({ userDir, cacheDir });
+  const notices: string[] = [];
+  set.onNotice((x) => notices.push(x.text));
+  const before = set.effective();
+  assert.not.ok(set.refresh(), 'nothing changed');
+  assert.is(set.effective(), before, 'the same Map while nothing changes');
+  const file = join(userDir, 'toyagent.toml');
+  writeFileSync(file, toy('toyagent', '1'));
+  assert.ok(set.refresh());
+  assert.is(set.effective().get('toyagent')!.rules[0].state, 'blocked');
+  assert.match(notices.at(-1)!, /rules updated: toyagent 1 \(your folder\)/);
+  const good = set.effective();
+
+  writeFileSync(file, toy('toyagent', '2').replace("any = ['PLEASE APPROVE']", "any = ['(']"));
+  assert.not.ok(set.refresh(), 'a broken save changes nothing in force');
+  assert.is(set.effective(), good);
+  assert.match(
+    notices.at(-1)!,
+    /rules refused: .*toyagent.toml:8: rules\[0\]\.any\[0\]: invalid regex '\('.*toyagent 1 stays in force/,
+  );
+  const st = set.statuses().find((s) => s.path === file)!;
+  assert.is(st.version, '1');
+  assert.is(st.lastResult, 'refused');
+  assert.ok(st.inForce);
+
+  // its own example fails: refused too
+  writeFileSync(
+    file,
+    toy('toyagent', '3').replace('screen = "PLEASE APPROVE"', 'screen = "nothing"'),
+  );
+  assert.not.ok(set.refresh());
+  assert.match(notices.at(-1)!, /examples\[0\]: expected blocked, got idle/);
+
+  writeFileSync(file, toy('toyagent', '4', 'working'));
+  assert.ok(set.refresh());
+  assert.is(set.effective().get('toyagent')!.rules[0].state, 'working');
+
+  unlinkSync(file);
+  assert.ok(set.refresh());
+  assert.not.ok(set.effective().has('toyagent'), 'a removed file leaves the set');
+});
+
+test('the catalog cache is used only when newer than bundled; the folder beats it', () => {
+  const { userDir, cacheDir } = layout();
+  const set = new ManifestSet({ userDir, cacheDir });
+  const bundledVersion = set.bundled.get('qwen')!.version;
+  writeFileSync(join(cacheDir, 'qwen.toml'), toy('qwen', '2000.1.1', 'idle', 'qwen'));
+  set.refresh();
+  assert.is(set.effective().get('qwen')!.version, bundledVersion, 'older than bundled: ignored');
+  writeFileSync(join(cacheDir, 'qwen.toml'), toy('qwen', '2999.1.1', 'idle', 'qwen'));
+  set.touch(cacheDir);
+  set.refresh();
+  assert.is(set.effective().get('qwen')!.version, '2999.1.1');
+  assert.is(set.sourceOf('qwen'), 'catalog');
+  writeFileSync(join(userDir, 'mine.toml'), toy('qwen', '1', 'idle', 'qwen'));
+  set.refresh();
+  assert.is(set.sourceOf('qwen'), 'user');
+});
+
+test('a folder another user could write is not read', () => {
+  const { userDir, cacheDir } = layout();
+  writeFileSync(join(userDir, 'qwen.toml'), toy('qwen', '1', 'idle', 'qwen'));
+  chmodSync(userDir, 0o777);
+  const set = new ManifestSet({ userDir, cacheDir });
+  assert.is(set.sourceOf('qwen'), 'bundled');
+  assert.match(
+    set.notices.at(-1)!.text,
+    /user: writable by every user \(mode 777\): its manifests are ignored/,
+  );
+  chmodSync(userDir, 0o755);
+  set.refresh();
+  assert.is(set.sourceOf('qwen'), 'user');
+});
+
+test('classify and explain take --manifest (repeatable) and name the source and version used', async () => {
+  const { base } = layout();
+  const env = {
+    ...process.env,
+    HOME: base,
+    XDG_CONFIG_HOME: join(base, 'cfg'),
+    XDG_CACHE_HOME: join(base, 'cache'),
+  };
+  const capture = 'fixtures/qwen-code/qwen-code.blocked.raw';
+  const bundled = await runCli(['explain', capture], env);
+  assert.match(
+    bundled.stdout,
+    /manifest qwen 2026\.\d+\.\d+ \(bundled: resources\/agent-detection\/qwen\.toml\)/,
+  );
+  const mine = join(base, 'qwen-mine.toml');
+  writeFileSync(
+    mine,
+    toy('qwen', '7', 'working', 'qwen').replace("any = ['PLEASE APPROVE']", "any = ['Shell']")
+      .replace('screen = "PLEASE APPROVE"', 'screen = "Shell"'),
+  );
+  const other = join(base, 'codex-mine.toml');
+  writeFileSync(other, toy('codex', '8', 'idle', 'codex'));
+  const ex = await runCli(['explain', '--manifest', mine, '--manifest', other, capture], env);
+  assert.is(ex.code, 0, ex.stderr);
+  assert.match(
+    ex.stdout,
+    new RegExp(`manifest qwen 7 \\(--manifest: ${mine.replace(/[/.]/g, '\\$&')}\\)`),
+  );
+  const cl = await runCli(['classify', '--manifest', mine, '--manifest', other, capture], env);
+  assert.match(cl.stdout, /qwen-code\.blocked\.raw +working/);
+});
+
+test.after(() => rmSync(root, { recursive: true, force: true }));
+test.run();
