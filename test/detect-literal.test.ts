@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compilePattern, requiredLiteral, testPattern } from '../src/detect/patterns.ts';
+import { compilePattern, requiredLiterals, testPattern } from '../src/detect/patterns.ts';
 import { RegionTexts } from '../src/detect/regions.ts';
 import type { Region } from '../src/detect/types.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
@@ -16,26 +16,38 @@ import { Terminal } from '../src/vt/terminal.ts';
 import { prng } from './support/random-stream.ts';
 
 test('required literals are read conservatively', () => {
-  const cases: [string, string][] = [
-    ['^\\s*❯\\s*\\d+\\.\\s', '❯'],
-    ['Do you want to (?:proceed|continue)', 'Do you want to '],
-    ['esc to interrupt', 'esc to interrupt'],
-    ['\\? for shortcuts', '? for shortcuts'],
-    ['\\bstate=blocked\\b', 'state=blocked'],
-    ['(?:⏸|⏵⏵) [a-z ]+ mode on', ' mode on'],
-    ['ab?c', 'a'],
-    ['x{2}yz', 'yz'],
-    ['a\\x{a0}bc', 'bc'],
-    ['a+b', 'b'],
-    ['🚀 go', '🚀 go'],
-    ['a|b', ''],
-    ['(?i)abc', ''],
-    ['(?s)a.b', ''],
-    ['\\QA.B\\E', ''],
-    ['[abc]', ''],
-    ['\\d+', ''],
+  const cases: [string, string[][]][] = [
+    ['^\\s*❯\\s*\\d+\\.\\s', [['❯'], ['.']]],
+    ['Do you want to (?:proceed|continue)', [['Do you want to '], ['proceed', 'continue']]],
+    ['(?:proceed|continue)\\b', [['proceed', 'continue']]],
+    ['^\\s*(?:Let\\x{27}s get started\\.|Choose the text|Security notes:)', [[
+      's get started.',
+      'Choose the text',
+      'Security notes:',
+    ]]],
+    ['(?:^\\s*Esc to cancel(?: · [^\\n]*)?|\\(esc\\))\\z', [['Esc to cancel', '(esc)']]],
+    ['^\\s*❯ [^\\n]+\\n\\s{2,}\\S|^\\s{2,}\\S[^\\n]*\\n\\s*❯ \\S', [['❯ ']]],
+    ['\\?(?:\\s[^\\n]*)?\\n(?:[^\\n]*\\n){0,12}\\s*❯ \\S', [['❯ '], ['?']]],
+    ['^[·✢✳✶✻✽*] [A-Z][a-z]+…', [[' '], ['…']]],
+    ['esc to interrupt', [['esc to interrupt']]],
+    ['ab?c', [['a'], ['c']]],
+    ['x{2}yz', [['yz']]],
+    ['a\\x{a0}bc', [['bc'], ['a']]],
+    ['a+b', [['b']]],
+    ['(?:ab)?cd', [['cd']]],
+    ['a(b|c)d(e|f)g', [['a'], ['b', 'c'], ['d']]],
+    ['🚀 go', [['🚀 go']]],
+    ['a|b', [['a', 'b']]],
+    ['(?:ab)+', []],
+    ['a|', []],
+    ['a|\\d', []],
+    ['(?i)abc', []],
+    ['(?s)a.b', []],
+    ['\\QA.B\\E', []],
+    ['[abc]', []],
+    ['\\d+', []],
   ];
-  for (const [source, literal] of cases) assert.is(requiredLiteral(source), literal, source);
+  for (const [source, literals] of cases) assert.equal(requiredLiterals(source), literals, source);
 });
 
 const manifests = loadBundledManifests();
@@ -52,7 +64,7 @@ const regions: Region[] = [
 ];
 
 test('prefiltered tests equal RE2 on every region text of every recorded read', () => {
-  assert.ok(patterns.some((p) => p.literal), 'some patterns have a literal');
+  assert.ok(patterns.some((p) => p.literals.length), 'some patterns have literals');
   const fixtures = join(import.meta.dirname, '..', 'fixtures');
   let compared = 0;
   let matched = 0;
@@ -89,7 +101,7 @@ test('prefiltered tests equal RE2 on every region text of every recorded read', 
 test('prefiltered tests equal RE2 on random texts made of the patterns’ pieces', () => {
   const rnd = prng(5);
   const pieces = [
-    ...patterns.map((p) => p.literal).filter(Boolean),
+    ...patterns.flatMap((p) => p.literals.flat()),
     ...'❯›─│ \n\t.?0123456789abcXYZ·✢…'.split(''),
     'Do you want to proceed?',
     '1. Yes',
