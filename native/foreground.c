@@ -1,7 +1,7 @@
 /*
  * agentwatch_foreground: who holds a PTY.
  *
- * Two functions, nothing else (types in native/foreground.d.ts):
+ * Three functions, nothing else (types in native/foreground.d.ts):
  *
  *   foregroundPgid(fd)  -> number
  *       tcgetpgrp(fd) on a PTY master (POSIX.1). Throws an Error whose message names the
@@ -15,9 +15,19 @@
  *       null when the process does not exist (ENOENT/ESRCH); argv is [] when it cannot be
  *       read (a zombie, or another user's process on macOS).
  *
+ *   peerCredentials(fd) -> { pid, uid, gid }
+ *       Who is on the other end of a connected Unix socket `fd`, as the kernel recorded it
+ *       when the connection was made. Linux: getsockopt(SO_PEERCRED) (socket(7), unix(7)).
+ *       macOS: getpeereid(3) for uid/gid and getsockopt(SOL_LOCAL, LOCAL_PEERPID) for the
+ *       pid (sys/un.h). Throws an Error naming the errno when the call fails (ENOTSOCK,
+ *       EBADF, ENOTCONN).
+ *
  * Plain Node-API (NAPI_VERSION 8), C99, no allocation that outlives a call; every buffer
  * is bounded (cmdline and procargs are truncated at ARGS_CAP bytes).
  */
+#ifdef __linux__
+#define _GNU_SOURCE /* struct ucred (SO_PEERCRED) */
+#endif
 #define NAPI_VERSION 8
 #include <node_api.h>
 
@@ -26,7 +36,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #ifdef __APPLE__
@@ -64,6 +76,9 @@ static const char *errno_name(int err) {
     case EFAULT: return "EFAULT";
     case EINTR: return "EINTR";
     case EMFILE: return "EMFILE";
+    case ENOTSOCK: return "ENOTSOCK";
+    case ENOTCONN: return "ENOTCONN";
+    case ENOPROTOOPT: return "ENOPROTOOPT";
     case ENFILE: return "ENFILE";
     default: return NULL;
   }
@@ -291,10 +306,61 @@ static napi_value process_info(napi_env env, napi_callback_info info) {
   return result;
 }
 
+static napi_value peer_credentials(napi_env env, napi_callback_info info) {
+  int fd;
+  if (!int_arg(env, info, "peerCredentials", 0, &fd)) return NULL;
+  int32_t pid = 0;
+  uint32_t uid = 0, gid = 0;
+  char what[48];
+#ifdef __APPLE__
+  uid_t euid;
+  gid_t egid;
+  if (getpeereid(fd, &euid, &egid) != 0) {
+    int err = errno;
+    snprintf(what, sizeof what, "getpeereid(%d)", fd);
+    throw_errno(env, "getpeereid", what, err);
+    return NULL;
+  }
+  pid_t ppid = 0;
+  socklen_t plen = sizeof ppid;
+  if (getsockopt(fd, SOL_LOCAL, LOCAL_PEERPID, &ppid, &plen) != 0) {
+    int err = errno;
+    snprintf(what, sizeof what, "getsockopt(%d, LOCAL_PEERPID)", fd);
+    throw_errno(env, "getsockopt", what, err);
+    return NULL;
+  }
+  pid = (int32_t)ppid;
+  uid = (uint32_t)euid;
+  gid = (uint32_t)egid;
+#else
+  struct ucred cred;
+  socklen_t len = sizeof cred;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    int err = errno;
+    snprintf(what, sizeof what, "getsockopt(%d, SO_PEERCRED)", fd);
+    throw_errno(env, "getsockopt", what, err);
+    return NULL;
+  }
+  pid = (int32_t)cred.pid;
+  uid = (uint32_t)cred.uid;
+  gid = (uint32_t)cred.gid;
+#endif
+  napi_value result, js_pid, js_uid, js_gid;
+  NAPI_CALL(env, napi_create_object(env, &result));
+  NAPI_CALL(env, napi_create_int32(env, pid, &js_pid));
+  NAPI_CALL(env, napi_create_uint32(env, uid, &js_uid));
+  NAPI_CALL(env, napi_create_uint32(env, gid, &js_gid));
+  NAPI_CALL(env, napi_set_named_property(env, result, "pid", js_pid));
+  NAPI_CALL(env, napi_set_named_property(env, result, "uid", js_uid));
+  NAPI_CALL(env, napi_set_named_property(env, result, "gid", js_gid));
+  return result;
+}
+
 NAPI_MODULE_INIT() {
   napi_property_descriptor props[] = {
       {"foregroundPgid", NULL, foreground_pgid, NULL, NULL, NULL, napi_enumerable, NULL},
       {"processInfo", NULL, process_info, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"peerCredentials", NULL, peer_credentials, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) {
     return NULL;

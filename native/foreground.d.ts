@@ -19,7 +19,23 @@ export interface ProcessInfo {
   readonly argv: string[];
 }
 
+/** Who is on the other end of a connected Unix socket, as the kernel recorded it. */
+export interface PeerCredentials {
+  /** The peer's pid when it connected (0 when the kernel gives none). */
+  readonly pid: number;
+  /** Its effective uid and gid. */
+  readonly uid: number;
+  readonly gid: number;
+}
+
 export interface ForegroundAddon {
+  /**
+   * Linux: getsockopt(SO_PEERCRED) (unix(7)); macOS: getpeereid(3) and
+   * getsockopt(SOL_LOCAL, LOCAL_PEERPID). `fd` is a connected Unix socket (for a node
+   * net.Socket: `socket._handle.fd`). Throws an Error with code (ENOTSOCK, EBADF,
+   * ENOTCONN), errno and syscall when the call fails.
+   */
+  peerCredentials(fd: number): PeerCredentials;
   /**
    * tcgetpgrp(fd) (POSIX.1) on a PTY master: the foreground process group of its terminal,
    * 0 when it has none. Throws an Error with code (e.g. 'EBADF', 'ENOTTY'), errno and

@@ -124,13 +124,14 @@ test.after(() => {
   if (sandbox !== undefined) rmSync(sandbox.dir, { recursive: true, force: true });
 });
 
-test('dist/agentwatch is a single executable: --version with no node on PATH, elsewhere', () => {
+test('dist/agentwatch is a single executable on Node 26 (LTS; 20 is end of life): --version with no node on PATH, elsewhere', () => {
   const s = theSandbox();
   assert.not.ok(existsSync(path.join(s.dir, 'bin', 'node')));
   assert.not.ok(existsSync(path.join(s.dir, 'node_modules')));
   const r = runExe(['--version']);
   assert.is(r.status, 0, describe(r));
-  assert.is(r.stdout, `agentwatch ${pkg.version}\n`);
+  const version = pkg.version.replaceAll('.', '\\.');
+  assert.match(r.stdout, new RegExp(`^agentwatch ${version} \\(Node v26\\.\\d+\\.\\d+\\)\n$`));
   assert.is(r.stderr, '', 'no ExperimentalWarning or other noise');
 });
 

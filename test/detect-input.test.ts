@@ -18,15 +18,16 @@ const screen = (rows: string[]) => ({
   osc: new Map(),
 });
 
-test('every idle and working fixture shows an empty input box (claude, codex, gemini, qwen)', async () => {
+test('every idle and working fixture shows an empty input box, a typed draft a full one (claude, codex, gemini, qwen)', async () => {
   const dirs = { claude: 'claude-code', codex: 'codex', gemini: 'gemini-cli', qwen: 'qwen-code' };
   for (const [id, dir] of Object.entries(dirs)) {
     const labels = JSON.parse(readFileSync(join(ROOT, 'fixtures', dir, 'labels.json'), 'utf8'));
     for (const [file, state] of Object.entries(labels)) {
       if (state === 'blocked') continue;
       const { terminal } = await renderFile(join(ROOT, 'fixtures', dir, file), 32, 120);
-      // a menu the person opened replaces the input box; the person's own draft fills it
-      const holds = /\.(?:menus|pickers)\./.test(file);
+      // a menu the person opened replaces the input box; the person's own draft fills it (a
+      // `typed` case: "1. Yes" typed, not sent)
+      const holds = /\.(?:menus|pickers)\./.test(file) || /[.-]typed\b/.test(file);
       assert.is(inputHoldsText(terminal.snapshot(), manifests.get(id)!), holds, `${dir}/${file}`);
     }
   }

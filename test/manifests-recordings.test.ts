@@ -27,7 +27,11 @@ const RECORDINGS: Array<[string, string, string]> = [
   ['claude-code', 'hooks', 'claude'],
   ['codex', 'codex', 'codex'],
   ['gemini-cli', 'gemini-cli', 'gemini'],
+  ['gemini-cli', 'gemini-cli.auth', 'gemini'],
+  ['gemini-cli', 'gemini-cli.trust-level', 'gemini'],
   ['qwen-code', 'qwen-code', 'qwen'],
+  ['qwen-code', 'qwen-code-0.24.4', 'qwen'],
+  ['qwen-code', 'qwen-code-0.24.4.scrollbar', 'qwen'],
   ['opencode', 'opencode', 'opencode'],
 ];
 /** The capture driver's resize bounce: 1 column narrower, back after this many seconds. */

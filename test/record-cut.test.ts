@@ -7,7 +7,7 @@
  * wrote must read each one as labelled. Also: the chord never reaches the program (Ctrl-\ twice
  * sends one), and the meta holds the argv, the agent, the resize and the exit code.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -79,6 +79,9 @@ test('record in a PTY, mark by chord and by `agentwatch mark`, cut each mark: cl
           .length
         : 0;
     await screen(/\? for shortcuts/);
+    // a key from another terminal, through the control socket: recorded as input too
+    const sent = await cli(['send', '--no-enter', 'play', 'z'], env);
+    assert.is(sent.code, 0, sent.stderr);
     driver.send('\x1ci'); // idle
     await until('the idle mark', () => marks() === 1, 20_000);
     driver.send('\x1c\x1cn'); // one Ctrl-\ for the program, then the next screen
@@ -106,7 +109,7 @@ test('record in a PTY, mark by chord and by `agentwatch mark`, cut each mark: cl
 
     // what reached the program: no chord, one Ctrl-\ (1c) from the doubled prefix
     const got = readFileSync(log, 'utf8').trim().split('\n').join('');
-    assert.is(got, '1c6e6e71', 'Ctrl-\\ once, n, n, q: ' + got);
+    assert.is(got, '7a1c6e6e71', 'z sent, Ctrl-\\ once, n, n, q: ' + got);
 
     const r = readRecording(join(rec, 'play'));
     assert.is(r.meta.agent, 'claude');
@@ -120,6 +123,12 @@ test('record in a PTY, mark by chord and by `agentwatch mark`, cut each mark: cl
     assert.is(r.truth[0].why, 'key chord');
     const input = readFileSync(join(rec, 'play.input.jsonl'), 'utf8');
     assert.not.match(input, /\\u001cb|\\u001ci|\\u001cw/);
+    // every byte the program got is in input.jsonl, the sent one included
+    const typed = input.trim().split('\n').map((l) => {
+      const k = JSON.parse(l) as { keys?: string; b64?: string };
+      return k.keys !== undefined ? Buffer.from(k.keys, 'utf8') : Buffer.from(k.b64!, 'base64');
+    });
+    assert.is(Buffer.concat(typed).toString('hex'), got);
 
     // cut every mark; classify the folder's labels
     const fixtures = join(dir, 'fixtures');
@@ -172,6 +181,20 @@ test('record, cut and mark: bad arguments are named', async () => {
     );
     assert.is(none.code, 1);
     assert.match(none.stderr, /nothing\.bytes\.jsonl: no such recording/);
+    // a moment past the recording's end
+    for (const ext of ['bytes.jsonl', 'truth.jsonl', 'input.jsonl', 'meta.json']) {
+      copyFileSync(
+        join(ROOT, 'fixtures/claude-code/recordings', `bash.${ext}`),
+        join(dir, `bash.${ext}`),
+      );
+    }
+    const late = await cli(
+      ['cut', join(dir, 'bash'), '--at', '999', '--label', 'idle'],
+      process.env,
+    );
+    assert.is(late.code, 2);
+    assert.match(late.stderr, /bash is 56\.\d s long/);
+    assert.not.ok(readdirSync(dir).some((f) => f.endsWith('.raw')), 'no fixture written');
     const both = await cli(['cut', 'x', '--at', '1', '--mark', '1'], process.env);
     assert.is(both.code, 2);
     assert.match(both.stderr, /give --at SECONDS or --mark N/);

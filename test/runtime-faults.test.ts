@@ -501,7 +501,7 @@ test('fault: a socket file left by a dead process is cleaned by listSessions and
     await staleSocket(path); // again, and this time bind over it directly
     const server = await listenControl(path, () => ({ hello: 'again' }));
     try {
-      assert.equal(await request(path, { op: 'info' }), { ok: true, hello: 'again' });
+      assert.equal(await request(path, { op: 'info' }), { ok: true, op: 'info', hello: 'again' });
       let refused: Error | undefined;
       try {
         await listenControl(path, () => ({}));
@@ -514,7 +514,7 @@ test('fault: a socket file left by a dead process is cleaned by listSessions and
       );
       assert.equal(
         await request(path, { op: 'info' }),
-        { ok: true, hello: 'again' },
+        { ok: true, op: 'info', hello: 'again' },
         'still serving',
       );
     } finally {
@@ -721,16 +721,17 @@ test('fault: a control client sending garbage gets error lines and the server ke
     assert.equal(got, ['go 🚀']);
     assert.equal([session.terminal.rows, session.terminal.cols], [32, 120], 'no resize to NaN');
 
-    // a line over 1 MB, then a good request on the same connection
+    // a line over 1 MB, then a request on the same connection: refused, closed, not run
+    const before = lines.length;
+    let closed = false;
+    socket.on('close', () => (closed = true));
     send('x'.repeat(1.5 * 2 ** 20) + '\n');
-    send('{"op":"info"}\n');
-    const good = await until(
-      'an answer after the long line',
-      () => lines.slice(10).map((l) => JSON.parse(l)).find((a) => a.ok === true),
-    );
-    assert.is(good.session.id, session.id);
-    assert.ok(lines.slice(10).some((l) => l.includes('request line longer than 1 MB')));
-    socket.destroy();
+    send('{"op":"kill"}\n');
+    await until('the connection closed after the long line', () => closed, 20_000);
+    assert.equal(lines.slice(before).map((l) => JSON.parse(l).error), [
+      'request line longer than 1 MB',
+    ]);
+    assert.is(session.exit, null, 'the kill after the long line did not run');
     // and a fresh connection works
     assert.is(
       (await request<{ session: SessionInfo }>(session.spec.socket, { op: 'info' })).session

@@ -168,7 +168,13 @@ test('readPrompt: question and options of Claude and Codex dialogs', () => {
   assert.is(codex.question, 'Would you like to run the following command?');
   assert.is(codex.options.length, 3);
   assert.is(claude.selected, 0);
-  assert.equal(readPrompt(['hello', '']), { question: '', options: [], selected: -1, details: [] });
+  assert.equal(readPrompt(['hello', '']), {
+    question: '',
+    options: [],
+    selected: -1,
+    layout: 'vertical',
+    details: [],
+  });
 });
 
 test('readPrompt: details, an option wrapped in a narrow pane, a wrapped question', () => {

@@ -322,4 +322,86 @@ test('answer waits for each arrow key to show before the next: a slow agent stil
   }
 });
 
+/**
+ * A permission panel drawn as opencode 1.18 draws its own (fixtures/opencode): a left border,
+ * `△ Permission required`, the command, and a row of buttons whose selection is shown by a
+ * background colour only; ←/→ move it (wrapping around at both ends, as opencode's does), Enter
+ * writes the chosen button's number to the file named by argv[2]. Plain node.
+ */
+const BUTTON_PANEL = String.raw`
+const fs = require('fs');
+const out = process.stdout;
+const rows = out.rows || 32;
+const buttons = ['Allow once', 'Allow always', 'Reject'];
+let selected = 0;
+let open = true;
+function draw() {
+  let s = '\x1b[0m\x1b[H\x1b[2J';
+  if (open) {
+    const bar = '\x1b[48;2;30;30;30m';
+    let row = '  \x1b[38;2;245;167;66m┃\x1b[0m' + bar + ' ';
+    buttons.forEach((b, i) => {
+      row += (i === selected ? '\x1b[48;2;245;167;66m' : bar) + ' ' + b + ' ' + bar + ' ';
+    });
+    row += bar + ' '.repeat(40) + '⇆ select  enter confirm\x1b[0m';
+    const lines = ['  ┃', '  ┃  △ Permission required', '  ┃    # Shell command', '  ┃',
+      '  ┃  $ touch hello.txt', '  ┃', row, '  ┃'];
+    lines.forEach((l, i) => (s += '\x1b[' + (rows - lines.length + i) + ';1H' + l));
+  } else {
+    s += '\x1b[' + (rows - 1) + ';1H   ~/proj                    1.2K (1%)  ctrl+p commands';
+  }
+  out.write(s);
+}
+process.stdin.setRawMode(true);
+process.stdin.on('data', (d) => {
+  for (const k of d.toString().match(/\x1b\[[CD]|[\s\S]/g)) {
+    if (open && k === '\x1b[C') selected = (selected + 1) % buttons.length;
+    else if (open && k === '\x1b[D') selected = (selected + buttons.length - 1) % buttons.length;
+    else if (open && k === '\r') {
+      open = false;
+      fs.writeFileSync(process.argv[2], String(selected + 1));
+    }
+  }
+  draw();
+});
+draw();
+`;
+
+test('answer on a row of buttons (opencode): the selection seen by its colour, moved with Right', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-buttons-'));
+  const env = { ...process.env, AGENTWATCH_DIR: dir };
+  const host = createHost({ intervalMs: 100 }, env);
+  try {
+    const script = join(dir, 'button-panel.cjs');
+    writeFileSync(script, BUTTON_PANEL);
+    const chosen = join(dir, 'chosen');
+    const session = await host.start({
+      command: process.execPath,
+      args: [script, chosen],
+      name: 'buttons',
+      agent: 'opencode',
+      headless: true,
+    });
+    const w = host.watched(session.id)!;
+    await until('the panel, blocked', () => {
+      host.sweep.evaluate(w);
+      return w.record.state === 'blocked';
+    }).catch((e) => {
+      throw new Error(`${e.message}\n${session.terminal.screenText()}\n${w.record.reason}`);
+    });
+    const confirmed = await currentPrompt(host.sweep, w);
+    assert.equal(confirmed.options, ['1. Allow once', '2. Allow always', '3. Reject']);
+    assert.is(confirmed.question, 'Permission required');
+    assert.is(confirmed.selected, 0);
+    assert.is(choiceIndex('reject', confirmed.options), 2);
+    const answered = await guardedAnswer(host.sweep, w, 2, confirmed);
+    assert.is(answered, '3. Reject');
+    await until('the choice written', () => existsSync(chosen), 5000);
+    assert.is(readFileSync(chosen, 'utf8'), '3', 'the agent got Reject');
+  } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();

@@ -348,7 +348,7 @@ test('board: the answer panel shows what is approved; y is refused when the prom
       ops.push(op);
       c.end(
         JSON.stringify(
-          op === 'prompt' ? { ok: true, ...prompt } : { ok: true, answered: '1. Yes' },
+          op === 'prompt' ? { ok: true, op, ...prompt } : { ok: true, op, answered: '1. Yes' },
         ) + '\n',
       );
     });
@@ -503,7 +503,7 @@ test('watch --json: hosted and run sessions come out as JSON lines; run sessions
       'connect',
       () => sock.write(JSON.stringify({ op: 'attach', rows: 32, cols: 120 }) + '\n'),
     );
-    await until('the attach answer', () => answer.startsWith('{"ok":true}'));
+    await until('the attach answer', () => answer.startsWith('{"ok":true,"op":"attach"}'));
     // The agent is up and idle once its footer arrives (as the redraw's text or the agent's own
     // frame, whose words are placed with CSI n G, hence one word).
     await until('the idle footer', () => answer.includes('shortcuts'), 15_000);

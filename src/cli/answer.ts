@@ -11,6 +11,7 @@ import { type Command, UsageError } from './command.ts';
 import { findSession, request } from '../runtime/control-client.ts';
 import { choiceIndex, GUARD_EXIT } from '../runtime/tools.ts';
 import { UserError } from '../errors.ts';
+import { printable } from './board.ts';
 
 /** Asks `question` on the controlling terminal (/dev/tty); true for y/yes. */
 export function confirmOnTty(question: string): Promise<boolean> {
@@ -46,7 +47,36 @@ export function confirmOnTty(question: string): Promise<boolean> {
   });
 }
 
-type PromptAnswer = { question: string; options: string[]; selected: number; details: string[] };
+type PromptAnswer = {
+  question: string;
+  options: string[];
+  selected: number;
+  details: string[];
+  /** Other names of each option (an ACP option's kind and optionId), when the session has them. */
+  aliases?: string[][];
+};
+
+const isStrings = (v: unknown): v is string[] =>
+  Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** A `prompt` answer checked for shape (a socket answers what it likes). */
+function promptOf(a: Record<string, unknown>): PromptAnswer {
+  const { question, options, selected, details, aliases } = a;
+  if (
+    typeof question !== 'string' || !isStrings(options) || typeof selected !== 'number' ||
+    (details !== undefined && !isStrings(details)) ||
+    (aliases !== undefined && !(Array.isArray(aliases) && aliases.every(isStrings)))
+  ) {
+    throw new UserError('the session answered with a malformed prompt');
+  }
+  return {
+    question,
+    options,
+    selected,
+    details: details ?? [],
+    ...(aliases === undefined ? {} : { aliases: aliases as string[][] }),
+  };
+}
 
 /**
  * The prompt of a blocked session. An agent can say it is blocked (a hook, OSC 7501) a moment
@@ -56,7 +86,7 @@ type PromptAnswer = { question: string; options: string[]; selected: number; det
 async function readOptions(socket: string): Promise<PromptAnswer> {
   const until = Date.now() + OPTIONS_WAIT_MS;
   for (;;) {
-    const p = await request<PromptAnswer>(socket, { op: 'prompt' }, 5000);
+    const p = promptOf(await request<Record<string, unknown>>(socket, { op: 'prompt' }, 5000));
     if (p.options.length || Date.now() > until) return p;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -73,7 +103,9 @@ export const answerCommand: Command = {
   help: { yes: 'I, the person, confirm this answer (no question on the terminal)' },
   async run(values, positionals, io) {
     if (positionals.length !== 2) {
-      throw new UsageError('give SESSION and CHOICE (an option number or the start of its text)');
+      throw new UsageError(
+        "give SESSION and CHOICE (an option number, the start of its text, or an ACP option's kind)",
+      );
     }
     const [key, choice] = positionals;
     if (process.env.AGENTWATCH_SESSION) {
@@ -93,12 +125,17 @@ export const answerCommand: Command = {
         GUARD_EXIT,
       );
     }
-    const index = choiceIndex(choice, prompt.options);
-    io.stdout(`${info.name} (${info.id}) asks: ${prompt.question || '(no question line)'}\n`);
-    for (const d of prompt.details ?? []) io.stdout(`  | ${d}\n`);
-    prompt.options.forEach((o, i) => io.stdout(`  ${i === index ? '>' : ' '} ${o}\n`));
+    const index = choiceIndex(choice, prompt.options, prompt.aliases);
+    // Everything printed here came from the session's socket: printable, never raw.
+    io.stdout(
+      `${printable(info.name)} (${printable(info.id)}) asks: ${
+        printable(String(prompt.question ?? '')) || '(no question line)'
+      }\n`,
+    );
+    for (const d of prompt.details ?? []) io.stdout(`  | ${printable(d)}\n`);
+    prompt.options.forEach((o, i) => io.stdout(`  ${i === index ? '>' : ' '} ${printable(o)}\n`));
     if (values.yes !== true) {
-      const ok = await confirmOnTty(`Answer "${prompt.options[index]}"? [y/N] `);
+      const ok = await confirmOnTty(`Answer "${printable(prompt.options[index])}"? [y/N] `);
       if (!ok) {
         io.stdout('not answered\n');
         return 1;
@@ -110,7 +147,7 @@ export const answerCommand: Command = {
       confirmed: true,
       expect: { question: prompt.question, options: prompt.options, details: prompt.details },
     }, 10_000);
-    io.stdout(`answered: ${done.answered}\n`);
+    io.stdout(`answered: ${printable(String(done.answered))}\n`);
     return 0;
   },
 };

@@ -3,15 +3,21 @@
  * runs it. Returns the exit code; `main.ts` is the only file that exits.
  */
 import { parseArgs } from 'node:util';
-import { type Command, type Io, UsageError, UserError } from './command.ts';
+import { type Command, type Io, placeholderOf, UsageError, UserError } from './command.ts';
 import { commands } from './commands.ts';
 import { closest, explainBadArgs } from './argv-errors.ts';
 import { ManifestError } from '../detect/errors.ts';
+// Error messages quote what sessions said (a refusal's question and options, a session's
+// error): each line is made printable, so a hostile socket's `ESC[2J` cannot clear the screen.
+import { printableLines as printableMessage } from './board.ts';
 
 const io: Io = {
   stdout: (t) => void process.stdout.write(t),
   stderr: (t) => void process.stderr.write(t),
 };
+
+/** Where an option's help text starts in `COMMAND --help`, in columns. */
+const HELP_COLUMN = 32;
 
 /** The help text for one command, from its spec. */
 export function commandHelp(cmd: Command): string {
@@ -20,10 +26,15 @@ export function commandHelp(cmd: Command): string {
   if (names.length) lines.push('', 'options:');
   for (const name of names) {
     const o = cmd.options[name];
-    const arg = cmd.placeholders?.[name] ?? name.toUpperCase();
+    const arg = placeholderOf(cmd, name);
     const flag = `--${name}${o.type === 'string' ? ' ' + arg : ''}`;
+    const left = `  ${(o.short ? `-${o.short}, ` : '    ') + flag}`;
+    const text = cmd.help?.[name] ?? '';
+    // A flag too long for its column gets its text on the next line, never glued to it.
     lines.push(
-      `  ${(o.short ? `-${o.short}, ` : '    ') + flag.padEnd(24)} ${cmd.help?.[name] ?? ''}`,
+      left.length <= HELP_COLUMN - 2
+        ? left.padEnd(HELP_COLUMN) + text
+        : `${left}\n${' '.repeat(HELP_COLUMN)}${text}`,
     );
   }
   return lines.join('\n') + '\n';
@@ -62,7 +73,7 @@ export async function main(argv: string[]): Promise<number> {
     return name ? 0 : 2;
   }
   if (name === '--version' || name === '-V' || name === '-v') {
-    io.stdout(`agentwatch ${VERSION}\n`);
+    io.stdout(`agentwatch ${VERSION} (Node ${process.version})\n`);
     return 0;
   }
   const cmd = commands.find((c) => c.name === name);
@@ -91,14 +102,18 @@ export async function main(argv: string[]): Promise<number> {
     return await cmd.run(parsed.values, [...parsed.positionals, ...passthrough], io);
   } catch (e) {
     if (e instanceof UsageError) {
-      io.stderr(`agentwatch ${cmd.name}: ${e.message}\n\n${commandHelp(cmd)}`);
+      io.stderr(`agentwatch ${cmd.name}: ${printableMessage(e.message)}\n\n${commandHelp(cmd)}`);
       return 2;
     }
     if (e instanceof UserError || e instanceof ManifestError) {
-      io.stderr(`agentwatch ${cmd.name}: ${e.message}\n`);
+      io.stderr(`agentwatch ${cmd.name}: ${printableMessage(e.message)}\n`);
       return e instanceof UserError ? e.exitCode : 1;
     }
-    io.stderr(`agentwatch ${cmd.name}: internal error: ${(e as Error)?.stack ?? e}\n`);
+    io.stderr(
+      `agentwatch ${cmd.name}: internal error: ${
+        printableMessage(String((e as Error)?.stack ?? e))
+      }\n`,
+    );
     return 70;
   }
 }

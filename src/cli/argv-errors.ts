@@ -4,7 +4,7 @@
  * "did you mean" when one is close, a missing value names the placeholder the help uses.
  */
 import { parseArgs } from 'node:util';
-import type { Command } from './command.ts';
+import { type Command, placeholderOf } from './command.ts';
 
 /**
  * The closest of `candidates` to `word`: edit distance at most 2 (at most 1 for words of up to
@@ -71,7 +71,7 @@ export function explainBadArgs(cmd: Command, args: string[]): string | undefined
       const guess = t.rawName.startsWith('--') ? closest(t.name, known) : undefined;
       return `unknown option ${t.rawName}` + (guess ? ` (did you mean --${guess}?)` : '');
     }
-    const placeholder = cmd.placeholders?.[t.name] ?? t.name.toUpperCase();
+    const placeholder = placeholderOf(cmd, t.name);
     if (spec.type === 'string') {
       if (t.value === undefined) return `${t.rawName} needs a value (${t.rawName} ${placeholder})`;
       if (!t.inlineValue && t.value.startsWith('-')) {

@@ -160,6 +160,14 @@ export function printable(text: string): string {
   );
 }
 
+/**
+ * `text` with each line made {@link printable} and its line breaks kept: for multi-line text
+ * that came from a session (an error quoting a prompt, `explain`'s screen and rules).
+ */
+export function printableLines(text: string): string {
+  return String(text).split('\n').map(printable).join('\n');
+}
+
 /** `info` with every text the board shows made {@link printable} (the id is kept to match). */
 function printableInfo(info: SessionInfo): SessionInfo {
   return {

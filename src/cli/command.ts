@@ -35,6 +35,25 @@ export interface Command {
   run(values: OptionValues, positionals: string[], io: Io): Promise<number>;
 }
 
+/**
+ * The value's name shown for an option in help and errors: the command's own placeholder, else
+ * the one every command uses for that option (so `--agent ID` reads the same everywhere), else
+ * the option's name in capitals.
+ */
+export function placeholderOf(cmd: Command, option: string): string {
+  return cmd.placeholders?.[option] ?? COMMON_PLACEHOLDERS[option] ?? option.toUpperCase();
+}
+
+/** Placeholders of the options several commands share. */
+const COMMON_PLACEHOLDERS: Record<string, string> = {
+  agent: 'ID',
+  manifest: 'FILE',
+  size: 'ROWSxCOLS',
+  name: 'NAME',
+  timeout: 'SECONDS',
+  interval: 'MS',
+};
+
 /** A bad command line: main prints the message and the command's usage, and exits 2. */
 export class UsageError extends Error {
   override name = 'UsageError';

@@ -18,9 +18,12 @@ import { recordCommand } from './record.ts';
 import { markCommand } from './mark.ts';
 import { cutCommand } from './cut.ts';
 import { evalCommand } from './eval.ts';
+import { acpCommand } from './acp.ts';
+import { cancelCommand } from './cancel.ts';
 
 export const commands: Command[] = [
   runCommand,
+  acpCommand,
   watchCommand,
   demoCommand,
   evalCommand,
@@ -28,6 +31,7 @@ export const commands: Command[] = [
   waitCommand,
   sendCommand,
   answerCommand,
+  cancelCommand,
   reportCommand,
   notifyCommand,
   classifyCommand,

@@ -104,6 +104,9 @@ export const cutCommand: Command = {
     Promise.resolve().then(() => cutFixture(values, positionals, io)),
 };
 
+/** How far past a recording's last output or mark `--at` may go, in seconds. */
+const AT_SLACK_S = 1;
+
 /** The command's body. @throws UsageError / UserError for bad arguments or a bad recording. */
 function cutFixture(values: OptionValues, positionals: string[], io: Io): number {
   if (positionals.length !== 1) {
@@ -137,6 +140,14 @@ function cutFixture(values: OptionValues, positionals: string[], io: Io): number
       throw new UsageError(`--at ${atText}: expected seconds >= 0`);
     }
     if (label === undefined) throw new UsageError('--at needs --label blocked|working|idle');
+    // A moment after the recording's end would silently cut its last screen under a wrong time.
+    const end = Math.max(0, ...rec.chunks.map((c) => c.t), ...rec.truth.map((m) => m.t));
+    if (at > end + AT_SLACK_S) {
+      throw new UsageError(
+        `--at ${atText}: ${join(rec.dir, rec.name)} is ${end.toFixed(1)} s long ` +
+          `(its last output or mark), give --at 0-${end.toFixed(1)}`,
+      );
+    }
   }
   if (label !== 'blocked' && label !== 'working' && label !== 'idle') {
     throw new UsageError(`--label must be blocked, working or idle, got '${label}'`);

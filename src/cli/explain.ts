@@ -9,6 +9,7 @@ import { classifySetup } from './classify.ts';
 import { manifestForFile } from './agent-of.ts';
 import { explain, formatExplain } from '../detect/explain.ts';
 import { renderFile } from '../runtime/render-file.ts';
+import { printableLines } from './board.ts';
 
 /** The screen's rows numbered from 1, trailing empty rows cut, with the title and OSC payloads. */
 export function numberedScreen(
@@ -31,7 +32,9 @@ export function numberedScreen(
 }
 
 /** Explains a live session: its screen, which signal decided its state, the rules, its hook events. */
-async function explainSession(key: string, io: Io): Promise<number> {
+async function explainSession(key: string, sink: Io): Promise<number> {
+  // Everything below came from the session's socket: printed as text, line by line.
+  const io = { ...sink, stdout: (t: string) => sink.stdout(printableLines(t)) };
   const info = await findSession(key);
   const x = await request<{
     decidedBy: string;
@@ -43,7 +46,7 @@ async function explainSession(key: string, io: Io): Promise<number> {
     rules: string;
     events: string[];
   }>(info.socket, { op: 'explain' }, 5000);
-  const rows = x.screen.split('\n');
+  const rows = String(x.screen).split('\n');
   io.stdout(`${info.name} (${info.id}): ${info.state}, decided by ${x.decidedBy}: ${x.reason}\n`);
   io.stdout(
     `foreground: ${x.foreground.name || '?'} (${x.foreground.kind}); manifest: ${

@@ -14,6 +14,7 @@
  *   malformed payload. Payload fields: Claude Code 2.1.332, fixtures/claude-code/README.md.
  */
 import { createConnection } from 'node:net';
+import { ownSocket } from '../runtime/paths.ts';
 
 /**
  * When this hook process started, ms since the epoch: about when the agent fired the hook.
@@ -93,7 +94,9 @@ export async function hookMain(argv: string[]): Promise<number> {
   const started = Date.now();
   const left = () => Math.max(10, HOOK_BUDGET_MS - 20 - (Date.now() - started));
   try {
-    const socket = process.env.AGENTWATCH_SOCKET;
+    // Only a socket of ours in a private folder of ours hears what the agent does.
+    const given = process.env.AGENTWATCH_SOCKET;
+    const socket = given && ownSocket(given, true) ? given : undefined;
     const [cmd, what] = argv;
     if (argv.includes('--help') || argv.includes('-h')) {
       process.stdout.write(

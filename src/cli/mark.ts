@@ -4,6 +4,7 @@
  */
 import { type Command, UsageError } from './command.ts';
 import { findSession, request } from '../runtime/control-client.ts';
+import { printable } from './board.ts';
 
 export const markCommand: Command = {
   name: 'mark',
@@ -24,7 +25,7 @@ export const markCommand: Command = {
       state,
       note,
     });
-    io.stdout(`marked ${info.id} ${state} at ${answer.mark.t} s\n`);
+    io.stdout(`marked ${printable(info.id)} ${state} at ${Number(answer.mark?.t)} s\n`);
     return 0;
   },
 };

@@ -66,6 +66,9 @@ export const recordCommand: Command = {
       started(session, host) {
         recorder.resized(session.terminal.rows, session.terminal.cols);
         session.onOutput((data) => recorder.output(data));
+        // Every byte the agent is given: the person's keys (chords taken out), and what send,
+        // answer or an attached board wrote through the control socket.
+        session.onInput((data) => recorder.input(data));
         host.onTransition(({ info }) => recorder.agent(info.agent));
         host.setMarker(session.id, (state, note) => {
           if (state !== 'blocked' && state !== 'working' && state !== 'idle') {
@@ -77,7 +80,6 @@ export const recordCommand: Command = {
       input(data) {
         const { pass, marks } = chords.feed(data);
         for (const state of marks) mark(state, 'key chord');
-        recorder.input(pass);
         return pass;
       },
       resized: (rows, cols) => recorder.resized(rows, cols),

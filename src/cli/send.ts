@@ -5,6 +5,7 @@
  */
 import { type Command, UsageError } from './command.ts';
 import { findSession, request } from '../runtime/control-client.ts';
+import { printable } from './board.ts';
 
 export const sendCommand: Command = {
   name: 'send',
@@ -25,7 +26,7 @@ export const sendCommand: Command = {
       enter: values['no-enter'] !== true,
       append: values.append === true,
     }, 10_000); // a refusal arrives as a UserError with exit code 3 and the prompt in its message
-    io.stdout(`sent ${answer.written} bytes to ${info.id}\n`);
+    io.stdout(`sent ${Number(answer.written)} bytes to ${printable(info.id)}\n`);
     return 0;
   },
 };

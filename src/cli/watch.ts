@@ -59,7 +59,7 @@ import { createHost } from '../runtime/default-host.ts';
 import { loadConfig } from '../runtime/config.ts';
 import type { SessionHost } from '../runtime/host.ts';
 import { listSessions, request, subscribe } from '../runtime/control-client.ts';
-import { socketDir } from '../runtime/paths.ts';
+import { checkSocketDir, socketDir } from '../runtime/paths.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
 import type { SessionState } from '../detect/types.ts';
 import { Notifier } from '../runtime/notify.ts';
@@ -976,6 +976,7 @@ export const watchCommand: Command = {
     ...notifyOptionHelp,
   },
   async run(values, positionals, io) {
+    checkSocketDir(socketDir()); // refuse a folder we cannot trust before showing anything
     const groups = splitGroups(positionals);
     const agent = stringOption(values, 'agent');
     const stdin = process.stdin;

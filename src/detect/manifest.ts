@@ -84,8 +84,9 @@ export const INPUT_KEYS = ['region', 'empty'] as const;
 /**
  * Keys of the optional `[integrations]` table: what agentwatch adds when it starts the agent
  * itself. `hooks`: which hook set to install ('claude-code': `--settings` hooks calling
- * `agentwatch report|notify`); `acp`: the ACP adapter command that speaks for this agent
- * (e.g. 'claude-agent-acp').
+ * `agentwatch report|notify`); `acp`: the command line that speaks the Agent Client Protocol
+ * for this agent, words split at spaces, no quoting (`agentwatch acp ID` runs it; e.g.
+ * 'gemini --acp', or the adapter 'claude-agent-acp').
  */
 export const INTEGRATION_KEYS = ['hooks', 'acp'] as const;
 /** Hook sets agentwatch knows how to install. */

@@ -3,7 +3,9 @@
  * the typing guard's messages. Pure. Works on the dialogs of the captured agents:
  * Claude Code 2.1.332 (`Do you want to proceed?` / `❯ 1. Yes` / `2. No`), Codex 0.171
  * (`Would you like to run the following command?` / `› 1. Yes, proceed (y)`), Gemini CLI and
- * Qwen Code (`Allow execution of ...?` / `● 1. Allow once`), opencode.
+ * Qwen Code (`Allow execution of ...?` / `● 1. Allow once`), and opencode 1.18, whose
+ * permission panel has a row of buttons instead (`┃   Allow once   Allow always   Reject   ...
+ * ⇆ select  enter confirm`), the selected one drawn with a background colour only.
  */
 
 /** A prompt as read from the screen. */
@@ -18,8 +20,16 @@ export interface Prompt {
    * has none, an option list without numbers marked by the cursor `❯` ('No, exit').
    */
   options: string[];
-  /** Index into `options` of the one the selection marker (❯ › > ● ...) points at; -1 when none. */
+  /**
+   * Index into `options` of the one the selection marker (❯ › > ● ...) points at, or, for a
+   * button row, the one button whose background differs from the others'; -1 when none.
+   */
   selected: number;
+  /**
+   * How the selection moves: `vertical` (↑/↓, a numbered list) or `horizontal` (←/→, a row of
+   * buttons: opencode 1.18 wraps around at both ends).
+   */
+  layout: 'vertical' | 'horizontal';
   /**
    * What the prompt is about: the dialog's other lines between its top and its options (the
    * command to run, the file to edit, the reason), separators left out; at most 8 lines.
@@ -38,11 +48,70 @@ function fullRule(row: string): boolean {
   return /^[\s─━╭╮╰╯┌┐└┘]*$/u.test(row) && /[─━]{8}/u.test(row);
 }
 
-const strip = (row: string) => row.replace(/^[\s│┃|]+|[\s│┃|]+$/g, '');
+/**
+ * A row without its box borders and without a scrollbar in its last column (Qwen Code 0.24
+ * flashes `█`/`│` there for 1.5 s after the transcript scrolls).
+ */
+const strip = (row: string) => row.replace(/^[\s│┃|]+|[\s│┃|█]+$/g, '');
 
-const OPTION = /^[\s│┃|]*([❯›>●◉▶→*]\s*)?(\d{1,2})[.)]\s+(.+?)[\s│┃|]*$/u;
+const OPTION = /^[\s│┃|]*([❯›>●◉▶→*]\s*)?(\d{1,2})[.)]\s+(.+?)[\s│┃|█]*$/u;
 /** {@link OPTION} with match indices, to know the column where an option's text starts. */
 const OPTION_AT = new RegExp(OPTION.source, 'ud');
+
+/**
+ * A row of buttons with key hints naming `enter`, as opencode 1.18 draws its permission
+ * panel's last row: `┃   Allow once   Allow always   Reject      ctrl+f fullscreen  ⇆ select
+ * enter confirm` (buttons 3 spaces apart, hints after a wide gap). Captures the buttons' part.
+ */
+const BUTTON_ROW =
+  /^(\s*[┃│|]\s+)(\S+(?: \S+)*(?: {2,5}\S+(?: \S+)*){1,5})(?: {6,}.*\benter\b.*)$/u;
+
+/**
+ * The button row among the last rows, read as options `1. Allow once`, ... with the question
+ * (the panel's heading, its leading glyph dropped) and details (the panel's other rows), or
+ * null. `backgrounds` (per code unit of each row, see Terminal.rowBackgrounds) tells the
+ * selected button: the only one whose background differs from the gap between buttons.
+ */
+function readButtonRow(
+  rows: readonly string[],
+  backgrounds: readonly (readonly number[])[] | undefined,
+): Prompt | null {
+  for (let i = rows.length - 1; i >= 0 && i >= rows.length - 6; i--) {
+    const m = BUTTON_ROW.exec(rows[i]);
+    if (!m) continue;
+    const labels: Array<{ text: string; at: number }> = [];
+    const re = /\S+(?: \S+)*/g;
+    for (let l = re.exec(m[2]); l; l = re.exec(m[2])) {
+      labels.push({ text: l[0], at: m[1].length + l.index });
+    }
+    const tags = backgrounds?.[i];
+    let selected = -1;
+    if (tags) {
+      // the gap between the first two buttons belongs to neither: the selected button is the
+      // one whose background differs from it (opencode: all buttons but the selected one are
+      // drawn on the panel's background)
+      const gap = tags[Math.floor((labels[0].at + labels[0].text.length + labels[1].at) / 2)];
+      const differ = labels.flatMap((l, k) => (tags[l.at] ?? gap) !== gap ? [k] : []);
+      if (differ.length === 1) selected = differ[0];
+    }
+    // the panel: the rows above that share the button row's left border
+    const border = m[1].trim();
+    const panel: string[] = [];
+    for (let k = i - 1; k >= 0 && rows[k].trimStart().startsWith(border); k--) {
+      const line = strip(rows[k]);
+      if (line) panel.unshift(line);
+    }
+    const heading = panel.length ? panel[0].replace(/^[^\p{L}\p{N}]+\s+/u, '') : '';
+    return {
+      question: heading,
+      options: labels.map((l, n) => `${n + 1}. ${l.text}`),
+      selected,
+      layout: 'horizontal',
+      details: panel.slice(1, 9),
+    };
+  }
+  return null;
+}
 
 /** The selection cursor of an option list without numbers (` ❯ No, exit`), text from group 2. */
 const CURSOR = /^(\s*)❯\s+(\S.*?)\s*$/u;
@@ -87,8 +156,15 @@ function unnumberedOptions(
   return [];
 }
 
-/** Finds the prompt on `rows` (visible rows, top first). */
-export function readPrompt(rows: readonly string[]): Prompt {
+/**
+ * Finds the prompt on `rows` (visible rows, top first). `backgrounds` (optional, per row the
+ * background tag of each code unit: Terminal.rowBackgrounds) lets it see a selection drawn
+ * with a colour alone.
+ */
+export function readPrompt(
+  rows: readonly string[],
+  backgrounds?: readonly (readonly number[])[],
+): Prompt {
   // The options: the last run of consecutively numbered lines 1., 2., ... on the screen.
   // An option's text wraps onto the next rows, indented at least as deep as its text starts
   // (Ink in a narrow pane: "  2. Yes, and always allow access to /" + "     tmp/proj ...").
@@ -101,7 +177,7 @@ export function readPrompt(rows: readonly string[]): Prompt {
       const last = current[current.length - 1];
       const lead = rows[i].length - rows[i].trimStart().length;
       if (
-        last && i === last.end + 1 && rows[i].trim() && lead >= last.indent && !separator(rows[i])
+        last && i === last.end + 1 && strip(rows[i]) && lead >= last.indent && !separator(rows[i])
       ) {
         last.text += ' ' + strip(rows[i]);
         last.end = i;
@@ -117,6 +193,10 @@ export function readPrompt(rows: readonly string[]): Prompt {
     if (current.length >= 2 || n === 1) options = current;
   }
   if (!options.length) options = unnumberedOptions(rows);
+  if (!options.length) {
+    const buttons = readButtonRow(rows, backgrounds);
+    if (buttons) return buttons;
+  }
   const top = options.length ? options[0].row : rows.length;
   let question = '';
   let qRow = -1;
@@ -154,7 +234,13 @@ export function readPrompt(rows: readonly string[]): Prompt {
   const details: string[] = [];
   if (options.length) {
     let start = top - 1;
-    while (start > 0 && top - start < 12 && !fullRule(rows[start - 1])) start--;
+    // Up to the dialog's top: a full rule above it, or its own header row: Qwen Code 0.24's
+    // and Gemini CLI's tool line `? Shell touch hello.txt ...` (Qwen 0.24 draws no box, and the
+    // transcript above is not the dialog's).
+    while (
+      start > 0 && top - start < 12 && !fullRule(rows[start - 1]) &&
+      !/^\? \S/.test(strip(rows[start]))
+    ) start--;
     for (let i = start; i < top && details.length < 8; i++) {
       const line = strip(rows[i]);
       if (!line || separator(rows[i]) || (i >= qStart && i <= qRow)) continue;
@@ -165,6 +251,7 @@ export function readPrompt(rows: readonly string[]): Prompt {
     question,
     options: options.map((o) => o.text),
     selected: options.findIndex((o) => o.marked),
+    layout: 'vertical',
     details,
   };
 }

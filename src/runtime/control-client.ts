@@ -1,18 +1,23 @@
 /**
  * Talks to sessions' control sockets: lists the live ones (removing the sockets of dead
- * processes), asks one a request, or follows its state events.
+ * processes), asks one a request, or follows its state events. Only sockets in a checked
+ * socket folder are believed (`checkSocketDir`), and of its entries only sockets of ours
+ * (lstat: a socket, not a symlink, owned by us); the only entries ever removed are such
+ * sockets that refused a connection twice.
  */
 import { createConnection, type Socket } from 'node:net';
 import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { lineReader, type Request, type SessionInfo } from './protocol.ts';
-import { socketDir } from './paths.ts';
+import { checkSocketDir, ownSocket, socketDir } from './paths.ts';
 import { UserError } from '../errors.ts';
 
 /**
- * Sends `req` to the socket at `path` and resolves with the first answer line.
- * @throws UserError when nothing listens there, the answer is `ok: false`, or no answer
- *   comes within `timeoutMs`.
+ * Sends `req` to the socket at `path` and resolves with the first answer line, which must
+ * name `req.op` (or be a refusal naming none: a bad or over-long line).
+ * @throws UserError when nothing listens there, the answer is `ok: false` (its `error` as
+ *   the message, as the session wrote it: print it through `printable`), names another op,
+ *   or no answer comes within `timeoutMs`.
  */
 export function request<T = Record<string, unknown>>(
   path: string,
@@ -43,11 +48,16 @@ export function request<T = Record<string, unknown>>(
       lineReader((line) => {
         clearTimeout(timer);
         c.end();
-        let answer: { ok?: boolean; error?: string };
+        let answer: { ok?: boolean; error?: string; op?: unknown };
         try {
           answer = JSON.parse(line);
         } catch {
           reject(new UserError(`${path}: unreadable answer`));
+          return;
+        }
+        if (answer?.op !== req.op && !(answer?.ok === false && answer?.op === null)) {
+          // An answer to another request (or from something that is not a session).
+          reject(new UserError(`${path}: the answer is not for '${req.op}'`));
           return;
         }
         if (answer.ok === false) {
@@ -100,23 +110,33 @@ export function sessionInfoOf(value: unknown): SessionInfo | null {
 const REFUSED_RETRY_MS = 100;
 
 /**
- * Every live session's info. Sockets of dead processes are removed on the way (one that
- * refuses a connection twice, {@link REFUSED_RETRY_MS} apart); a socket whose answer is not a
- * session's info (see {@link sessionInfoOf}) is left out.
+ * Every live session's info, from the sockets in `dir`, which is checked first
+ * ({@link checkSocketDir}: none when it does not exist). Only our own sockets are asked
+ * ({@link ownSocket}); a socket that refuses a connection twice, {@link REFUSED_RETRY_MS}
+ * apart, and still is one of ours is a dead session's and is removed; a socket whose answer is
+ * not a session's info (see {@link sessionInfoOf}) is left out. Each info's `socket` is the
+ * path asked, whatever the session said.
+ * @throws UserError when the folder fails the check or cannot be read (EACCES is an error,
+ *   not "no sessions").
  */
 export async function listSessions(dir = socketDir()): Promise<SessionInfo[]> {
+  if (!checkSocketDir(dir)) return [];
   let names: string[];
   try {
     names = readdirSync(dir).filter((n) => n.endsWith('.sock'));
-  } catch {
-    return [];
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return [];
+    throw new UserError(`${dir}: cannot read the socket folder (${code})`);
   }
   const infos = await Promise.all(names.map(async (n) => {
     const path = join(dir, n);
+    if (!ownSocket(path)) return null;
     for (let attempt = 1;; attempt++) {
       try {
         const a = await request<{ session?: unknown }>(path, { op: 'info' }, 1500);
-        return sessionInfoOf(a.session); // a malformed answer is left out, not trusted
+        const info = sessionInfoOf(a.session); // a malformed answer is left out, not trusted
+        return info && { ...info, socket: path };
       } catch (e) {
         const message = (e as Error).message;
         // A session binds its socket file a moment before it listens, and a connection in
@@ -125,9 +145,9 @@ export async function listSessions(dir = socketDir()): Promise<SessionInfo[]> {
           await new Promise((r) => setTimeout(r, REFUSED_RETRY_MS));
           continue;
         }
-        if (/ECONNREFUSED|no such session/.test(message)) {
+        if (/ECONNREFUSED/.test(message) && ownSocket(path)) {
           try {
-            unlinkSync(path); // a stale socket of a dead session
+            unlinkSync(path); // a stale socket of a dead session of ours
           } catch {
             // already gone
           }

@@ -1,13 +1,33 @@
 /**
  * A session's control socket: a Unix socket in the private socket directory, speaking the
  * line protocol of `protocol.ts`. A socket file left by a dead process is removed before
- * binding; a live one with the same name is an error.
+ * binding; a live one with the same name is an error. Each connection's peer is read from
+ * the kernel when it is accepted (`peer.ts`): one of another uid is refused at once.
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import { unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, unlinkSync } from 'node:fs';
+import { ownSocket } from './paths.ts';
 import { lineReader, type Request } from './protocol.ts';
 import { UserError } from '../errors.ts';
 import { GuardRefusal } from './tools.ts';
+import { type Peer, peerOf } from './peer.ts';
+
+/** The peer of each accepted connection (null when the kernel could not be asked). */
+const peers = new WeakMap<Socket, Peer | null>();
+
+/** Who connected on `socket`, from the kernel when it was accepted; null when unknown. */
+export function connectionPeer(socket: Socket): Peer | null {
+  return peers.get(socket) ?? null;
+}
+
+/** True when `path` is a symbolic link (dangling or not). */
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
 
 /** Handles one request; returns the answer object (`ok` is added), or throws UserError. */
 export type RequestHandler = (
@@ -53,20 +73,33 @@ export function closeControl(server: Server, graceMs = 500): Promise<void> {
 }
 
 /**
- * Listens on `path`, removing a stale socket file first.
- * @throws UserError when a live session already listens there or the socket cannot be bound.
+ * Listens on `path`, removing first a stale socket of ours there (nothing else is removed).
+ * @throws UserError when a live session already listens there, something that is not a
+ *   socket of ours is there, or the socket cannot be bound.
  */
 export async function listenControl(path: string, handler: RequestHandler): Promise<Server> {
   if (await socketAlive(path)) {
     throw new UserError(`${path}: a live session already uses this socket`);
   }
-  try {
-    unlinkSync(path);
-  } catch {
-    // no stale file
+  if (ownSocket(path)) {
+    unlinkSync(path); // a dead session's socket of ours (nothing answered)
+  } else if (existsSync(path) || isSymlink(path)) {
+    throw new UserError(`${path}: exists and is not a socket of ours; refusing to replace it`);
   }
   const open = new Set<Socket>();
   const server = createServer((socket) => {
+    const peer = peerOf(socket);
+    peers.set(socket, peer);
+    if (peer && peer.uid !== process.getuid?.()) {
+      // Another user (the folder is ours and 0700, so only root, or a folder made reachable).
+      socket.on('error', () => {});
+      socket.end(
+        JSON.stringify({ ok: false, op: null, error: `refused: uid ${peer.uid} is not us` }) +
+          '\n',
+      );
+      socket.resume(); // what they send is dropped unread, up to their end
+      return;
+    }
     open.add(socket);
     socket.on('close', () => open.delete(socket));
     serve(socket, handler);
@@ -107,6 +140,7 @@ function serve(socket: Socket, handler: RequestHandler): void {
     } catch {
       send(socket, {
         ok: false,
+        op: null,
         error: `bad request: not a JSON object with an "op": ${line.slice(0, 80)}`,
       });
       return;
@@ -122,11 +156,12 @@ function serve(socket: Socket, handler: RequestHandler): void {
             }
             return;
           }
-          send(socket, { ok: true, ...answer });
+          send(socket, { ok: true, ...answer, op: req.op });
         },
         (e) =>
           send(socket, {
             ok: false,
+            op: req.op,
             error: e instanceof UserError ? e.message : String((e as Error)?.message ?? e),
             // the exit code a CLI client should end with (3: refused by the typing guard)
             ...(e instanceof UserError ? { code: e.exitCode } : {}),
@@ -136,7 +171,14 @@ function serve(socket: Socket, handler: RequestHandler): void {
   };
   const read = lineReader(
     (line) => inOrder(() => answer(line)),
-    () => inOrder(() => send(socket, { ok: false, error: 'request line longer than 1 MB' })),
+    () => {
+      // The rest of that line must never be read as a request: answer, then close.
+      socket.removeListener('data', read);
+      inOrder(() => {
+        send(socket, { ok: false, op: null, error: 'request line longer than 1 MB' });
+        socket.end();
+      });
+    },
   );
   socket.on('data', read);
 }

@@ -127,7 +127,7 @@ export function setAddonPath(addonPath: string | undefined): void {
 
 /**
  * Loads the addon from the first of `candidates` that loads (with process.dlopen) and has
- * both functions. Never throws: each failure is recorded in `tried`.
+ * all three functions. Never throws: each failure is recorded in `tried`.
  */
 export function loadForegroundAddon(candidates: readonly string[]): AddonLoad {
   const tried: AddonLoad['tried'] = [];
@@ -135,12 +135,21 @@ export function loadForegroundAddon(candidates: readonly string[]): AddonLoad {
     try {
       const module = { exports: {} as Partial<ForegroundAddon> };
       process.dlopen(module, candidate);
-      const { foregroundPgid, processInfo } = module.exports;
-      if (typeof foregroundPgid !== 'function' || typeof processInfo !== 'function') {
-        throw new Error('loaded, but it does not export foregroundPgid and processInfo');
+      const { foregroundPgid, processInfo, peerCredentials } = module.exports;
+      if (
+        typeof foregroundPgid !== 'function' || typeof processInfo !== 'function' ||
+        typeof peerCredentials !== 'function'
+      ) {
+        throw new Error(
+          'loaded, but it does not export foregroundPgid, processInfo and peerCredentials',
+        );
       }
       tried.push({ path: candidate, error: '' });
-      return { addon: { foregroundPgid, processInfo }, loadedFrom: candidate, tried };
+      return {
+        addon: { foregroundPgid, processInfo, peerCredentials },
+        loadedFrom: candidate,
+        tried,
+      };
     } catch (e) {
       tried.push({ path: candidate, error: errorText(e) });
     }
@@ -163,6 +172,14 @@ function addonCandidates(): string[] {
 
 function addonDisabled(): boolean {
   return process.env.AGENTWATCH_NO_ADDON === '1';
+}
+
+/**
+ * The native addon (loaded on first use), or undefined when it is disabled
+ * (`AGENTWATCH_NO_ADDON=1`) or did not load; {@link foregroundDiagnostics} says why.
+ */
+export function nativeAddon(): ForegroundAddon | undefined {
+  return addonDisabled() ? undefined : loadedAddon().addon;
 }
 
 function loadedAddon(): AddonLoad {

@@ -8,19 +8,28 @@ import { randomBytes } from 'node:crypto';
 import type { Server, Socket } from 'node:net';
 import { basename } from 'node:path';
 import type { Manifest } from '../detect/manifest.ts';
-import { readPrompt } from '../detect/prompt.ts';
 import { explain, formatExplain } from '../detect/explain.ts';
-import { closeControl, listenControl, push } from './control-server.ts';
-import { ensureSocketDir, socketPath } from './paths.ts';
+import { closeControl, connectionPeer, listenControl, push } from './control-server.ts';
+import { listSessions } from './control-client.ts';
+import { answerRefusal } from './peer.ts';
+import { ensureSocketDir, socketDir, socketPath } from './paths.ts';
 import type { Request, SessionInfo } from './protocol.ts';
 import { Session, type SessionSpec } from './session.ts';
 import { type ForegroundRead, Sweep, type Watched } from './sweep.ts';
 import type { StateRecord } from './signals.ts';
 import { UserError } from '../errors.ts';
 import { launchArgs, readNotification } from './integrations.ts';
-import { choiceIndex, currentPrompt, GUARD_EXIT, guardedAnswer, guardedSend } from './tools.ts';
+import {
+  choiceIndex,
+  currentPrompt,
+  GUARD_EXIT,
+  guardedAnswer,
+  guardedSend,
+  promptOn,
+} from './tools.ts';
 import { selfCommand } from './self-command.ts';
 import { manifestForProcess } from './sweep.ts';
+import type { Pane } from './pane.ts';
 import type { ManifestSet } from './manifest-set.ts';
 
 /** How a host is set up. */
@@ -190,6 +199,41 @@ export class SessionHost {
     this.#markers.set(id, marker);
   }
 
+  /** Panes served by this host whose source it does not own (ACP sessions), by id. */
+  readonly panes = new Map<string, { pane: Pane; server: Server; subscribers: Set<Socket> }>();
+
+  /**
+   * Serves `pane` on its control socket ({@link Pane.socket}): `subscribe` pushes its info on
+   * every change, other requests go to the pane; its state changes reach
+   * {@link onTransition}'s listeners like a PTY session's.
+   * @throws UserError when the socket cannot be made.
+   */
+  async serve(pane: Pane): Promise<void> {
+    ensureSocketDir(this.#env);
+    const subscribers = new Set<Socket>();
+    const server = await listenControl(pane.socket, (req, socket) => {
+      if (req.op === 'answer') return this.#checkAnswerer(socket).then(() => pane.handle(req));
+      if (req.op !== 'subscribe') return pane.handle(req);
+      subscribers.add(socket);
+      socket.on('close', () => subscribers.delete(socket));
+      push(socket, { event: 'state', session: pane.info() });
+      return 'keep';
+    });
+    this.panes.set(pane.id, { pane, server, subscribers });
+    pane.onChange((info, prev) => {
+      for (const s of subscribers) push(s, { event: 'state', session: info });
+      if (info.state === prev) return;
+      const record: StateRecord = { state: prev, since: info.since, reason: '', by: 'acp' };
+      for (const l of this.#transitionListeners) {
+        try {
+          l({ info, prev: record });
+        } catch {
+          // a listener's failure never disturbs the pane
+        }
+      }
+    });
+  }
+
   /** The info of session `id`, as published on its socket. */
   info(id: string): SessionInfo {
     const entry = this.sessions.get(id);
@@ -215,6 +259,26 @@ export class SessionHost {
         // a listener's failure never disturbs the sweep
       }
     }
+  }
+
+  /**
+   * Refuses (exit 3) an `answer` whose peer is not the person: unknown, of another uid, or a
+   * process that is (or descends from) the agent of any session, this host's or one listed
+   * in the socket folder, PTY or ACP ({@link answerRefusal}), whatever its environment says.
+   */
+  async #checkAnswerer(socket: Socket): Promise<void> {
+    const agents = new Set<number>();
+    for (const { session } of this.sessions.values()) agents.add(session.pid);
+    for (const { pane } of this.panes.values()) {
+      if (pane.info().pid > 0) agents.add(pane.info().pid);
+    }
+    try {
+      for (const s of await listSessions(socketDir(this.#env))) agents.add(s.pid);
+    } catch {
+      // an unreadable folder: this host's own sessions are still known
+    }
+    const why = answerRefusal(connectionPeer(socket), agents);
+    if (why) throw new UserError(`refused: ${why}`, GUARD_EXIT);
   }
 
   #handle(
@@ -313,10 +377,17 @@ export class SessionHost {
           throw new UserError('answer: the confirmed prompt (expect) is missing');
         }
         const index = choiceIndex(String(req.choice), expect.options);
-        return guardedAnswer(this.sweep, w, index, expect).then((option) => ({ answered: option }));
+        return this.#checkAnswerer(socket).then(() => guardedAnswer(this.sweep, w, index, expect))
+          .then((
+            option,
+          ) => ({ answered: option }));
       }
       case 'events':
         return { events: session.events() };
+      case 'cancel':
+        throw new UserError(
+          `cancel: ${session.spec.name} is a terminal session, not an ACP one; press Esc in its pane`,
+        );
       case 'mark': {
         const marker = this.#markers.get(id);
         if (!marker) {
@@ -354,7 +425,7 @@ export class SessionHost {
   }
 
   #attach(session: Session, socket: Socket, rows?: number, cols?: number): 'keep' {
-    socket.write(JSON.stringify({ ok: true }) + '\n');
+    socket.write(JSON.stringify({ ok: true, op: 'attach' }) + '\n');
     // The attaching terminal's size applies while it is attached; the size before it comes
     // back when the last attached terminal leaves (a `run` session is the person's own
     // terminal's size, and it must not stay at the board's).
@@ -414,6 +485,11 @@ export class SessionHost {
       }
     }));
     this.sessions.clear();
+    await Promise.all([...this.panes.values()].map(async ({ pane, server, subscribers }) => {
+      for (const s of subscribers) s.end();
+      await Promise.all([pane.close(), closeControl(server)]);
+    }));
+    this.panes.clear();
   }
 
   /** Closes session `id`'s socket and forgets it (after its exit was reported). */
@@ -517,7 +593,7 @@ export function sessionInfo(w: Watched): SessionInfo {
     socket: s.spec.socket,
   };
   if (w.record.state === 'blocked') {
-    const p = readPrompt(s.terminal.snapshot().rows);
+    const p = promptOn(s.terminal);
     if (p.question) info.question = p.question;
     if (p.options.length) info.options = p.options;
     if (p.details.length) info.details = p.details;

@@ -91,6 +91,7 @@ export class Session {
   /** False once a real terminal answers queries instead of us. */
   headless: boolean;
   readonly #outputListeners = new Set<(data: Uint8Array) => void>();
+  readonly #inputListeners = new Set<(data: Uint8Array) => void>();
   readonly #exitListeners = new Set<(exit: ExitInfo) => void>();
   /** Errors raised by listeners, counted, never thrown into node-pty. */
   listenerErrors = 0;
@@ -164,6 +165,20 @@ export class Session {
   }
 
   /** Calls `listener` with every chunk of output; returns a function that removes it. */
+  /**
+   * Calls `listener` with the bytes written to the agent, from every writer (the person's
+   * terminal, `send`, `answer`, an attached board), once they were handed to the PTY.
+   * @returns a function that removes the listener.
+   */
+  onInput(listener: (data: Uint8Array) => void): () => void {
+    this.#inputListeners.add(listener);
+    return () => this.#inputListeners.delete(listener);
+  }
+
+  #inputWritten(data: Uint8Array): void {
+    for (const l of this.#inputListeners) this.#safe(() => l(data));
+  }
+
   onOutput(listener: (data: Uint8Array) => void): () => void {
     this.#outputListeners.add(listener);
     return () => this.#outputListeners.delete(listener);
@@ -274,13 +289,16 @@ export class Session {
         break; // EAGAIN: the input buffer is full; EIO: the child is gone
       }
     }
+    if (off > 0 && this.#inputListeners.size) this.#inputWritten(data.subarray(0, off));
     return off;
   }
 
   /** Writes input bytes (keys, paste) to the agent. Ignored once it exited. */
   write(data: string | Uint8Array): void {
     if (this.exit) return;
-    this.pty.write(typeof data === 'string' ? data : Buffer.from(data));
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
+    this.pty.write(bytes);
+    if (this.#inputListeners.size) this.#inputWritten(bytes);
   }
 
   /** Resizes the PTY and the screen, in cells. */

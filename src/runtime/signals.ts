@@ -52,8 +52,8 @@ export const SHELLS: ReadonlySet<string> = new Set([
 /** Who holds the terminal, as the runtime sees it. */
 export type ForegroundKind = 'agent' | 'shell' | 'other' | 'unknown';
 
-/** Which signal decided a state. */
-export type DecidedBy = 'exit' | 'foreground' | 'screen' | 'osc' | 'report' | 'start';
+/** Which signal decided a state (`acp`: an ACP session's protocol facts, `acp-state.ts`). */
+export type DecidedBy = 'exit' | 'foreground' | 'screen' | 'osc' | 'report' | 'start' | 'acp';
 
 /**
  * A manifest rule reads the screen, or a state the agent reported in-band (a rule on an OSC

@@ -3,9 +3,11 @@
  * permission answer. Right before writing, the pane is classified afresh (not the last
  * sweep), after the output already waiting on the PTY has been read:
  * - `send` writes text only to a pane that is not blocked; on a blocked pane it writes zero
- *   bytes and reports the prompt's question and options (exit 3 in the CLI). The Enter that
- *   submits the text is checked again on its own, so a prompt that appears between the text
- *   and the Enter does not receive that Enter.
+ *   bytes and reports the prompt's question and options (exit 3 in the CLI). Right after the
+ *   text is written the screen is watched for {@link PROMPT_AFTER_WRITE_MS}: a prompt drawn
+ *   there (it may hold the text) is reported (exit 3) and the Enter is not sent. The Enter
+ *   that submits the text is checked again on its own, so a prompt that appears between the
+ *   text and the Enter does not receive that Enter.
  * - `answer` works only on a blocked pane, only with the person's confirmation, and only when
  *   the prompt on screen is still the one the person confirmed; it moves the selection with
  *   arrow keys (one key at a time, checking the prompt between keys) and presses Enter.
@@ -23,10 +25,20 @@
  * seconds the chance per send is about window / time between prompts (~1e-5); only the agent
  * itself could close it.
  */
-import { readPrompt } from '../detect/prompt.ts';
+import { type Prompt, readPrompt } from '../detect/prompt.ts';
 import { inputHoldsText } from '../detect/evaluate.ts';
 import { UserError } from '../errors.ts';
 import type { Sweep, Watched } from './sweep.ts';
+import type { Terminal } from '../vt/terminal.ts';
+
+/**
+ * The prompt on `terminal`'s screen now: its rows, and their background tags so that a
+ * selection drawn with a colour alone (opencode's buttons) is seen.
+ */
+export function promptOn(terminal: Terminal): Prompt {
+  const rows = terminal.snapshot().rows;
+  return readPrompt(rows, rows.map((_, y) => terminal.rowBackgrounds(y)));
+}
 
 /** Exit code of a refused `send`/`answer` (the pane is blocked, or no longer blocked). */
 export const GUARD_EXIT = 3;
@@ -111,7 +123,7 @@ async function guardedWrite(
 }
 
 function refusal(w: Watched, why: string): GuardRefusal {
-  const p = readPrompt(w.session.terminal.snapshot().rows);
+  const p = promptOn(w.session.terminal);
   const lines = [why];
   if (p.question) lines.push(`  ${p.question}`);
   for (const o of p.options) lines.push(`    ${o}`);
@@ -150,19 +162,36 @@ export async function guardedSend(
   }
   const blocked = (why: (written: number) => string) => () =>
     w.record.state === 'blocked' ? (written: number) => refusal(w, why(written)) : null;
-  await guardedWrite(
-    sweep,
-    w,
-    bytes,
-    blocked((n) =>
-      n
-        ? `refused: a prompt appeared while the text was typed; ${n} of ${bytes.length} bytes were typed`
-        : `refused: ${w.session.spec.name} is waiting for a permission answer; nothing was typed`
-    ),
-  );
+  // Watch the screen from the moment the text is written: a dialog drawn after the guard's
+  // last read and before the write (the window no program outside the agent can close) shows
+  // in the output that follows, and the text may have gone into it.
+  const appeared = watchForPrompt(sweep, w);
+  try {
+    await guardedWrite(
+      sweep,
+      w,
+      bytes,
+      blocked((n) =>
+        n
+          ? `refused: a prompt appeared while the text was typed; ${n} of ${bytes.length} bytes were typed`
+          : `refused: ${w.session.spec.name} is waiting for a permission answer; nothing was typed`
+      ),
+    );
+    appeared.arm();
+    await sleep(PROMPT_AFTER_WRITE_MS);
+    w.session.readPending();
+  } finally {
+    appeared.stop();
+  }
+  if (appeared.seen()) {
+    throw refusal(
+      w,
+      'a prompt appeared while typing: the text may be in it, the Enter was not sent',
+    );
+  }
   let written = bytes.length;
   if (enter) {
-    await sleep(KEY_GAP_MS);
+    await sleep(KEY_GAP_MS - PROMPT_AFTER_WRITE_MS);
     await guardedWrite(
       sweep,
       w,
@@ -172,6 +201,39 @@ export async function guardedSend(
     written++;
   }
   return written;
+}
+
+/** How long after a write its screen is watched for a prompt drawn before it landed, ms. */
+export const PROMPT_AFTER_WRITE_MS = 5;
+
+/**
+ * Watches `w`'s screen once armed (right after a write): reads what is already on the PTY at
+ * once, then classifies after every chunk of output until stopped (the caller waits
+ * {@link PROMPT_AFTER_WRITE_MS} and reads once more); `seen()` is true when any of those
+ * screens was blocked. A dialog drawn within the guard's window (after its last read, before
+ * the write) reaches the master within µs to a few ms; one drawn later was drawn after the
+ * agent had our bytes.
+ */
+function watchForPrompt(
+  sweep: Sweep,
+  w: Watched,
+): { arm(): void; stop(): void; seen(): boolean } {
+  let seen = false;
+  let off: (() => void) | undefined;
+  const look = () => {
+    if (!seen && sweep.evaluate(w).state === 'blocked') seen = true;
+  };
+  return {
+    arm() {
+      off = w.session.onOutput(look);
+      w.session.readPending();
+      look();
+    },
+    stop() {
+      off?.();
+    },
+    seen: () => seen,
+  };
 }
 
 /** A prompt as the person confirmed it. */
@@ -184,14 +246,23 @@ export interface ConfirmedPrompt {
 
 /**
  * Parses CHOICE: an option number ('1'..), an option's whole text ('yes' is "1. Yes" even
- * beside "2. Yes, and don't ask again ..."), or the start of one option's text ('no').
+ * beside "2. Yes, and don't ask again ..."), one of its `aliases` (an ACP option's kind or
+ * optionId: 'allow_once'), or the start of one option's text ('no').
  * @returns the 0-based option index.
  * @throws UserError when it names no option, or several.
  */
-export function choiceIndex(choice: string, options: readonly string[]): number {
+export function choiceIndex(
+  choice: string,
+  options: readonly string[],
+  aliases: readonly (readonly string[])[] = [],
+): number {
   const n = Number(choice);
   if (Number.isInteger(n) && n >= 1 && n <= options.length) return n - 1;
   const want = choice.trim().toLowerCase();
+  const named = options.map((_, i) => i).filter((i) =>
+    want && (aliases[i] ?? []).some((a) => a.toLowerCase() === want)
+  );
+  if (named.length === 1) return named[0];
   const texts = options.map((o, i) => ({ i, text: o.replace(/^\d+\.\s*/, '').toLowerCase() }));
   const exact = texts.filter((o) => want && o.text === want);
   if (exact.length === 1) return exact[0].i;
@@ -209,7 +280,7 @@ export function choiceIndex(choice: string, options: readonly string[]): number 
 export async function currentPrompt(
   sweep: Sweep,
   w: Watched,
-): Promise<ConfirmedPrompt & { selected: number }> {
+): Promise<ConfirmedPrompt & Pick<Prompt, 'selected' | 'layout'>> {
   if (w.session.exit) throw new UserError(`session ${w.session.id} has exited`);
   await drainPending();
   const state = judgeFresh(sweep, w, () => w.record.state);
@@ -219,11 +290,13 @@ export async function currentPrompt(
       GUARD_EXIT,
     );
   }
-  return readPrompt(w.session.terminal.snapshot().rows);
+  return promptOn(w.session.terminal);
 }
 
 const DOWN = '\x1b[B';
 const UP = '\x1b[A';
+const RIGHT = '\x1b[C';
+const LEFT = '\x1b[D';
 
 /**
  * Answers the prompt of `w` with option `index`, which the person confirmed on `confirmed`.
@@ -264,7 +337,7 @@ export async function guardedAnswer(
           GUARD_EXIT,
         );
     }
-    const p = readPrompt(w.session.terminal.snapshot().rows);
+    const p = promptOn(w.session.terminal);
     return same(p) && p.selected === selected ? null : changed;
   };
   let p = await check();
@@ -278,7 +351,13 @@ export async function guardedAnswer(
   let moves = 0;
   while (p.selected !== index && moves < 20) {
     const from = p.selected;
-    await guardedWrite(sweep, w, Buffer.from(from < index ? DOWN : UP), judge(from));
+    // a numbered list moves with ↑/↓, a row of buttons (opencode) with ←/→
+    const key = p.layout === 'horizontal'
+      ? (from < index ? RIGHT : LEFT)
+      : from < index
+      ? DOWN
+      : UP;
+    await guardedWrite(sweep, w, Buffer.from(key), judge(from));
     moves++;
     // The next key (or the Enter) only once this one shows: an agent slow to take keys would
     // otherwise still hold arrows sent on a stale screen, and the Enter would land elsewhere.

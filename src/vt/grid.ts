@@ -2,7 +2,7 @@
  * One screen buffer (the normal or the alternate screen) in typed arrays, with the cell and
  * row primitives the screen's handlers are built from. No scrollback: only visible rows.
  *
- * Memory layout (a 32x120 grid: 15,360 + 64 + 32 + 122 = 15,578 bytes):
+ * Memory layout (a 32x120 grid: 15,360 + 3,840 + 64 + 32 + 122 = 19,418 bytes):
  *
  *   cells   Uint32Array(rows * cols)   one word per cell, physical row-major:
  *           | 31..24 unused | 23..22 width | 21 combined | 20..0 code point |
@@ -11,6 +11,11 @@
  *           character; `combined` set: the cell's text (base + joined marks) is the string
  *           in `combined` under the cell's index, and the code point bits are unused.
  *           A blank cell is BLANK (width 1, no code point); it reads as ' '.
+ *   bg      Uint8Array(rows * cols)  per cell, the background it was printed with, as a tag:
+ *           0 the default background, 255 inverse video, else a hash of the SGR background
+ *           (1..254). Written when a character is printed, cleared with its row; erasing
+ *           characters leaves it (only cells with text are read). Lets a reader tell the one
+ *           option a dialog highlights with a colour alone (opencode 1.18's buttons).
  *   rowMap  Uint16Array(rows)   visible row y -> physical row; scrolling rotates this map
  *           instead of moving cells.
  *   wrapped Uint8Array(rows)    per physical row: 1 when the row continues the row above it
@@ -44,6 +49,8 @@ const TAB_WIDTH = 8;
 /** One buffer: cells, row map, wrap flags, tab stops, cursor and the state xterm keeps per buffer. */
 export class Grid {
   readonly cells: Uint32Array;
+  /** Background tag per cell (see the memory layout above). */
+  readonly bg: Uint8Array;
   readonly rowMap: Uint16Array;
   readonly wrapped: Uint8Array;
   readonly tabs: Uint8Array;
@@ -71,6 +78,7 @@ export class Grid {
 
   constructor(readonly rows: number, readonly cols: number) {
     this.cells = new Uint32Array(rows * cols).fill(BLANK);
+    this.bg = new Uint8Array(rows * cols);
     this.rowMap = new Uint16Array(rows);
     for (let y = 0; y < rows; y++) this.rowMap[y] = y;
     this.wrapped = new Uint8Array(rows);
@@ -111,6 +119,7 @@ export class Grid {
   /** Blanks every cell, clears wrap flags and combined text; cursor and state stay. */
   clearAll(): void {
     this.cells.fill(BLANK);
+    this.bg.fill(0);
     this.wrapped.fill(0);
     this.combined.clear();
     this.texts.fill(undefined);
@@ -121,6 +130,7 @@ export class Grid {
     const p = this.rowMap[y];
     const start = p * this.cols;
     this.cells.fill(BLANK, start, start + this.cols);
+    this.bg.fill(0, start, start + this.cols);
     this.wrapped[p] = wrapped ? 1 : 0;
     this.texts[p] = undefined;
     if (this.combined.size > 0) this.dropCombined(start, start + this.cols);
@@ -172,6 +182,7 @@ export class Grid {
   private moveCell(from: number, to: number): void {
     const c = this.cells[from];
     this.cells[to] = c;
+    this.bg[to] = this.bg[from];
     if (c & COMBINED) this.combined.set(to, this.combined.get(from) ?? '');
   }
 
@@ -276,9 +287,30 @@ export class Grid {
     return n === s.length ? s : s.slice(0, n);
   }
 
+  /**
+   * The background tags of visible row `y`, one per UTF-16 code unit of {@link rowText}(y)
+   * (a wide character's units take its cell's tag).
+   */
+  rowBackgrounds(y: number): number[] {
+    const base = this.rowStart(y);
+    const cells = this.cells;
+    const text = this.rowText(y);
+    const out: number[] = [];
+    let x = 0;
+    while (out.length < text.length && x < this.cols) {
+      const c = cells[base + x];
+      let units = 1;
+      if (c & COMBINED) units = (this.combined.get(base + x) ?? ' ').length || 1;
+      else if ((c & CP_MASK) >= 0x10000) units = 2;
+      for (let k = 0; k < units; k++) out.push(this.bg[base + x]);
+      x += c >>> WIDTH_SHIFT || 1;
+    }
+    return out.slice(0, text.length);
+  }
+
   /** Bytes held in typed arrays (the memory layout above). */
   byteSize(): number {
-    return this.cells.byteLength + this.rowMap.byteLength + this.wrapped.byteLength +
-      this.tabs.byteLength;
+    return this.cells.byteLength + this.bg.byteLength + this.rowMap.byteLength +
+      this.wrapped.byteLength + this.tabs.byteLength;
   }
 }

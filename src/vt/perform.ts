@@ -111,6 +111,9 @@ export class Perform implements Actions {
   readonly extensionReplies: Replies = new Replies();
 
   // Modes that change no cell but are reported by DECRQM (xterm's defaults).
+  /** SGR background as last set (0 default; see {@link sgr}) and inverse video. */
+  private sgrBg = 0;
+  private sgrInverse = false;
   private appCursorKeys = false;
   private appKeypad = false;
   private cursorBlink = false;
@@ -179,11 +182,56 @@ export class Perform implements Actions {
   }
 
   csiDispatch(collect: number, final: number, params: Int32Array, n: number): void {
-    // SGR, by far the most frequent sequence, changes nothing kept here.
-    if (final !== 0x6d || collect !== 0) {
-      if (!this.csi(collect, final, params, n)) this.unknownSequences++;
-    }
+    // SGR, by far the most frequent sequence, only sets the background tag.
+    if (final === 0x6d && collect === 0) this.sgr(params, n);
+    else if (!this.csi(collect, final, params, n)) this.unknownSequences++;
     this.screen.joinWidth = 0;
+  }
+
+  /**
+   * CSI Pm m SGR (ECMA-48 8.3.117; xterm ctlseqs "Character Attributes"): of all attributes
+   * only the background is kept, as a tag printed cells carry (grid.ts `bg`): 0 default,
+   * 255 inverse video (7 on, 27 off), else a hash (1..254) of the colour: 40-47, 100-107,
+   * `48;5;N`, `48;2;R;G;B`, or `48` whose `:` sub-parameters the parser dropped. 0 (or no
+   * parameter) and 49 reset it.
+   */
+  private sgr(params: Int32Array, n: number): void {
+    let bg = this.sgrBg;
+    let inverse = this.sgrInverse;
+    if (n === 0) {
+      bg = 0;
+      inverse = false;
+    }
+    for (let i = 0; i < n; i++) {
+      const p = params[i];
+      if (p === 0) {
+        bg = 0;
+        inverse = false;
+      } else if (p === 7) inverse = true;
+      else if (p === 27) inverse = false;
+      else if ((p >= 40 && p <= 47) || (p >= 100 && p <= 107)) bg = p;
+      else if (p === 49) bg = 0;
+      else if (p === 38 || p === 48 || p === 58) {
+        // an extended colour: skip its parameters whichever it sets
+        let v = 0x1000000; // `48` alone: its colour came as dropped sub-parameters
+        if (params[i + 1] === 5 && i + 2 < n) {
+          v = 0x100 | (params[i + 2] & 0xff);
+          i += 2;
+        } else if (params[i + 1] === 2 && i + 4 < n) {
+          v = ((params[i + 2] & 0xff) << 16) | ((params[i + 3] & 0xff) << 8) |
+            (params[i + 4] & 0xff);
+          i += 4;
+        }
+        if (p === 48) bg = 0x2000000 | v;
+      }
+    }
+    this.sgrBg = bg;
+    this.sgrInverse = inverse;
+    this.screen.bgTag = inverse
+      ? 255
+      : bg === 0
+      ? 0
+      : 1 + ((Math.imul(bg, 0x9e3779b1) >>> 8) % 254);
   }
 
   /** Runs one control sequence; false when it is not known. */
@@ -275,8 +323,6 @@ export class Perform implements Actions {
           return true;
         case 0x6c: // l RM
           for (let i = 0; i < n; i++) this.setAnsiMode(params[i], false);
-          return true;
-        case 0x6d: // m SGR: attributes are not kept
           return true;
         case 0x6e: // n DSR
           this.dsr(p0, false);
@@ -543,6 +589,9 @@ export class Perform implements Actions {
     this.bracketedPaste = false;
     this.syncOutput = false;
     this.cursorStyle = 0;
+    this.sgrBg = 0;
+    this.sgrInverse = false;
+    this.screen.bgTag = 0;
     if (all) {
       this.mouseProtocol = 0;
       this.mouseEncoding = 0;

@@ -73,6 +73,8 @@ export class Screen {
    * `precedingJoinState`). perform.ts resets it after every control function.
    */
   joinWidth = 0;
+  /** The background tag printed characters get (see grid.ts `bg`); set by SGR. */
+  bgTag = 0;
   /** Increases on every change of the visible cells (and, through Terminal, of the title/OSC). */
   version = 0;
 
@@ -114,6 +116,8 @@ export class Screen {
     const g = this.g;
     const cols = this.cols;
     const cells = g.cells;
+    const bg = g.bg;
+    const tag = this.bgTag;
     const fast = this.charset === CHARSET_ASCII && !this.insertMode;
     let x = g.x;
     let y = g.y;
@@ -130,6 +134,7 @@ export class Screen {
         while (x < cols) {
           const c = buf[k];
           if (c >= 0x10000 || BMP_WIDTHS[c] !== 1) break;
+          bg[base + x] = tag;
           cells[base + x++] = c | BLANK;
           join = 1;
           if (++k === n) break;
@@ -176,7 +181,10 @@ export class Screen {
         g.insertCells(y, x, w - oldWidth);
         if (cells[base + cols - 1] >>> WIDTH_SHIFT === 2) cells[base + cols - 1] = BLANK;
       }
-      if (x < cols) cells[base + x] = cp | (w << WIDTH_SHIFT);
+      if (x < cols) {
+        cells[base + x] = cp | (w << WIDTH_SHIFT);
+        bg[base + x] = tag;
+      }
       x++;
       if (w === 2) {
         if (x < cols) cells[base + x] = 0; // spacer: width 0, no text
@@ -207,6 +215,8 @@ export class Screen {
     const g = this.g;
     const cols = this.cols;
     const cells = g.cells;
+    const bg = g.bg;
+    const tag = this.bgTag;
     let x = g.x;
     let y = g.y;
     let base = g.rowStart(y);
@@ -255,6 +265,7 @@ export class Screen {
           x = cols - 1;
         }
       }
+      bg[base + x] = tag;
       cells[base + x++] = cp | BLANK; // width 1
       i = next;
     }
@@ -861,6 +872,7 @@ export class Screen {
       const from = old.rowStart(y + drop);
       const to = g.rowStart(y);
       g.cells.set(old.cells.subarray(from, from + w), to);
+      g.bg.set(old.bg.subarray(from, from + w), to);
       if (w < cols) g.cells.fill(BLANK, to + w, to + cols);
       else if (g.cells[to + cols - 1] >>> WIDTH_SHIFT === 2) g.cells[to + cols - 1] = BLANK;
       g.setWrapped(y, old.isWrapped(y + drop));

@@ -79,6 +79,17 @@ export class Terminal {
     return this.screen.g.rowText(Math.floor(y));
   }
 
+  /**
+   * The background tags of row `y`, one per UTF-16 code unit of {@link rowText}(y): 0 for the
+   * default background, 255 for inverse video, else a hash (1..254) of the SGR background the
+   * character was printed with. Equal tags mean the same background (collisions aside); [] for
+   * a row out of range.
+   */
+  rowBackgrounds(y: number): number[] {
+    if (!(y >= 0 && y < this.screen.rows)) return [];
+    return this.screen.g.rowBackgrounds(Math.floor(y));
+  }
+
   /** True when row `y` continues on row y+1 because of autowrap (soft wrap). */
   isWrapped(y: number): boolean {
     if (!(y >= 0 && y + 1 < this.screen.rows)) return false;

@@ -31,8 +31,10 @@ export function fakeInfo(
 }
 
 /**
- * A fake session socket at `path`: `info` answers `{ok, session: session()}` (whatever shape
- * it has), `subscribe` answers the same and keeps the connection (pushed to with `push`).
+ * A fake session socket at `path`: `info` answers `{ok, op, session: session()}` (whatever
+ * shape it has), `subscribe` answers the same and keeps the connection (pushed to with
+ * `push`); any other op gets `reply(request)` when given (a hostile session's answers), else
+ * `{ok: true, op}`.
  */
 export interface FakeSession {
   server: Server;
@@ -41,7 +43,11 @@ export interface FakeSession {
   subscribers(): number;
   close(): Promise<void>;
 }
-export function fakeSession(path: string, session: () => unknown): Promise<FakeSession> {
+export function fakeSession(
+  path: string,
+  session: () => unknown,
+  reply?: (req: { op: string } & Record<string, unknown>) => Record<string, unknown>,
+): Promise<FakeSession> {
   const subscribers = new Set<Socket>();
   const server = createServer((c) => {
     c.on('error', () => {});
@@ -57,8 +63,8 @@ export function fakeSession(path: string, session: () => unknown): Promise<FakeS
         c.on('close', () => subscribers.delete(c));
         c.write(JSON.stringify({ ok: true, event: 'state', session: session() }) + '\n');
       } else if (req.op === 'info') {
-        c.end(JSON.stringify({ ok: true, session: session() }) + '\n');
-      } else c.end(JSON.stringify({ ok: true }) + '\n');
+        c.end(JSON.stringify({ ok: true, op: req.op, session: session() }) + '\n');
+      } else c.end(JSON.stringify(reply ? reply(req) : { ok: true, op: req.op }) + '\n');
     });
   });
   return new Promise((resolve) =>

@@ -1,0 +1,678 @@
+/**
+ * An ACP session: one agent process spoken to over the Agent Client Protocol (v1, JSON-RPC
+ * lines on its stdin/stdout) with @agentclientprotocol/sdk 2.4's `client()` app. Its state is
+ * what the protocol says ({@link acpDecide}): a `session/request_permission` waiting for the
+ * person is `blocked` as a fact, not read from a screen. It is a {@link Pane}: the host serves
+ * it on a control socket like a PTY session, so the board, `ls`, `wait`, `send`, `answer`,
+ * `explain` and notifications follow it unchanged.
+ *
+ * The client advertises no capability it does not implement: no `fs`, no `terminal` (the
+ * agent then reads and writes files and runs commands itself, and asks permission for them).
+ * A permission request is answered only by the person (`answer` with confirmation, or the
+ * chat where they type), never automatically; `cancel` sends `session/cancel` and answers
+ * every pending request `cancelled`, as the protocol requires of a client.
+ *
+ * The agent runs in its own process group (Ctrl-C in the chat's terminal reaches us, not it)
+ * with `AGENTWATCH_SESSION` and `AGENTWATCH_SOCKET` set, so `answer` run by its tools refuses.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import {
+  client,
+  type ClientConnection,
+  ndJsonStream,
+  PROTOCOL_VERSION,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type SessionUpdate,
+} from '@agentclientprotocol/sdk';
+import type { SessionState } from '../detect/types.ts';
+import { UserError } from '../errors.ts';
+import { acpDecide, askOf, oneLine, promptOf } from './acp-state.ts';
+import type { Pane } from './pane.ts';
+import { lineReader, type PermissionAsk, type Request, type SessionInfo } from './protocol.ts';
+import { resolveCommand } from './session.ts';
+import { choiceIndex, GUARD_EXIT, GuardRefusal } from './tools.ts';
+
+/** What to start. */
+export interface AcpSpec {
+  /** Unique id, also the socket's file name. */
+  id: string;
+  /** Display name. */
+  name: string;
+  command: string;
+  args: string[];
+  /** The agent's working directory and the ACP session's `cwd` (absolute; default: ours). */
+  cwd?: string;
+  /** Extra environment over process.env. */
+  env?: Record<string, string>;
+  /** The manifest id of the agent ('gemini'), '' when unknown: the board's AGENT column. */
+  agent: string;
+  /** The control socket's path. */
+  socket: string;
+}
+
+/** What the chat shows, in the order it happened. */
+export type AcpEvent =
+  | { type: 'update'; update: SessionUpdate }
+  | { type: 'permission'; ask: PermissionAsk }
+  | { type: 'answered'; ask: PermissionAsk; outcome: string }
+  | { type: 'prompt'; text: string; from: 'chat' | 'send' }
+  | { type: 'stop'; stopReason: string }
+  | { type: 'error'; message: string }
+  /** Something about the session the person should know (its permission mode). */
+  | { type: 'note'; message: string }
+  | { type: 'stderr'; line: string }
+  | { type: 'exit'; code: number; signal?: number };
+
+/** One pending `session/request_permission`, with the function that answers it. */
+interface Pending {
+  ask: PermissionAsk;
+  reply: (response: RequestPermissionResponse) => void;
+}
+
+/** The agentwatch version the client names in `initialize` (clientInfo). */
+const CLIENT_VERSION = '0.1.0';
+/** How long `initialize` and `session/new` may take together, ms (Gemini CLI 0.61 takes ~10 s at its first start). */
+const HANDSHAKE_TIMEOUT_MS = 120_000;
+/** How long a failed handshake waits for the agent's exit to explain it, ms. */
+const EXIT_WAIT_MS = 500;
+/** Lines of the chat's transcript kept for `screen` and `explain`. */
+const TRANSCRIPT_LINES = 200;
+/** Time an agent gets to exit after SIGTERM before SIGKILL, ms. */
+const KILL_GRACE_MS = 1000;
+/** Signal numbers for an exit by signal (Linux and macOS agree on these). */
+const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
+
+/** ms since the epoch, with sub-ms precision (for the latency figures). */
+export const preciseNow = (): number => performance.timeOrigin + performance.now();
+
+/** An agent spoken to over ACP, served as a {@link Pane}. */
+export class AcpSession implements Pane {
+  readonly startedAt = Date.now();
+  /** Resolves once `initialize` and `session/new` answered; rejects (UserError) when they fail. */
+  readonly ready: Promise<void>;
+  /** Time of the last message from the agent, ms since the epoch. */
+  lastOutput = 0;
+  exit: { code: number; signal?: number } | null = null;
+  readonly #child: ChildProcess;
+  readonly #conn: ClientConnection;
+  #sessionId = '';
+  #ready = false;
+  #turn = false;
+  #stopReason?: string;
+  #error?: string;
+  readonly #pending: Pending[] = [];
+  #record: { state: SessionState; since: number; reason: string };
+  #publishedKey = '';
+  readonly #changeListeners = new Set<(info: SessionInfo, prev: SessionState) => void>();
+  readonly #eventListeners = new Set<(e: AcpEvent) => void>();
+  readonly #events: string[] = [];
+  readonly #transcript: string[] = [];
+  readonly #exited: Promise<void>;
+
+  /**
+   * Starts `spec.command` with pipes for stdio and begins the ACP handshake (see {@link ready}).
+   * @throws UserError (127) when the command is not found.
+   */
+  constructor(readonly spec: AcpSpec) {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+    Object.assign(env, spec.env ?? {}, {
+      AGENTWATCH_SESSION: spec.id,
+      AGENTWATCH_SOCKET: spec.socket,
+    });
+    resolveCommand(spec.command, env);
+    this.#record = { state: 'idle', since: Date.now(), reason: 'starting the agent' };
+    this.#child = spawn(spec.command, spec.args, {
+      cwd: spec.cwd ?? process.cwd(),
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true, // its own process group: the chat's Ctrl-C is ours to turn into session/cancel
+    });
+    this.#exited = new Promise((resolve) => {
+      this.#child.once('exit', (code, signal) => {
+        this.#onExit(code ?? 0, signal ? SIGNALS[signal] ?? 1 : undefined);
+        resolve();
+      });
+      this.#child.once('error', (e) => {
+        this.#error = `cannot start '${spec.command}': ${e.message}`;
+        this.#onExit(127);
+        resolve();
+      });
+    });
+    this.#child.stdin!.on('error', () => {}); // EPIPE once the agent is gone: its exit says it
+    this.#child.stderr!.on(
+      'data',
+      lineReader((line) => this.#emit({ type: 'stderr', line }), () => {}),
+    );
+    this.#conn = this.#connect();
+    this.ready = this.#handshake();
+    this.ready.catch(() => {}); // the caller awaits it; an unhandled rejection must not crash us
+  }
+
+  get id(): string {
+    return this.spec.id;
+  }
+
+  get socket(): string {
+    return this.spec.socket;
+  }
+
+  /** The agent process's pid (0 when it could not be started). */
+  get pid(): number {
+    return this.#child.pid ?? 0;
+  }
+
+  /** The ACP session id from `session/new`, '' before it. */
+  get sessionId(): string {
+    return this.#sessionId;
+  }
+
+  /** Pending permission requests, oldest first. */
+  get pending(): PermissionAsk[] {
+    return this.#pending.map((p) => p.ask);
+  }
+
+  /** The SDK's client app on the agent's stdio, with a tap that reports lines that are not JSON. */
+  #connect(): ClientConnection {
+    const child = this.#child;
+    const tap = lineReader((line) => {
+      try {
+        JSON.parse(line);
+      } catch {
+        // The SDK answers it with a JSON-RPC parse error and reads on; the person is told.
+        this.#fail(`the agent sent a line that is not JSON: ${oneLine(line, 120)}`);
+      }
+    }, () => this.#fail('the agent sent a line longer than 1 MB'));
+    // Once the connection is closed (the SDK cancels this stream), later output is dropped:
+    // enqueue on a closed stream throws, and that must not crash the host.
+    let open = true;
+    const input = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const safe = (f: () => void) => {
+          if (!open) return;
+          try {
+            f();
+          } catch {
+            open = false;
+          }
+        };
+        child.stdout!.on('data', (d: Buffer) => {
+          tap(d);
+          safe(() => controller.enqueue(new Uint8Array(d)));
+        });
+        child.stdout!.on('end', () => safe(() => controller.close()));
+        child.stdout!.on('error', (e) => safe(() => controller.error(e)));
+      },
+      cancel() {
+        open = false;
+      },
+    });
+    const output = new WritableStream<Uint8Array>({
+      write(chunk) {
+        return new Promise((resolve, reject) =>
+          child.stdin!.write(chunk, (e) => (e ? reject(e) : resolve()))
+        );
+      },
+    });
+    return client({ name: 'agentwatch' })
+      .onRequest('session/request_permission', (ctx) => this.#onPermission(ctx.params, ctx.signal))
+      .onNotification('session/update', (ctx) => {
+        if (ctx.params.sessionId !== this.#sessionId) return;
+        this.lastOutput = Date.now();
+        this.#emit({ type: 'update', update: ctx.params.update });
+      })
+      .connect(ndJsonStream(output, input));
+  }
+
+  async #handshake(): Promise<void> {
+    // An agent that never answers (a command that is not an ACP agent: `gemini` without
+    // --acp draws its screen on stdout) fails the handshake instead of hanging the chat.
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), HANDSHAKE_TIMEOUT_MS);
+    const options = { cancellationSignal: timeout.signal, stopWaitingOnCancel: true };
+    try {
+      await this.#conn.agent.request('initialize', {
+        protocolVersion: PROTOCOL_VERSION,
+        // Only what is implemented: no fs, no terminal (issue 12; ACP "Initialization").
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientInfo: { name: 'agentwatch', version: CLIENT_VERSION },
+      }, options);
+      const created = await this.#conn.agent.request('session/new', {
+        cwd: this.spec.cwd ?? process.cwd(),
+        mcpServers: [],
+      }, options);
+      this.#sessionId = created.sessionId;
+      this.#ready = true;
+      this.log(`session/new: ${created.sessionId}`);
+      // The mode decides which tool calls ask the person (Qwen Code 0.24 starts in "auto",
+      // where its classifier approves by itself): say which one is in force.
+      const modes = created.modes;
+      const mode = modes?.availableModes.find((m) => m.id === modes.currentModeId);
+      if (modes && mode) {
+        this.#emit({
+          type: 'note',
+          message: `mode: ${oneLine(mode.name, 40)}${
+            mode.description ? ` (${oneLine(mode.description, 120)})` : ''
+          }`,
+        });
+      }
+      this.#publish();
+    } catch (e) {
+      // A write to an agent that is exiting fails (EPIPE) before its exit is seen: wait a
+      // moment for the exit, which says more.
+      await Promise.race([this.#exited, new Promise((r) => setTimeout(r, EXIT_WAIT_MS))]);
+      const code = (e as { code?: unknown })?.code;
+      const message = this.exit
+        ? `the agent exited during the ACP handshake (${this.#record.reason})`
+        : timeout.signal.aborted
+        ? `no answer to the ACP handshake within ${HANDSHAKE_TIMEOUT_MS / 1000} s: ` +
+          `does '${this.spec.command}' speak ACP (gemini --acp, qwen --acp, opencode acp)?`
+        : code === -32000
+        ? `ACP handshake failed: ${errorText(e)}; log in with the agent itself first ` +
+          '(or set its API key), then try again'
+        : `ACP handshake failed: ${errorText(e)}`;
+      this.#error ??= message;
+      this.#publish();
+      throw new UserError(message);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Handles a `session/request_permission`: pending (blocked) until the person answers. */
+  #onPermission(
+    params: RequestPermissionRequest,
+    signal: AbortSignal,
+  ): Promise<RequestPermissionResponse> {
+    const ask = askOf(
+      params as unknown as Parameters<typeof askOf>[0],
+      preciseNow(),
+    );
+    this.lastOutput = Date.now();
+    return new Promise((resolve) => {
+      const entry: Pending = { ask, reply: resolve };
+      if (this.exit) {
+        resolve({ outcome: { outcome: 'cancelled' } });
+        return;
+      }
+      this.#pending.push(entry);
+      this.log(
+        `session/request_permission received: ${ask.toolCall.kind} ${ask.toolCall.title} (${ask.toolCall.toolCallId})`,
+      );
+      // The agent withdrew it ($/cancel_request) or the connection closed: no longer pending.
+      signal.addEventListener('abort', () => {
+        if (this.#drop(entry)) {
+          this.log(`permission request withdrawn: ${ask.toolCall.title}`);
+          this.#publish();
+        }
+      }, { once: true });
+      this.#emit({ type: 'permission', ask });
+      this.#publish();
+    });
+  }
+
+  #drop(entry: Pending): boolean {
+    const i = this.#pending.indexOf(entry);
+    if (i < 0) return false;
+    this.#pending.splice(i, 1);
+    return true;
+  }
+
+  #onExit(code: number, signal?: number): void {
+    if (this.exit) return;
+    this.exit = { code, signal };
+    this.#turn = false;
+    const dropped = this.#pending.splice(0);
+    if (dropped.length) this.log(`${dropped.length} pending permission request(s) dropped`);
+    this.log(`agent exited (${signal ? `signal ${signal}` : `code ${code}`})`);
+    this.#emit({ type: 'exit', code, signal });
+    this.#publish();
+    this.#conn.close();
+  }
+
+  #fail(message: string): void {
+    this.log(message);
+    this.#emit({ type: 'error', message });
+  }
+
+  /** Adds a line to the session's event log (requests, answers, errors); keeps 50. */
+  log(line: string): void {
+    this.#events.push(`${new Date().toISOString()} ${line}`);
+    if (this.#events.length > 50) this.#events.shift();
+  }
+
+  /** The event log, oldest first. */
+  events(): string[] {
+    return [...this.#events];
+  }
+
+  /**
+   * Adds `text` (already printable, as the chat printed it) to the transcript `screen` and
+   * `explain` show; text after a chunk that did not end its line continues that line.
+   */
+  transcribe(text: string): void {
+    // The last element is the line being written ('' after a newline).
+    const lines = text.split('\n');
+    if (this.#transcript.length) this.#transcript[this.#transcript.length - 1] += lines.shift();
+    this.#transcript.push(...lines);
+    while (this.#transcript.length > TRANSCRIPT_LINES) this.#transcript.shift();
+  }
+
+  /** Calls `listener` with everything the chat shows; returns a function that removes it. */
+  onEvent(listener: (e: AcpEvent) => void): () => void {
+    this.#eventListeners.add(listener);
+    return () => this.#eventListeners.delete(listener);
+  }
+
+  onChange(listener: (info: SessionInfo, prev: SessionState) => void): () => void {
+    this.#changeListeners.add(listener);
+    return () => this.#changeListeners.delete(listener);
+  }
+
+  #emit(e: AcpEvent): void {
+    for (const l of this.#eventListeners) {
+      try {
+        l(e);
+      } catch {
+        // a listener's failure never disturbs the session
+      }
+    }
+  }
+
+  /** Decides the state afresh and tells the listeners when what is published changed. */
+  #publish(): void {
+    const d = acpDecide({
+      exit: this.exit,
+      pending: this.pending,
+      turn: this.#turn,
+      stopReason: this.#stopReason,
+      error: this.#error,
+      ready: this.#ready,
+    });
+    const prev = this.#record.state;
+    if (d.state !== prev || d.reason !== this.#record.reason) {
+      this.#record = {
+        state: d.state,
+        since: d.state === prev ? this.#record.since : Date.now(),
+        reason: d.reason,
+      };
+    }
+    const info = this.info();
+    const key = JSON.stringify([info.state, info.reason, info.permissions, info.stopReason]);
+    if (key === this.#publishedKey) return;
+    this.#publishedKey = key;
+    for (const l of this.#changeListeners) {
+      try {
+        l(info, prev);
+      } catch {
+        // a listener's failure never disturbs the session
+      }
+    }
+  }
+
+  info(): SessionInfo {
+    const info: SessionInfo = {
+      id: this.spec.id,
+      name: this.spec.name,
+      agent: this.spec.agent,
+      state: this.#record.state,
+      since: this.#record.since,
+      reason: this.#record.reason,
+      by: 'acp',
+      pid: this.pid,
+      command: [this.spec.command, ...this.spec.args],
+      foreground: this.exit ? '' : this.spec.command,
+      rows: 0,
+      cols: 0,
+      startedAt: this.startedAt,
+      lastOutput: this.lastOutput,
+      exit: this.exit,
+      host: process.pid,
+      socket: this.spec.socket,
+    };
+    if (this.#stopReason) info.stopReason = this.#stopReason;
+    if (this.#record.state === 'blocked' && this.#pending.length) {
+      const p = promptOf(this.#pending[0].ask);
+      info.question = p.question;
+      info.options = p.options;
+      info.details = p.details;
+      info.permissions = this.pending;
+    }
+    return info;
+  }
+
+  /**
+   * Sends `text` as a prompt turn (`session/prompt`); resolves with its stopReason.
+   * @throws UserError (exit 3) when the session is not idle (a turn or a permission request
+   *   is pending) or not ready; UserError when the agent answers the prompt with an error.
+   */
+  async prompt(text: string, from: 'chat' | 'send' = 'chat'): Promise<string> {
+    this.#checkPromptable();
+    this.#turn = true;
+    this.#stopReason = undefined;
+    this.#error = undefined;
+    this.#emit({ type: 'prompt', text, from });
+    this.log(`session/prompt sent (${from})`);
+    this.#publish();
+    try {
+      const r = await this.#conn.agent.request('session/prompt', {
+        sessionId: this.#sessionId,
+        prompt: [{ type: 'text', text }],
+      });
+      this.#stopReason = String(r.stopReason);
+      this.log(`session/prompt answered: stopReason ${r.stopReason}`);
+      this.#emit({ type: 'stop', stopReason: this.#stopReason });
+      return this.#stopReason;
+    } catch (e) {
+      if (!this.exit) {
+        this.#error = `session/prompt failed: ${errorText(e)}`;
+        this.#fail(this.#error);
+      }
+      throw new UserError(this.#error ?? `the agent exited during the turn`);
+    } finally {
+      this.#turn = false;
+      this.#publish();
+    }
+  }
+
+  #checkPromptable(): void {
+    if (this.exit) throw new UserError(`session ${this.id} has exited`);
+    if (!this.#ready) {
+      throw new UserError(`${this.spec.name} is not ready (${this.#record.reason})`, GUARD_EXIT);
+    }
+    if (this.#pending.length) {
+      const p = promptOf(this.#pending[0].ask);
+      throw new GuardRefusal(
+        [
+          `refused: ${this.spec.name} is waiting for a permission answer; nothing was sent`,
+          `  ${p.question}`,
+          ...p.options.map((o) => `    ${o}`),
+        ].join('\n'),
+        p.question,
+        p.options,
+      );
+    }
+    if (this.#turn) {
+      throw new UserError(
+        `refused: ${this.spec.name} is working on a prompt; nothing was sent (cancel it first)`,
+        GUARD_EXIT,
+      );
+    }
+  }
+
+  /**
+   * Answers the oldest pending permission request with option `index` (0-based), which the
+   * person chose; when `expect` is given, only if that request's prompt is still the one they
+   * confirmed.
+   * @returns the chosen option's text.
+   * @throws UserError (exit 3) when nothing is pending or the prompt is not the one confirmed.
+   */
+  answer(index: number, expect?: { question: string; options: string[]; details?: string[] }) {
+    const entry = this.#pending[0];
+    if (!entry) {
+      throw new UserError(
+        `${this.spec.name} is not waiting for an answer (it is ${this.#record.state})`,
+        GUARD_EXIT,
+      );
+    }
+    const p = promptOf(entry.ask);
+    if (
+      expect &&
+      (expect.question !== p.question || expect.options.join('\n') !== p.options.join('\n') ||
+        (expect.details !== undefined && expect.details.join('\n') !== p.details.join('\n')))
+    ) {
+      throw new UserError(
+        'the pending permission request is not the one you confirmed; nothing was answered',
+        GUARD_EXIT,
+      );
+    }
+    const option = entry.ask.options[index];
+    if (!option) throw new UserError(`no option ${index + 1}`);
+    this.#drop(entry);
+    entry.reply({ outcome: { outcome: 'selected', optionId: option.optionId } });
+    this.log(`answered ${entry.ask.toolCall.title}: ${option.optionId} (${option.kind})`);
+    this.#emit({ type: 'answered', ask: entry.ask, outcome: `${option.name} (${option.kind})` });
+    this.#publish();
+    return p.options[index];
+  }
+
+  /**
+   * The person cancels the turn: every pending permission request is answered `cancelled`
+   * and `session/cancel` is sent (ACP "Cancellation": the client must answer pending
+   * requests with the cancelled outcome). The turn ends when the agent answers the prompt
+   * (stopReason `cancelled`).
+   * @returns the number of permission requests answered `cancelled`.
+   * @throws UserError when the session exited or has no turn in flight.
+   */
+  cancel(): number {
+    if (this.exit) throw new UserError(`session ${this.id} has exited`);
+    if (!this.#turn && !this.#pending.length) {
+      throw new UserError(`${this.spec.name} has no turn to cancel (it is ${this.#record.state})`);
+    }
+    const cancelled = this.#pending.splice(0);
+    for (const p of cancelled) {
+      p.reply({ outcome: { outcome: 'cancelled' } });
+      this.#emit({ type: 'answered', ask: p.ask, outcome: 'cancelled' });
+    }
+    if (this.#sessionId) {
+      this.#conn.agent.notify('session/cancel', { sessionId: this.#sessionId }).catch(() => {});
+    }
+    this.log(`session/cancel sent; ${cancelled.length} permission request(s) answered cancelled`);
+    this.#publish();
+    return cancelled.length;
+  }
+
+  handle(req: Request): Promise<Record<string, unknown>> | Record<string, unknown> {
+    switch (req.op) {
+      case 'info':
+        return { session: this.info() };
+      case 'prompt': {
+        const entry = this.#pending[0];
+        if (!entry) {
+          throw new UserError(
+            `${this.spec.name} is not waiting for an answer (it is ${this.#record.state})`,
+            GUARD_EXIT,
+          );
+        }
+        return { ...promptOf(entry.ask), selected: 0 };
+      }
+      case 'answer': {
+        if (req.confirmed !== true) {
+          throw new UserError('answer: the person has not confirmed it', GUARD_EXIT);
+        }
+        const expect = req.expect;
+        if (!expect || typeof expect.question !== 'string' || !Array.isArray(expect.options)) {
+          throw new UserError('answer: the confirmed prompt (expect) is missing');
+        }
+        const entry = this.#pending[0];
+        const aliases = entry ? promptOf(entry.ask).aliases : [];
+        const index = choiceIndex(String(req.choice), expect.options, aliases);
+        return { answered: this.answer(index, expect) };
+      }
+      case 'send': {
+        const text = String(req.text ?? '');
+        this.#checkPromptable();
+        this.prompt(text, 'send').catch(() => {}); // its end is published as a state
+        return { written: Buffer.byteLength(text) };
+      }
+      case 'cancel':
+        return { cancelled: this.cancel() };
+      case 'kill':
+        void this.close();
+        return {};
+      case 'events':
+        return { events: this.events() };
+      case 'screen':
+        return {
+          text: this.#transcript.join('\n'),
+          title: '',
+          rows: this.#transcript.length,
+          cols: 0,
+          cursor: { row: 0, col: 0 },
+        };
+      case 'explain':
+        return {
+          session: this.info(),
+          decidedBy: 'acp',
+          reason: this.#record.reason,
+          report: null,
+          foreground: { kind: this.exit ? 'unknown' : 'agent', name: this.spec.command },
+          manifest: 'none: the state comes from ACP, not from screen rules',
+          screen: this.#transcript.slice(-30).join('\n'),
+          title: '',
+          rules: 'no screen rules: the state comes from ACP messages (session/prompt in flight, ' +
+            'session/request_permission pending, the prompt response, the agent process exit)\n',
+          events: this.events(),
+        };
+      case 'attach':
+      case 'resize':
+        throw new UserError(
+          `${this.spec.name} is an ACP session: it has no terminal to attach to; its chat runs ` +
+            'where `agentwatch acp` was started',
+        );
+      case 'report':
+      case 'notify':
+        throw new UserError(`${req.op}: an ACP session takes no hook reports`);
+      default:
+        throw new UserError(`unknown op '${(req as { op: string }).op}'`);
+    }
+  }
+
+  /**
+   * Ends the agent: closes its stdin (ACP agents exit at EOF), then SIGTERM to its process
+   * group, then SIGKILL after {@link KILL_GRACE_MS}; resolves once it exited.
+   */
+  async close(): Promise<void> {
+    if (this.exit) return;
+    this.#child.stdin!.end();
+    const group = (sig: NodeJS.Signals) => {
+      try {
+        process.kill(-this.pid, sig);
+      } catch {
+        try {
+          this.#child.kill(sig);
+        } catch {
+          // already gone
+        }
+      }
+    };
+    const term = setTimeout(() => group('SIGTERM'), 200);
+    const kill = setTimeout(() => group('SIGKILL'), 200 + KILL_GRACE_MS);
+    await this.#exited;
+    clearTimeout(term);
+    clearTimeout(kill);
+  }
+
+  /** Resolves once the agent process exited. */
+  exited(): Promise<void> {
+    return this.#exited;
+  }
+}
+
+/** An error's message, with a JSON-RPC error's data when it has some. */
+function errorText(e: unknown): string {
+  const err = e as { message?: string; data?: unknown };
+  const data = err?.data === undefined ? '' : ` (${oneLine(JSON.stringify(err.data), 200)})`;
+  return oneLine(err?.message ?? String(e), 200) + data;
+}

@@ -1,0 +1,141 @@
+/**
+ * Throwaway HOMEs and projects for running real Qwen Code 0.24.4 and Gemini CLI 0.61.0 (dev
+ * dependencies) against the fake model servers of this folder (fake-openai.ts,
+ * fake-gemini.ts), set up as fixtures/qwen-code/README.md and fixtures/gemini-cli/README.md
+ * tell: a fake key, the base URL on 127.0.0.1, no relaunch, no telemetry, no survey, and (for
+ * Gemini) an auth type and a trusted project so that start-up goes straight to the composer.
+ * Nothing of process.env is passed on but PATH and USER.
+ */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_ROOT } from './claude-home.ts';
+
+/** Qwen Code's launcher: env AGENTWATCH_QWEN_BIN, else node_modules/.bin/qwen. May be missing. */
+export const QWEN_BIN: string = process.env.AGENTWATCH_QWEN_BIN ||
+  join(REPO_ROOT, 'node_modules', '.bin', 'qwen');
+/** Gemini CLI's launcher: env AGENTWATCH_GEMINI_BIN, else node_modules/.bin/gemini. May be missing. */
+export const GEMINI_BIN: string = process.env.AGENTWATCH_GEMINI_BIN ||
+  join(REPO_ROOT, 'node_modules', '.bin', 'gemini');
+
+/** A prepared HOME; see {@link makeQwenHome} and {@link makeGeminiHome}. */
+export interface AgentHome {
+  /** The temp root holding `home/`, `proj/` and `tmp/` (realpath). */
+  root: string;
+  home: string;
+  /** The project dir (the agent's cwd): `hello.txt` and `main.js`, trusted. */
+  project: string;
+  /** The whole environment for the child (not merged with process.env). */
+  env: Record<string, string>;
+  /** Removes the whole temp root. Safe to call twice; never throws. */
+  cleanup(): void;
+}
+
+/** Options of {@link makeQwenHome} and {@link makeGeminiHome}. */
+export interface AgentHomeOptions {
+  /** The fake server's URL (`http://127.0.0.1:PORT`, without `/v1`). */
+  baseUrl: string;
+  /** Settings merged over the defaults (top-level keys replace). */
+  settings?: Record<string, unknown>;
+  /** Gemini only: write the project into trustedFolders.json (default true). */
+  trusted?: boolean;
+  /** Extra environment variables, applied last (undefined removes the key). */
+  env?: Record<string, string | undefined>;
+}
+
+function prepare(prefix: string, dot: string, settings: Record<string, unknown>) {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const home = join(root, 'home');
+  const project = join(root, 'proj');
+  const tmp = join(root, 'tmp');
+  for (const d of [join(home, dot), project, tmp]) mkdirSync(d, { recursive: true });
+  writeFileSync(join(home, dot, 'settings.json'), JSON.stringify(settings, null, 2));
+  writeFileSync(join(project, 'hello.txt'), 'Helo, world!\n');
+  writeFileSync(
+    join(project, 'main.js'),
+    'for (let i = 0; i < a.length - 1; i++) console.log(a[i]);\n',
+  );
+  const env: Record<string, string> = {
+    HOME: home,
+    TERM: 'xterm-256color',
+    COLORTERM: 'truecolor',
+    LANG: 'C.UTF-8',
+    SHELL: '/bin/bash',
+    USER: process.env.USER ?? 'root',
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    TMPDIR: tmp,
+  };
+  let cleaned = false;
+  const cleanup = () => {
+    if (cleaned) return;
+    cleaned = true;
+    try {
+      rmSync(root, { recursive: true, force: true });
+    } catch {
+      // best effort: a temp dir left behind is not worth failing a test for
+    }
+  };
+  return { root, home, project, env, cleanup };
+}
+
+function applyEnv(env: Record<string, string>, extra: AgentHomeOptions['env']) {
+  for (const [k, v] of Object.entries(extra ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+}
+
+/**
+ * A HOME for Qwen Code 0.24.4: OPENAI_API_KEY (fake), OPENAI_BASE_URL = `${baseUrl}/v1`,
+ * OPENAI_MODEL=fake-model, QWEN_CODE_NO_RELAUNCH=true; ~/.qwen/settings.json turns off the
+ * vendored ripgrep (npm installs it without its execute bit, and Qwen then prints a warning
+ * box), the session survey (it shows at random) and usage statistics. The approval mode is
+ * Qwen's default ("auto": a classifier asks the model; the fake server's answer is no verdict,
+ * so every tool call opens the classifier's fallback dialog).
+ * @throws if the temp dir cannot be created or written.
+ */
+export function makeQwenHome(options: AgentHomeOptions): AgentHome {
+  const h = prepare('agentwatch-qwen-', '.qwen', {
+    tools: { useRipgrep: false },
+    ui: { enableUserFeedback: false },
+    privacy: { usageStatisticsEnabled: false },
+    ...options.settings,
+  });
+  Object.assign(h.env, {
+    OPENAI_API_KEY: 'sk-fake-0000',
+    OPENAI_BASE_URL: `${options.baseUrl}/v1`,
+    OPENAI_MODEL: 'fake-model',
+    QWEN_CODE_NO_RELAUNCH: 'true',
+  });
+  applyEnv(h.env, options.env);
+  return h;
+}
+
+/**
+ * A HOME for Gemini CLI 0.61.0: GEMINI_API_KEY (fake), GOOGLE_GEMINI_BASE_URL = `baseUrl`,
+ * GEMINI_CLI_NO_RELAUNCH=true, GEMINI_TELEMETRY_ENABLED=false; ~/.gemini/settings.json selects
+ * the API key auth and turns off usage statistics; ~/.gemini/trustedFolders.json trusts the
+ * project (unless `trusted: false`: then the start-up trust dialog asks).
+ * @throws if the temp dir cannot be created or written.
+ */
+export function makeGeminiHome(options: AgentHomeOptions): AgentHome {
+  const h = prepare('agentwatch-gemini-', '.gemini', {
+    security: { auth: { selectedType: 'gemini-api-key' } },
+    privacy: { usageStatisticsEnabled: false },
+    ...options.settings,
+  });
+  if (options.trusted ?? true) {
+    writeFileSync(
+      join(h.home, '.gemini', 'trustedFolders.json'),
+      JSON.stringify({ [h.project]: 'TRUST_FOLDER' }),
+    );
+  }
+  Object.assign(h.env, {
+    GEMINI_API_KEY: 'fake-gemini-key',
+    GOOGLE_GEMINI_BASE_URL: options.baseUrl,
+    GEMINI_CLI_NO_RELAUNCH: 'true',
+    GEMINI_TELEMETRY_ENABLED: 'false',
+  });
+  applyEnv(h.env, options.env);
+  return h;
+}

@@ -1,0 +1,521 @@
+/**
+ * Trust (issue 11): only the person approves a prompt, only our own sockets are believed,
+ * nothing of the person's is ever deleted or chmod-ed. One test per finding, with real
+ * processes, PTYs and sockets:
+ *  1. an agent's tool that clears its environment cannot `answer` (peer credentials + the
+ *     parent chain, not AGENTWATCH_SESSION);
+ *  2. another user: a connection of another uid is refused by the session, and a socket folder
+ *     of another user is refused by every command (root only: useradd; skipped otherwise);
+ *  3. a hostile socket's names, questions, options, details and errors are printed as text;
+ *  4. a shared folder (mode 1777) given as AGENTWATCH_DIR is refused, never chmod-ed;
+ *  5. `ls` removes only our own dead sockets: files, FIFOs and symlinks stay, and a session
+ *     behind a symlink is not listed;
+ *  6. the tail of an over-long request line never runs as a request; a reply names its op;
+ *  7. an unreadable socket folder is an error, not "no sessions";
+ *  8. `send` reports a prompt that appeared while it typed (exit 3).
+ * (9, the embedded Node, is test/build.test.ts.)
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createHost } from '../src/runtime/default-host.ts';
+import { listenControl } from '../src/runtime/control-server.ts';
+import { listSessions, request } from '../src/runtime/control-client.ts';
+import { guardedSend } from '../src/runtime/tools.ts';
+import { ancestry, answerRefusal } from '../src/runtime/peer.ts';
+import { UserError } from '../src/errors.ts';
+import { cli } from './support/cli.ts';
+import { fakeInfo, fakeSession } from './support/fake-session.ts';
+import { sleep, until } from './support/until.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
+const FLIPPER = join(ROOT, 'test', 'support', 'prompt-flipper.ts');
+const IS_ROOT = process.getuid?.() === 0;
+
+/** The environment of a person's command: no session of ours around it. */
+function personEnv(dir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, AGENTWATCH_DIR: dir };
+  delete env.AGENTWATCH_SESSION;
+  delete env.AGENTWATCH_SOCKET;
+  return env;
+}
+
+/** Escape and control characters a terminal would act on (ESC, CSI, OSC, BEL, C1). */
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+
+/** The uid of a second local user, made with useradd when missing (root only). */
+function secondUser(): { uid: number; gid: number } {
+  const name = 'agentwatch-test';
+  const id = spawnSync('id', ['-u', name], { encoding: 'utf8' });
+  if (id.status !== 0) execFileSync('useradd', ['--system', '--no-create-home', name]);
+  const uid = Number(execFileSync('id', ['-u', name], { encoding: 'utf8' }).trim());
+  const gid = Number(execFileSync('id', ['-g', name], { encoding: 'utf8' }).trim());
+  return { uid, gid };
+}
+
+/** Runs the CLI as another user (root only), with no controlling terminal. */
+function cliAs(
+  user: { uid: number; gid: number },
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+      env: { ...env, HOME: tmpdir() },
+      cwd: ROOT,
+      uid: user.uid,
+      gid: user.gid,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d: Buffer) => (stdout += d));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('1: answer from a child of a session that cleared its environment is refused; the person outside answers', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-trust1-'));
+  const env = personEnv(dir);
+  const host = createHost({ intervalMs: 100 }, env);
+  const log = join(dir, 'flipper.log');
+  const out = join(dir, 'answer.out');
+  try {
+    const sim = await host.start({
+      command: process.execPath,
+      args: ['--import', 'tsx', FLIPPER, '--prompt-flipper', '--log', log, '--hold'],
+      name: 'sim1',
+      agent: 'claude',
+      headless: true,
+      cwd: ROOT,
+      env: { AGENTWATCH_DIR: dir },
+    });
+    const w = host.watched(sim.id)!;
+    await until('the dialog, blocked', () => host.sweep.evaluate(w).state === 'blocked', 20_000);
+    const shell = await host.start({
+      command: 'bash',
+      args: ['--norc', '--noprofile'],
+      name: 'shell',
+      headless: true,
+      cwd: ROOT,
+      env: { AGENTWATCH_DIR: dir, PS1: '$ ' },
+    });
+    // An agent's tool, as the issue reproduced it: the environment cleared of ours.
+    shell.write(
+      `env -u AGENTWATCH_SOCKET -u AGENTWATCH_SESSION '${process.execPath}' --import tsx ` +
+        `'${MAIN}' answer --yes sim1 1 > '${out}' 2>&1; echo "rc=$?" >> '${out}'\r`,
+    );
+    const said = await until('the answer to finish', () => {
+      const t = existsSync(out) ? readFileSync(out, 'utf8') : '';
+      return /rc=\d+/.test(t) && t;
+    }, 30_000);
+    assert.match(said, /rc=3/, said);
+    assert.match(said, /runs inside an agentwatch session/, said);
+    await sleep(300);
+    assert.not.match(readFileSync(log, 'utf8'), /^I /m, 'the dialog read no key');
+    assert.is(host.sweep.evaluate(w).state, 'blocked', 'still waiting for the person');
+
+    // The person, outside any session, answers the same prompt.
+    const person = await cli(['answer', '--yes', 'sim1', '1'], env, { detached: true });
+    assert.is(person.code, 0, person.stderr);
+    assert.match(person.stdout, /answered: 1\. Yes/);
+    await until('the Enter in the dialog', () => /^I \d+ 1 0d$/m.test(readFileSync(log, 'utf8')));
+  } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('1: answerRefusal: unknown peer, another uid, a descendant of an agent (any depth) are refused', async () => {
+  const uid = process.getuid?.() ?? -1;
+  // a grandchild of this process: sh -> sleep
+  const child = spawn('/bin/sh', ['-c', 'sleep 30 & echo $!; wait'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let grandchild = 0;
+  try {
+    grandchild = Number(
+      await new Promise<string>((r) => child.stdout!.once('data', (d) => r(String(d)))),
+    );
+    assert.equal(ancestry(grandchild)!.slice(0, 3), [grandchild, child.pid, process.pid]);
+    assert.match(String(answerRefusal(null, new Set())), /cannot tell which process asked/);
+    assert.match(String(answerRefusal({ pid: grandchild, uid: uid + 1 }, new Set())), /from uid/);
+    assert.match(
+      String(answerRefusal({ pid: grandchild, uid }, new Set([process.pid]))),
+      new RegExp(`process ${grandchild} runs inside an agentwatch session`),
+    );
+    assert.is(
+      answerRefusal({ pid: process.pid, uid }, new Set([grandchild])),
+      null,
+      'a parent may',
+    );
+    assert.match(String(answerRefusal({ pid: 0, uid }, new Set())), /did not say/);
+  } finally {
+    if (grandchild > 0) process.kill(grandchild, 'SIGKILL');
+    child.kill('SIGKILL');
+  }
+});
+
+test('2: another user: its connection is refused by the session; its socket folder by every command', async () => {
+  if (!IS_ROOT) {
+    console.log('  skipped: needs root to add and run as a second user (useradd, setuid)');
+    return;
+  }
+  const user = secondUser();
+  // (a) the kernel says who connected: a session refuses another uid even if it can connect.
+  const dir = mkdtempSync(join(tmpdir(), 'aw-trust2-'));
+  chmodSync(dir, 0o711);
+  const path = join(dir, 'x.sock');
+  const ops: string[] = [];
+  const server = await listenControl(path, (req) => {
+    ops.push(req.op);
+    return { session: 'yes' };
+  });
+  chmodSync(path, 0o777);
+  try {
+    const script = `const c=require('net').createConnection(${JSON.stringify(path)});` +
+      `c.on('connect',()=>c.write('{"op":"info"}\\n'));let s='';c.on('data',d=>s+=d);` +
+      `c.on('close',()=>{process.stdout.write(s)});c.on('error',e=>process.stdout.write('error '+e.code))`;
+    // (spawn, not spawnSync: the session answers from this process's event loop)
+    const got = await new Promise<{ stdout: string }>((resolve) => {
+      const child = spawn(process.execPath, ['-e', script], {
+        uid: user.uid,
+        gid: user.gid,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let stdout = '';
+      child.stdout!.on('data', (d: Buffer) => (stdout += d));
+      child.on('close', () => resolve({ stdout }));
+    });
+    assert.match(got.stdout, new RegExp(`refused: uid ${user.uid} is not us`), got.stdout);
+    assert.equal(ops, [], 'no request of theirs ran');
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+  // (b) a folder the other user made first, with a fake session in it.
+  const theirs = join(dir, 'theirs');
+  mkdirSync(theirs, { mode: 0o700 });
+  const fake = await fakeSession(join(theirs, 'api.sock'), () => fakeInfo('api', 'x'));
+  chownSync(theirs, user.uid, user.gid);
+  try {
+    const env = personEnv(theirs);
+    for (const args of [['ls'], ['send', 'api', 'secret'], ['answer', '--yes', 'api', '1']]) {
+      const r = await cli(args, env, { detached: true });
+      assert.is.not(r.code, 0, `${args[0]}: ${r.stdout}`);
+      assert.match(r.stderr, `${theirs}: the socket folder belongs to uid ${user.uid}`);
+      assert.match(r.stderr, /AGENTWATCH_DIR/, 'the message names the fix');
+      assert.not.match(r.stdout, /sent|answered/);
+    }
+  } finally {
+    await fake.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('3: a hostile socket: names, questions, options, details and errors are printed as text', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-trust3-'));
+  const evil = '\x1b]0;pwned\x07\x1b[8m';
+  const fake = await fakeSession(
+    join(dir, 'evil.sock'),
+    () =>
+      fakeInfo('evil', join(dir, 'evil.sock'), {
+        name: `evil${evil}`,
+        state: 'blocked',
+        question: `Proceed?${evil}`,
+      }),
+    (req) =>
+      req.op === 'prompt'
+        ? {
+          ok: true,
+          op: 'prompt',
+          question: `Do you want to proceed?${evil}`,
+          options: [`1. Yes${evil}`, '2. No\x1b[2J'],
+          selected: 0,
+          details: [`rm -rf /${evil}`],
+        }
+        : req.op === 'answer'
+        ? { ok: true, op: 'answer', answered: `1. Yes\x1b[2J${evil}` }
+        : req.op === 'explain'
+        ? {
+          ok: true,
+          op: 'explain',
+          decidedBy: `screen${evil}`,
+          reason: `rule${evil}`,
+          report: null,
+          foreground: { kind: 'addon', name: `claude${evil}` },
+          manifest: `claude${evil}`,
+          screen: `row one${evil}\nrow two\x1b[2J`,
+          rules: `rule 0${evil}\n`,
+          events: [`event${evil}`],
+        }
+        : { ok: false, op: req.op, error: 'refused\x1b[2J\x1b[H\x9b2J by the session', code: 3 },
+  );
+  try {
+    const env = personEnv(dir);
+    const answered = await cli(['answer', '--yes', 'evil', '1'], env, { detached: true });
+    assert.is(answered.code, 0, answered.stderr);
+    assert.match(answered.stdout, /Do you want to proceed\?/);
+    assert.match(answered.stdout, /rm -rf \//);
+    const sent = await cli(['send', 'evil', 'hi'], env, { detached: true });
+    assert.is(sent.code, 3, sent.stderr);
+    assert.match(sent.stderr, /refused.*by the session/);
+    const waited = await cli(['wait', 'evil', '--until', 'idle', '--timeout', '0.5'], env);
+    const listed = await cli(['ls'], env);
+    const explained = await cli(['explain', 'evil'], env);
+    assert.is(explained.code, 0, explained.stderr);
+    assert.match(explained.stdout, /row one/);
+    for (const r of [answered, sent, waited, listed, explained]) {
+      const text = r.stdout + r.stderr;
+      assert.not.ok(CONTROL.test(text), `no control character printed: ${JSON.stringify(text)}`);
+    }
+  } finally {
+    await fake.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('4: a shared folder (mode 1777) as AGENTWATCH_DIR is refused by run and ls, and stays 1777', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-trust4-'));
+  chmodSync(dir, 0o1777);
+  try {
+    const env = personEnv(dir);
+    const run = await cli(['run', '--', 'true'], env, { detached: true });
+    assert.is.not(run.code, 0, run.stdout);
+    assert.match(run.stderr, `${dir}: the socket folder has mode 1777`);
+    assert.match(run.stderr, /AGENTWATCH_DIR/);
+    assert.is(statSync(dir).mode & 0o7777, 0o1777, 'not chmod-ed');
+    const ls = await cli(['ls'], env);
+    assert.is.not(ls.code, 0, ls.stdout);
+    assert.match(ls.stderr, `${dir}: the socket folder has mode 1777`);
+    assert.is(statSync(dir).mode & 0o7777, 0o1777, 'not chmod-ed');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** A socket file left by a process killed before it could close it (a dead session's). */
+async function staleSocket(path: string): Promise<void> {
+  const child = spawn(process.execPath, [
+    '-e',
+    `require('net').createServer().listen(${JSON.stringify(path)},()=>console.log('up'))`,
+  ], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((r) => child.stdout!.once('data', r));
+  child.kill('SIGKILL');
+  await new Promise((r) => child.once('exit', r));
+}
+
+test('5: ls removes only our own dead sockets; files, FIFOs and symlinks stay; a session behind a symlink is not listed', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-trust5-'));
+  const elsewhere = mkdtempSync(join(tmpdir(), 'aw-trust5-else-'));
+  const live = await fakeSession(join(dir, 'live.sock'), () => fakeInfo('live', 'x'));
+  const away = await fakeSession(join(elsewhere, 'away.sock'), () => fakeInfo('away', 'x'));
+  try {
+    writeFileSync(join(dir, 'regular.sock'), "the person's file");
+    execFileSync('mkfifo', [join(dir, 'fifo.sock')]);
+    symlinkSync(join(elsewhere, 'nothing-here'), join(dir, 'dangling.sock'));
+    writeFileSync(join(elsewhere, 'file'), 'x');
+    symlinkSync(join(elsewhere, 'file'), join(dir, 'tofile.sock'));
+    symlinkSync(join(elsewhere, 'away.sock'), join(dir, 'away.sock'));
+    symlinkSync(elsewhere, join(dir, 'folder.sock'));
+    await staleSocket(join(dir, 'dead.sock'));
+    assert.ok(lstatSync(join(dir, 'dead.sock')).isSocket());
+
+    const sessions = await listSessions(dir);
+    assert.equal(sessions.map((s) => s.id), ['live'], 'only the live socket of ours');
+    assert.is(sessions[0].socket, join(dir, 'live.sock'), 'the path asked, not the one it said');
+    for (const name of ['regular.sock', 'fifo.sock', 'dangling.sock', 'tofile.sock']) {
+      assert.ok(
+        existsSync(join(dir, name)) || lstatSync(join(dir, name)),
+        `${name} is still there`,
+      );
+    }
+    assert.ok(lstatSync(join(dir, 'away.sock')).isSymbolicLink());
+    assert.ok(lstatSync(join(dir, 'folder.sock')).isSymbolicLink());
+    assert.ok(existsSync(join(elsewhere, 'away.sock')), 'the socket behind the symlink stays');
+    assert.is(readFileSync(join(dir, 'regular.sock'), 'utf8'), "the person's file");
+    assert.not.ok(existsSync(join(dir, 'dead.sock')), 'the dead socket of ours is removed');
+    // a session binding its socket replaces only a dead socket of ours, never a file
+    let refused: Error | undefined;
+    try {
+      await listenControl(join(dir, 'regular.sock'), () => ({}));
+    } catch (e) {
+      refused = e as Error;
+    }
+    assert.match(String(refused?.message), /exists and is not a socket of ours/);
+    assert.is(readFileSync(join(dir, 'regular.sock'), 'utf8'), "the person's file");
+  } finally {
+    await live.close();
+    await away.close();
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(elsewhere, { recursive: true, force: true });
+  }
+});
+
+test('6: the tail of an over-long request line never runs; the connection is closed; replies name their op', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-trust6-'));
+  const path = join(dir, 's.sock');
+  const ops: string[] = [];
+  const server = await listenControl(path, (req) => {
+    ops.push(req.op);
+    return {};
+  });
+  const c = createConnection(path);
+  try {
+    let got = '';
+    c.on('data', (d) => (got += d));
+    let closed = false;
+    c.on('close', () => (closed = true));
+    await new Promise((r) => c.once('connect', r));
+    // One line: 1 MB and a bit of blanks, then what would be a request on its own.
+    c.write(' '.repeat((1 << 20) + 4096) + '{"op":"kill"}\n');
+    c.write('{"op":"info"}\n');
+    c.on('error', () => {});
+    await until('the session to close the connection', () => closed, 20_000);
+    assert.equal(ops, [], 'no request ran');
+    const lines = got.trim().split('\n').map((l) => JSON.parse(l));
+    assert.is(lines.length, 1, got.slice(0, 200));
+    assert.is(lines[0].ok, false);
+    assert.match(lines[0].error, /longer than 1 MB/);
+
+    // every reply names the op it answers
+    assert.equal(await request(path, { op: 'info' }), { ok: true, op: 'info' });
+    assert.equal(ops, ['info']);
+  } finally {
+    c.destroy();
+    await new Promise((r) => server.close(r));
+  }
+  // a client takes no answer that names another op (or none)
+  const odd = createServer((c) => {
+    c.on('error', () => {});
+    c.once('data', () => c.end(JSON.stringify({ ok: true, written: 5 }) + '\n'));
+  });
+  await new Promise<void>((r) => odd.listen(join(dir, 'odd.sock'), r));
+  try {
+    let err: Error | undefined;
+    try {
+      await request(join(dir, 'odd.sock'), { op: 'send', text: 'x' });
+    } catch (e) {
+      err = e as Error;
+    }
+    assert.match(String(err?.message), /the answer is not for 'send'/);
+  } finally {
+    await new Promise((r) => odd.close(r));
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('7: an unreadable socket folder is an error (non-zero exit), not "no sessions"', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-trust7-'));
+  const folder = join(dir, 'sockets');
+  mkdirSync(folder, { mode: 0o300 }); // ours, private, but not readable
+  chmodSync(dir, 0o711);
+  try {
+    let r;
+    if (IS_ROOT) {
+      // root reads any folder: run ls as a second user, in a folder of theirs
+      const user = secondUser();
+      chownSync(folder, user.uid, user.gid);
+      r = await cliAs(user, ['ls'], personEnv(folder));
+    } else r = await cli(['ls'], personEnv(folder));
+    assert.is.not(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stderr, `${folder}: cannot read the socket folder (EACCES)`);
+    assert.not.match(r.stdout, /no sessions/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('8: send reports a prompt that appeared while it typed (exit 3), though the dialog is gone again by the Enter', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-trust8-'));
+  const env = personEnv(dir);
+  const host = createHost({ intervalMs: 100 }, env);
+  // A Claude-like idle box; on SIGUSR2 it draws the permission dialog, which takes the next
+  // keys it reads and closes 15 ms later (the text went into the dialog, not the input box).
+  const child = `
+    import { dialog, idleBox } from ${JSON.stringify(FLIPPER)};
+    const cols = process.stdout.columns || 120, rows = process.stdout.rows || 32;
+    const at = (lines) => '\\x1b[H\\x1b[2J' + '\\n'.repeat(rows - lines.length) + lines.join('\\r\\n');
+    process.stdout.write(at(idleBox(cols)));
+    process.stdin.setRawMode(true);
+    let up = false;
+    process.stdin.on('data', () => {
+      if (up) setTimeout(() => process.stdout.write(at(idleBox(cols))), 15);
+      up = false;
+    });
+    process.on('SIGUSR2', () => {
+      up = true;
+      process.stdout.write(at(dialog(cols)));
+    });`;
+  try {
+    writeFileSync(join(dir, 'flash.mjs'), child);
+    const session = await host.start({
+      command: process.execPath,
+      args: ['--import', 'tsx', join(dir, 'flash.mjs')],
+      name: 'flash',
+      agent: 'claude',
+      headless: true,
+      cwd: ROOT,
+    });
+    const w = host.watched(session.id)!;
+    await until(
+      'the idle box',
+      () =>
+        session.terminal.screenText().includes('? for shortcuts') &&
+        host.sweep.evaluate(w).state === 'idle',
+      20_000,
+    );
+    // The dialog is drawn after the guard's last read and before its write(2): the write
+    // asks the agent to draw it and waits until its bytes are on the PTY (a stand-in for
+    // the ~50 µs window; the real one is measured by test/guard.test.ts).
+    const writes: string[] = [];
+    const writeNow = session.writeNow.bind(session);
+    session.writeNow = (d: Uint8Array) => {
+      if (!writes.length) {
+        process.kill(session.pid, 'SIGUSR2');
+        const until = Date.now() + 300;
+        while (Date.now() < until) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+      }
+      writes.push(Buffer.from(d).toString());
+      return writeNow(d);
+    };
+    let err: unknown;
+    try {
+      await guardedSend(host.sweep, w, 'hello', true, true);
+    } catch (e) {
+      err = e;
+    }
+    assert.ok(err instanceof UserError, `send reported success: ${String(err)}`);
+    assert.is((err as UserError).exitCode, 3, `${err}\n${session.terminal.screenText()}`);
+    assert.match(
+      (err as Error).message,
+      'a prompt appeared while typing: the text may be in it, the Enter was not sent',
+    );
+    assert.equal(writes, ['hello'], 'no Enter was written');
+    await until('the idle box again', () => host.sweep.evaluate(w).state === 'idle');
+  } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
