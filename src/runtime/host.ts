@@ -544,7 +544,7 @@ interface Published {
 function published(w: Watched): Published {
   let prompt = '';
   if (w.record.state === 'blocked') {
-    const p = readPrompt(w.session.terminal.snapshot().rows);
+    const p = promptOn(w.session.terminal);
     prompt = `${p.question}\0${p.options.join('\0')}\0\0${p.details.join('\0')}`;
   }
   return {
