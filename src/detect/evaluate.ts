@@ -49,23 +49,30 @@ export function evaluate(screen: ScreenInput, manifest: Manifest): Evaluation {
   for (const rule of manifest.rules) {
     const text = texts.text(rule.region);
     const decisive = matchRule(rule, text);
-    if (!decisive) continue;
-    return {
-      state: rule.state,
-      rule: rule.index,
-      pattern: decisive.source,
-      match: findMatch(decisive, text),
-      region: rule.regionLabel,
-      reason: `${describeRule(rule)}: ${matchedBecause(rule, decisive)} in ${rule.regionLabel}`,
-    };
+    if (decisive) return ruleEvaluation(rule, decisive, text);
   }
+  return NO_MATCH;
+}
+
+/** The evaluation when no rule matches. */
+export const NO_MATCH: Evaluation = Object.freeze({
+  state: 'idle',
+  rule: null,
+  pattern: null,
+  match: null,
+  region: null,
+  reason: NO_RULE_MATCHED,
+});
+
+/** The evaluation `rule` gives when `decisive` (one of its patterns) decided it on `text`. */
+export function ruleEvaluation(rule: Rule, decisive: Pattern, text: string): Evaluation {
   return {
-    state: 'idle',
-    rule: null,
-    pattern: null,
-    match: null,
-    region: null,
-    reason: NO_RULE_MATCHED,
+    state: rule.state,
+    rule: rule.index,
+    pattern: decisive.source,
+    match: findMatch(decisive, text),
+    region: rule.regionLabel,
+    reason: `${describeRule(rule)}: ${matchedBecause(rule, decisive)} in ${rule.regionLabel}`,
   };
 }
 
