@@ -62,7 +62,8 @@ function fakeNotifySend(body: string): { dir: string; log: string } {
 
 test('desktop: a fake notify-send on PATH gets the title and the dialog (three prompts, three notices)', async () => {
   const { dir, log } = fakeNotifySend(
-    `for a in "$@"; do printf '%s\\037' "$a" >> $LOG; done; printf '\\036' >> $LOG`,
+    // one write per run: the three runs go at once
+    `rec=$(printf '%s\\037' "$@"); printf '%s\\036' "$rec" >> $LOG`,
   );
   try {
     const n = new Notifier({ desktop: true, env: { PATH: `${dir}:/usr/bin:/bin` } });
@@ -77,9 +78,9 @@ test('desktop: a fake notify-send on PATH gets the title and the dialog (three p
     });
     const argvs = lines.map((l) => l.split('\x1f').slice(0, -1));
     assert.equal(argvs.map((a) => a[1]), Array(3).fill('backend (claude) needs you'));
-    assert.equal(
-      argvs.map((a) => a[2].split('\n')[1]),
-      ['Bash: rm -rf build/', 'Bash: npm test', 'Bash: git push'],
+    assert.equal( // the three run at once: in any order
+      argvs.map((a) => a[2].split('\n')[1]).sort(),
+      ['Bash: git push', 'Bash: npm test', 'Bash: rm -rf build/'],
     );
     assert.ok(argvs.every((a) => a[0] === '--app-name=agentwatch'));
     assert.ok(argvs.every((a) => a[2].startsWith('Do you want to proceed?\n')));
