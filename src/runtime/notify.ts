@@ -228,6 +228,7 @@ export class Notifier {
   close(): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.channels.push?.close();
   }
 
   #record(channel: ChannelName, error: string | null): void {

@@ -81,6 +81,7 @@ export class PushChannel {
   readonly #o: Required<PushOptions>;
   readonly #queue: Job[] = [];
   #running = false;
+  #closed = false;
   /** While down: when the next attempt may be made, and the current backoff. */
   #down: { nextAt: number; backoff: number; why: string } | null = null;
 
@@ -106,6 +107,12 @@ export class PushChannel {
     };
   }
 
+  /** Drops every waiting notice (each resolves 'closed'); later sends resolve the same at once. */
+  close(): void {
+    this.#closed = true;
+    for (const job of this.#queue.splice(0)) job.resolve('closed');
+  }
+
   /** True while the endpoint counts as down. */
   get down(): boolean {
     return this.#down !== null;
@@ -118,6 +125,7 @@ export class PushChannel {
    */
   send(n: Notice, now = false): Promise<string | null> {
     return new Promise((resolve) => {
+      if (this.#closed) return resolve('closed');
       if (now && this.#down) this.#down.nextAt = 0;
       this.#queue.push({ notice: n, resolve });
       while (this.#queue.length > MAX_QUEUE) {
@@ -139,7 +147,8 @@ export class PushChannel {
           const wait = this.#down.nextAt - Date.now();
           if (wait > 0) await sleep(wait);
         }
-        const job = this.#queue.shift()!;
+        const job = this.#queue.shift();
+        if (!job) break; // closed while waiting
         const attempts = this.#down ? 1 : 1 + this.#o.retries;
         let why: string | null = 'not sent';
         for (let i = 0; i < attempts; i++) {
@@ -185,6 +194,7 @@ export class PushChannel {
   }
 }
 
+/** Waits `ms`; the timer never keeps the process alive (a pending push must not delay an exit). */
 function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+  return new Promise((r) => setTimeout(r, ms).unref());
 }
