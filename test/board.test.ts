@@ -214,7 +214,7 @@ test('renderBoard: a shell left in the foreground reads exited, but shows apart 
     agent: '',
     foreground: 'bash',
     exit: null,
-    reason: 'the shell (bash) is in the foreground',
+    reason: 'the agent ended: the shell (bash) is back in the foreground',
     by: 'foreground',
     startedAt: NOW - 1000,
   });
@@ -237,10 +237,27 @@ test('renderBoard: a shell left in the foreground reads exited, but shows apart 
     color: false,
   });
   assert.equal(lines.slice(3, 6), [
-    '   sh    -       exited   4s      shell (bash)',
+    '   sh    -       exited   4s      agent ended, shell (bash)',
     '   gone  claude  exited   2s      exited with code 0',
     '   hup   claude  exited   1s      ended by signal 1',
   ], 'the live shell first');
+});
+
+test('renderBoard: a shell where no agent ran reads shell, a command in it running NAME', () => {
+  const plain = { agent: '', exit: null, by: 'foreground', startedAt: NOW - 1000 };
+  const sh = info('sh-0001', 'shell', 4_000, { ...plain, foreground: 'bash', reason: 'x' });
+  const job = info('job-0002', 'running', 2_000, {
+    ...plain,
+    foreground: 'sleep',
+    reason: 'running sleep',
+    startedAt: NOW - 500,
+  });
+  const lines = renderBoard([job, sh], { now: NOW, width: 80, height: 9, color: false });
+  assert.equal(lines.slice(3, 5), [
+    '   sh    -      shell    4s      bash, no agent started yet',
+    '   job   -      running  2s      sleep',
+  ]);
+  assert.match(lines[1] + lines[0], /1 running · 1 shell/);
 });
 
 test('printable: escape sequences and control characters are removed, text stays', () => {

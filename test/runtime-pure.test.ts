@@ -64,7 +64,7 @@ test('decide: working -> idle waits for a second evaluation, blocked never waits
 
 test('decide: shell in the foreground means exited whatever the screen shows; exit code wins', () => {
   const r = decide(
-    initialState(0),
+    decide(initialState(0), input(1, 'working')),
     input(5, 'blocked', { foreground: 'shell', foregroundName: 'bash' }),
   );
   assert.is(r.state, 'exited');

@@ -148,7 +148,7 @@ test('board: a live shell that reads exited can be attached to, and q asks befor
         agent: '',
         state: 'exited',
         foreground: 'bash',
-        reason: 'the shell (bash) is in the foreground',
+        reason: 'the agent ended: the shell (bash) is back in the foreground',
         by: 'foreground',
         exit: null,
       }),
@@ -171,7 +171,7 @@ test('board: a live shell that reads exited can be attached to, and q asks befor
   try {
     assert.equal(book.liveLocal().map((i) => i.id), ['sh-0001']);
     ui.start();
-    assert.match(term.text(), /sh\s+-\s+exited\s+\d+s\s+shell \(bash\)/);
+    assert.match(term.text(), /sh\s+-\s+exited\s+\d+s\s+agent ended, shell \(bash\)/);
     assert.match(term.text(), /dead\s+claude\s+exited\s+\d+s\s+exited with code 0/);
 
     // q asks: the shell would end with the watch.

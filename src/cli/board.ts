@@ -28,7 +28,7 @@
  * a narrow terminal drops the AGENT, then the FOR column, then cuts the rest with `…`.
  */
 import type { SessionInfo } from '../runtime/protocol.ts';
-import type { SessionState } from '../detect/types.ts';
+import { SESSION_STATES, type SessionState } from '../detect/types.ts';
 import { duration, fit } from './format.ts';
 
 /** What the board shows besides the sessions. */
@@ -98,7 +98,14 @@ function keyLines(keys: string, width: number): string[] {
   return rest ? [fit(first, width), fit(rest, width)] : [fit(first, width)];
 }
 
-const STATE_ORDER: Record<SessionState, number> = { blocked: 0, working: 1, idle: 1, exited: 2 };
+const STATE_ORDER: Record<SessionState, number> = {
+  blocked: 0,
+  working: 1,
+  idle: 1,
+  running: 1,
+  shell: 1,
+  exited: 2,
+};
 
 /**
  * `by` of the info the board makes up for a session hosted elsewhere whose control socket
@@ -116,11 +123,16 @@ export function processGone(info: SessionInfo): boolean {
   return info.exit != null || info.by === SOCKET_CLOSED_BY;
 }
 
-/** SGR per state: blocked red bold, working yellow, idle green, exited grey. */
+/**
+ * SGR per state: blocked red bold, working yellow, idle green, running cyan, shell dim,
+ * exited grey.
+ */
 export const STATE_SGR: Record<SessionState, string> = {
   blocked: '1;31',
   working: '33',
   idle: '32',
+  running: '36',
+  shell: '2',
   exited: '90',
 };
 
@@ -377,17 +389,17 @@ export function detailOf(info: SessionInfo): string {
       : `exited with code ${info.exit.code}`;
   }
   if (info.state === 'exited' && !processGone(info)) {
-    return `shell (${info.foreground || 'no agent in the foreground'})`;
+    return `agent ended, shell (${info.foreground || 'no agent in the foreground'})`;
   }
+  if (info.state === 'shell') return `${info.foreground || 'a shell'}, no agent started yet`;
+  if (info.state === 'running') return info.foreground || info.reason;
   return info.reason;
 }
 
 function counts(infos: readonly SessionInfo[]): string {
   const n: Record<string, number> = {};
   for (const i of infos) n[i.state] = (n[i.state] ?? 0) + 1;
-  const parts = (['blocked', 'working', 'idle', 'exited'] as const).filter((s) => n[s]).map((s) =>
-    `${n[s]} ${s}`
-  );
+  const parts = SESSION_STATES.filter((s) => n[s]).map((s) => `${n[s]} ${s}`);
   const total = `${infos.length} session${infos.length === 1 ? '' : 's'}`;
   return [total, ...parts].join(' · ');
 }
