@@ -14,7 +14,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -132,7 +132,9 @@ test('board: a live shell that reads exited can be attached to, and q asks befor
   const dir = mkdtempSync(join(tmpdir(), 'aw-shell-'));
   const shellSock = join(dir, 'sh-0001.sock');
   const ops: string[] = [];
+  const conns: Socket[] = [];
   const server = createServer((c) => {
+    conns.push(c);
     c.on('error', () => {});
     c.once('data', (d) => {
       ops.push(JSON.parse(d.toString('utf8').split('\n')[0]).op);
@@ -181,12 +183,19 @@ test('board: a live shell that reads exited can be attached to, and q asks befor
 
     // Enter on the dead one says so; on the shell (selected first) it attaches.
     term.type('j\r');
-    assert.match(term.text(), /dead has exited/);
+    assert.match(term.text(), /session dead has ended/);
     term.type('k\r');
     await until('the attach request', () => ops.includes('attach'));
     term.clear();
     term.type('\x1d'); // Ctrl-] detaches
     await until('the board again', () => /shell \(bash\)/.test(term.text()));
+    // Attached again, the session ends: the board says which, never "agentwatch ended".
+    const before = ops.length;
+    term.type('\r');
+    await until('attached again', () => ops.length > before);
+    term.clear();
+    for (const c of conns) c.end();
+    await until('the board says the session ended', () => /session sh ended/.test(term.text()));
   } finally {
     ui.restore();
     book.close();

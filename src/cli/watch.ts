@@ -625,7 +625,7 @@ export class BoardUi {
       case '\n': {
         const info = infos[at];
         if (!info) break;
-        if (processGone(info)) this.#message = `${info.name} has exited`;
+        if (processGone(info)) this.#message = `session ${info.name} has ended`;
         else this.#attach(info);
         break;
       }
@@ -865,7 +865,9 @@ export class BoardUi {
       this.#attachQueue = [];
     });
     sock.on('close', () => {
-      if (this.#attached === sock) this.#detach(answered ? `${info.name} ended` : undefined);
+      if (this.#attached === sock) {
+        this.#detach(answered ? `session ${info.name} ended` : undefined);
+      }
     });
     sock.on('connect', () => {
       sock.write(
