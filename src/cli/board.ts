@@ -327,8 +327,9 @@ function panelLines(
     : (cells(`Answer '${chosen}'? y/N`) <= w
       ? `Answer '${chosen}'? y/N`
       : `Answer with option ${n} (marked >)? y/N`);
+  // The warning is wrapped, never cut: its end says what y would do.
   const tail = [
-    ...(warning ? [sgr('1;31', fit(`${warning}: y will be refused`, w))] : []),
+    ...(warning ? wrap(`${warning}: y will be refused`, w).map((l) => sgr('1;31', l)) : []),
     fit(confirm, w),
   ];
 
@@ -376,24 +377,65 @@ function panelLines(
 }
 
 /**
- * The detail column: the question for a blocked session; for an exited one, how its process
- * ended, or the shell still running in it; else how the state was decided.
+ * What a blocked prompt asks about, in a person's words: Claude Code's `Bash command` /
+ * `npm test` details (2.1.332) as `Bash: npm test`, else the first detail line without its
+ * leading glyph (opencode's `→ Edit hello.txt`, Qwen's `? Shell touch hello.txt ...`); '' when
+ * the prompt has no details.
  */
-export function detailOf(info: SessionInfo): string {
-  if (info.state === 'blocked') {
-    return info.question || info.options?.[0] || 'a prompt waits for you';
+export function askedAbout(details: readonly string[] | undefined): string {
+  if (!details?.length) return '';
+  const tool = /^(\S+) command$/i.exec(details[0]);
+  if (tool && details[1]) return `${tool[1]}: ${details[1]}`;
+  return details[0].replace(/^[^\p{L}\p{N}/~.]+\s+/u, '').replace(/\s*←$/, '');
+}
+
+/** An age for a person: '12 s', '2 m', '3 h'. */
+function ago(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} m`;
+  return `${Math.floor(s / 3600)} h`;
+}
+
+/**
+ * The detail column, in a person's words (how a rule decided is `explain`'s): a blocked
+ * session's prompt (what it is about, then the question); a working one's activity when the
+ * agent says it, else `working`; an idle one's `done 2 m ago`; the command a `running` pane
+ * runs; for an exited one, how its process ended, or the shell left in it. `now` in ms.
+ */
+export function detailOf(info: SessionInfo, now = Date.now()): string {
+  const state = info.state;
+  switch (state) {
+    case 'blocked': {
+      const what = askedAbout(info.details);
+      const question = info.question || (what ? '' : info.options?.[0]) || '';
+      return [what, question].filter(Boolean).join(' · ') || 'a prompt waits for you';
+    }
+    case 'working':
+      return info.by === 'acp' ? info.reason : 'working';
+    case 'idle':
+      if (info.by === 'start') return 'started, no task yet';
+      if (info.by === 'acp' && !info.reason.startsWith('turn ended')) return info.reason;
+      return `done ${ago(now - info.since)} ago`;
+    case 'running':
+      return info.foreground || info.reason;
+    case 'shell':
+      return `${info.foreground || 'a shell'}, no agent started yet`;
+    case 'exited':
+      if (info.exit) {
+        return info.exit.signal
+          ? `ended by signal ${info.exit.signal}`
+          : `exited with code ${info.exit.code}`;
+      }
+      if (!processGone(info)) {
+        return `agent ended, shell (${info.foreground || 'no agent in the foreground'})`;
+      }
+      return info.reason;
+    default: {
+      const never: never = state;
+      return never;
+    }
   }
-  if (info.exit) {
-    return info.exit.signal
-      ? `ended by signal ${info.exit.signal}`
-      : `exited with code ${info.exit.code}`;
-  }
-  if (info.state === 'exited' && !processGone(info)) {
-    return `agent ended, shell (${info.foreground || 'no agent in the foreground'})`;
-  }
-  if (info.state === 'shell') return `${info.foreground || 'a shell'}, no agent started yet`;
-  if (info.state === 'running') return info.foreground || info.reason;
-  return info.reason;
 }
 
 function counts(infos: readonly SessionInfo[]): string {
@@ -475,11 +517,17 @@ export function renderBoard(
   const keys = view.input && !view.answer
     ? []
     : keyLines(view.answer ? ANSWER_KEYS : view.keys ?? WATCH_KEYS, width - 1);
+  // The status message wrapped on up to 2 lines (a message's end often says what matters:
+  // '... : y will be refused'), cut only beyond that.
+  const statusWrapped = view.status ? wrap(view.status, width - 1) : [];
+  const status = statusWrapped.length > 2
+    ? [statusWrapped[0], fit(statusWrapped.slice(1).join(' '), width - 1)]
+    : statusWrapped;
   if (view.answer) {
     const panel = view.answer;
     // The panel's room: the screen less title, blank, table header, one row, the blank
     // under the panel, the status and the key help.
-    const fixedRows = 4 + 1 + (view.status ? 1 : 0) + Math.max(1, keys.length);
+    const fixedRows = 4 + 1 + status.length + Math.max(1, keys.length);
     const lines = panelLines(
       panel,
       infos.find((i) => i.id === panel.id),
@@ -489,7 +537,7 @@ export function renderBoard(
     );
     bottom.push(...lines.map((l) => ' ' + l), '');
   }
-  if (view.status) bottom.push(' ' + fit(view.status, width - 1));
+  bottom.push(...status.map((l) => ' ' + l));
   if (view.input && !view.answer) {
     const line = `${view.input.label}${view.input.text}`;
     const shown = [...line].length < width - 2
@@ -541,7 +589,7 @@ export function renderBoard(
         info.state,
         STATE_SGR[info.state],
         duration(view.now - info.since),
-        detailOf(info),
+        detailOf(info, view.now),
       );
       const detail = info.state === 'blocked' ? sgr('1', r.detail) : sgr('2', r.detail);
       const marker = selected ? (color ? '\x1b[1m > \x1b[0m' : ' > ') : '   ';
