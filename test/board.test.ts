@@ -271,6 +271,11 @@ test('detailOf: rows speak to the person; rule internals stay in explain', () =>
   );
   assert.is(row(info('a-0001', 'working', 0, { reason: rule })), 'working');
   assert.is(
+    row(info('a-0001', 'working', 0, { reason: rule, activity: 'Running the tests…' })),
+    'Running the tests…',
+    'what the agent says it does',
+  );
+  assert.is(
     row(info('a-0001', 'blocked', 0, {
       reason: rule,
       question: 'Do you want to proceed?',

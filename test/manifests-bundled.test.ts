@@ -226,4 +226,25 @@ test('adversarial (Gemini, Qwen, opencode): the same reply question stays not bl
   }
 });
 
+test('claude [activity]: a working screen says what Claude Code does (its spinner text); idle and blocked ones say nothing', () => {
+  const claude = manifest('claude');
+  const working = evaluate(render('claude-code', 'claude.working.raw'), claude);
+  assert.is(working.state, 'working');
+  assert.match(working.activity ?? '', /^[A-Z][a-z]+…$/, String(working.activity));
+  for (const f of ['claude.idle.after.raw', 'claude.blocked.raw']) {
+    assert.is(evaluate(render('claude-code', f), claude).activity, undefined, f);
+  }
+  // The active form of a task, as a todo list gives it, is kept whole.
+  const rows = Array(32).fill('');
+  rows[24] = '✻ Running the test suite… (12s · ↓ 230 tokens · esc to interrupt)';
+  rows[26] = '─'.repeat(120);
+  rows[27] = '❯ ';
+  rows[28] = '─'.repeat(120);
+  rows[29] = '  ⏵⏵ accept edits on · esc to interrupt';
+  const screen: ScreenInput = { rows, wrapped: rows.map(() => false), title: '', osc: new Map() };
+  const e = evaluate(screen, claude);
+  assert.is(e.state, 'working');
+  assert.is(e.activity, 'Running the test suite…');
+});
+
 test.run();

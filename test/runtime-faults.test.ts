@@ -297,7 +297,8 @@ test('fault: an agent crashes (SIGKILL itself) -> exited with the signal; the ot
     const fb = new Follower(b.spec.socket);
     a.write('w');
     b.write('b');
-    await fa.next('working', t0);
+    const working = await fa.next('working', t0);
+    assert.is(working.activity, 'Working…', 'what the agent says it does, its spinner text');
     assert.is((await fb.next('blocked', t0)).question, 'Do you want to proceed?');
     assert.is(a.exit, null);
     assert.is(b.exit, null);

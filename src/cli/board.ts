@@ -189,6 +189,7 @@ function printableInfo(info: SessionInfo): SessionInfo {
     reason: ageless(printable(info.reason)),
     foreground: printable(info.foreground),
     question: info.question === undefined ? undefined : printable(info.question),
+    activity: info.activity === undefined ? undefined : printable(info.activity),
     options: info.options?.map(printable),
     details: info.details?.map(printable),
   };
@@ -412,7 +413,7 @@ export function detailOf(info: SessionInfo, now = Date.now()): string {
       return [what, question].filter(Boolean).join(' · ') || 'a prompt waits for you';
     }
     case 'working':
-      return info.by === 'acp' ? info.reason : 'working';
+      return info.activity || (info.by === 'acp' ? info.reason : 'working');
     case 'idle':
       if (info.by === 'start') return 'started, no task yet';
       if (info.by === 'acp' && !info.reason.startsWith('turn ended')) return info.reason;

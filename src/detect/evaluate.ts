@@ -39,6 +39,26 @@ function matchedBecause(rule: Rule, decisive: Pattern): string {
   return parts.join(', ');
 }
 
+/** Longest activity text kept, in characters. */
+const ACTIVITY_MAX = 80;
+
+/**
+ * What the agent says it does, by `manifest`'s `[activity]`: the first match of its patterns,
+ * leading glyphs (a spinner frame) and trailing blanks dropped, at most {@link ACTIVITY_MAX}
+ * characters; undefined when none matches or none is declared.
+ */
+function activityOf(texts: RegionTexts, manifest: Manifest): string | undefined {
+  const a = manifest.activity;
+  if (!a) return undefined;
+  const text = texts.text(a.region);
+  for (const p of a.any) {
+    const m = findMatch(p, text);
+    const said = m?.replace(/^[^\p{L}\p{N}]+/u, '').trim().slice(0, ACTIVITY_MAX);
+    if (said) return said;
+  }
+  return undefined;
+}
+
 /**
  * Classifies `screen` with `manifest`'s rules, in order; the first rule that matches decides.
  * No rule matching gives `idle` with reason {@link NO_RULE_MATCHED}: a false "needs you"
@@ -50,6 +70,7 @@ export function evaluate(screen: ScreenInput, manifest: Manifest): Evaluation {
     const text = texts.text(rule.region);
     const decisive = matchRule(rule, text);
     if (!decisive) continue;
+    const activity = rule.state === 'working' ? activityOf(texts, manifest) : undefined;
     return {
       state: rule.state,
       rule: rule.index,
@@ -57,6 +78,7 @@ export function evaluate(screen: ScreenInput, manifest: Manifest): Evaluation {
       match: findMatch(decisive, text),
       region: rule.regionLabel,
       reason: `${describeRule(rule)}: ${matchedBecause(rule, decisive)} in ${rule.regionLabel}`,
+      ...(activity ? { activity } : {}),
     };
   }
   return {

@@ -66,4 +66,9 @@ export interface Evaluation {
   readonly region: string | null;
   /** Human-readable reason, e.g. 'rule 0 (blocked): all 2 patterns matched' or 'no rule matched'. */
   readonly reason: string;
+  /**
+   * For a working screen, what the agent says it does (its manifest's `[activity]`: Claude
+   * Code's spinner text, 'Running the tests…'); absent when it says nothing.
+   */
+  readonly activity?: string;
 }

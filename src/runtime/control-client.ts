@@ -81,7 +81,7 @@ const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isS
 /**
  * `value` as a {@link SessionInfo} when it has the shape of one, else null: every required
  * field present with its type (id and socket not empty, state one of {@link SESSION_STATES}), `exit` null,
- * absent or `{code, signal?}`. Optional prompt fields of the wrong type (question, options,
+ * absent or `{code, signal?}`. Optional fields of the wrong type (activity, question, options,
  * details) are left out. A session socket answers with whatever it likes: what the board and
  * `ls` use must not crash them.
  */
@@ -102,6 +102,7 @@ export function sessionInfoOf(value: unknown): SessionInfo | null {
   if (!ok) return null;
   const info = { ...v } as unknown as SessionInfo;
   if (info.question !== undefined && !isString(info.question)) delete info.question;
+  if (info.activity !== undefined && !isString(info.activity)) delete info.activity;
   if (info.options !== undefined && !isStrings(info.options)) delete info.options;
   if (info.details !== undefined && !isStrings(info.details)) delete info.details;
   return info;

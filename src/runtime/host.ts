@@ -534,6 +534,7 @@ function publishedKey(info: SessionInfo): string {
     info.agent,
     info.reason,
     info.by,
+    info.activity,
     info.question,
     info.options,
     info.details,
@@ -571,6 +572,8 @@ export function sessionInfo(w: Watched): SessionInfo {
     host: process.pid,
     socket: s.spec.socket,
   };
+  const activity = w.record.state === 'working' ? w.record.evaluation?.activity : undefined;
+  if (activity) info.activity = activity;
   if (w.record.state === 'blocked') {
     const p = promptOn(s.terminal);
     if (p.question) info.question = p.question;
