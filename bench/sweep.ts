@@ -1,34 +1,46 @@
 /**
- * `node --import tsx bench/sweep.ts`: what the live sweep costs and how fast it sees a prompt,
- * for 1, 10 and 100 sessions of the simulated agent (src/eval/sim-agent.ts, the `sim-agent`
- * command: Claude Code 2.1.332's drawing, 10 Hz spinner, permission prompts, its true state
- * written with timestamps to a truth file), with the default 700 ms sweep and in adaptive mode.
+ * `npm run bench:sweep`: what detection and the host cost, and how fast and how right they see
+ * a prompt, with the simulated agent (src/eval/sim-agent.ts: Claude Code 2.1.332's drawing,
+ * 10 Hz spinner, permission prompts, its true state with timestamps). Cases (`--case NAME`,
+ * several separated by commas; default all four):
  *
- * Each case hosts N sessions in this process (a SessionHost with the bundled manifests and the
- * real foreground reader, sockets in a temporary AGENTWATCH_DIR) and drives every agent like
- * a quick user: a task 0.2-1.2 s after the agent goes idle; a prompt answered ('1') 0.2-0.6 s
- * after the host has published it blocked (at least 0.5 s after it was drawn; after 5 s
- * without it, answered anyway and counted as missed). Then, from the truth files and the
- * host's transitions:
- * - blocked latency: prompt drawn (truth time) -> `blocked` published (onTransition);
- * - clear latency: answer key written -> the state published leaves `blocked`;
- * - host CPU: process.cpuUsage over the measured window, as % of one core, minus the time
- *   this harness spends in its own code (truth polling, driving; measured with cpuUsage too);
- *   the sweep's evaluation time from Sweep.stats (wall time inside evaluate, so it grows when
- *   the machine is loaded and the process is preempted) and evaluations per second;
- * - memory: RSS at the end of the window; per pane, the growth from before the sessions
- *   started to the end of the window, after a GC, divided by N: of RSS (noisy, freed memory
- *   stays resident) and of the JS heap plus external memory (buffers: the 64 KB ring).
+ * - `synthetic-1000`: 1000 in-process panes (our Terminal and the Sweep, no PTYs) fed the
+ *   real-rate streams of 1000 agents that run in a child process (bench/sim-farm.ts, one Unix
+ *   socket, bytes and truth in the order they happened), driven by an in-process user (a task
+ *   0.3-2.5 s after idle, a prompt answered 0.6-1.2 s after it was drawn; about half of the
+ *   agents working at a time, about 3,000 evaluations/s in adaptive mode). CPU: detection
+ *   alone, the CPU time (process.cpuUsage, which costs about 1 µs a call) inside the sweep's
+ *   entry points (its ticks, adaptive looks, evaluations and output listener) as % of one
+ *   core; the process's whole CPU and the VT's share (wall time inside its writes) printed
+ *   beside. `synthetic-N` for another count.
+ * - `host-10`, `host-100`, `host-1000`: one SessionHost in this process with N sessions (real
+ *   PTYs, control sockets, foreground reads), each running bench/relay.c, which relays the PTY
+ *   to one agent of the farm (`--agents node`: a `sim-agent` node process per session, as a
+ *   person runs it; about 40 MB each, so not for 1000), driven like a quick user: a task
+ *   0.2-1.2 s after the agent goes idle, a prompt answered ('1') 0.2-0.6 s after the host
+ *   published it blocked (at least 0.5 s after it was drawn; after 5 s without it, answered
+ *   anyway and counted as missed). CPU: process.cpuUsage of this process over the window minus
+ *   the harness's own callbacks, as % of one core.
  *
- * The agents start from one esbuild bundle of the `sim-agent` command made at start-up (the same
- * sources, compiled once): `node --import tsx src/cli/main.ts sim-agent` costs about 1 s of CPU
- * per start here, 100 starts per mode would be most of the time budget. `--tsx` starts them
- * exactly that way instead. Options: `--sessions 1,10,100`, `--seconds S` (measured window of
- * every case; default 25 s for 1 session, 15 s otherwise), `--modes default,adaptive`.
- * A full run takes about 2.5 minutes on a 2-core machine (one warm-up case first).
+ * Figures per case: blocked latency (prompt drawn, truth time -> `blocked` published) median
+ * and max; missed prompts (never published blocked while shown); false blocked (published
+ * blocked while the truth had not been blocked for 50 ms); RSS at the end (MB, after a GC).
+ * Every figure is printed beside the one stored in bench/baseline.json for the same case (the
+ * release before the change); `--json` prints `{cases: [{name, panes, mode, cpuPct,
+ * blockedMedianMs, blockedMaxMs, missed, falseBlocked, rssMB}]}` instead of the table.
+ * Options: `--seconds S` (measured window; default 30 s synthetic, 20 s host), `--mode
+ * adaptive|default` (the sweep: adaptive, or the 700 ms interval alone; default adaptive),
+ * `--agents farm|node`, `--tsx` (node agents started from the sources).
+ *
+ * Each host session takes about 3 file descriptors in this process (PTY master, control
+ * socket, its listening socket) and the farm one per agent: host-1000 needs `ulimit -n` of at
+ * least 4096 in the shell that runs the bench (checked; the case is skipped with a note when
+ * it is lower). A full run takes about 4 minutes on a 2-core machine.
  */
 import { build } from 'esbuild';
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -38,39 +50,53 @@ import { sessionForeground } from '../src/runtime/default-host.ts';
 import { type HostOptions, SessionHost } from '../src/runtime/host.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import type { Session } from '../src/runtime/session.ts';
-import { DEFAULT_INTERVAL_MS } from '../src/runtime/sweep.ts';
+import { DEFAULT_INTERVAL_MS, Sweep } from '../src/runtime/sweep.ts';
+import { Terminal } from '../src/vt/terminal.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const SPEED = 6; // the sim agent's time factor: its thinking and tool calls 6 times shorter
+const SPEED = 6; // host cases: the sim agent's time factor (thinking and tool calls 6x shorter)
+const SYNTH_SPEED = 3; // the synthetic case's (with its task delays: about half working)
 const TASK_DELAY_MS: readonly [number, number] = [200, 1200];
 const ANSWER_DELAY_MS: readonly [number, number] = [200, 600];
 const ANSWER_MIN_MS = 500;
 const ANSWER_GIVE_UP_MS = 5000;
+const SYNTH_TASK_DELAY_MS: readonly [number, number] = [300, 2500];
+const SYNTH_ANSWER_DELAY_MS: readonly [number, number] = [600, 1200];
 const POLL_MS = 200;
+/**
+ * How long after the window the truth is still collected before scoring: an agent stamps and
+ * sends its truth after it drew the screen, and a loaded machine delays both the sending (the
+ * farm's IPC, a node agent's truth file) and the reading.
+ */
+const TRUTH_GRACE_MS = 2000;
+const BASELINE = join(import.meta.dirname, 'baseline.json');
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-/** One row of the table. */
-interface Result {
-  sessions: number;
+/** One case's figures, as `--json` prints them and bench/baseline.json stores them. */
+interface CaseFigures {
+  name: string;
+  panes: number;
   mode: string;
-  startS: number;
-  windowS: number;
-  prompts: number;
+  /** % of one core. */
+  cpuPct: number;
+  blockedMedianMs: number | null;
+  blockedMaxMs: number | null;
   missed: number;
   falseBlocked: number;
-  blocked: number[];
-  clear: number[];
-  cpuPct: number;
-  harnessPct: number;
-  evalPct: number;
+  rssMB: number;
+}
+
+/** What the table shows beside the figures. */
+interface Result extends CaseFigures {
+  prompts: number;
+  windowS: number;
   evalsPerS: number;
-  rssMb: number;
-  /** Growth of the JS heap plus external memory (buffers) per session, KB. */
-  perPaneKb: number;
-  /** Growth of RSS per session, KB (noisy: freed memory stays resident). */
-  rssPerPaneKb: number;
+  /** Share of agent-time the truth was working, %. */
+  workingPct: number;
+  /** A note for the table (VT time, start-up time). */
+  note: string;
 }
 
 /** A truth line of the sim agent. */
@@ -79,21 +105,13 @@ interface TruthEvent {
   state: string;
 }
 
-/** A session as the driver follows it. */
-interface Pane {
-  session: Session;
-  truthPath: string;
-  fd?: number;
-  offset: number;
-  pending: string;
+/** A pane as the driver and the scoring follow it. */
+interface Followed {
   truth: TruthEvent[];
-  /** The host's published states, with the time they were published. */
+  /** The published states, with the time they were published. */
   published: TruthEvent[];
   /** When the answer keys were written. */
   answers: number[];
-  timer?: ReturnType<typeof setTimeout>;
-  /** The truth blocked event being handled, and when the host published it. */
-  open?: { shownAt: number; publishedAt?: number; answered: boolean };
 }
 
 /** A seeded PRNG (mulberry32), for the driver's delays. */
@@ -126,8 +144,68 @@ function memoryAfterGc(): { rss: number; heap: number } {
 }
 
 /**
- * How to start one simulated agent: the bundled `sim-agent` command (made once, in `dir`), or
- * with `--tsx` the source entry as the CLI runs it.
+ * Prompts, latencies, misses and false blocked of panes followed over a window ending at
+ * `w1` (ms since the epoch): a prompt counts when it ended inside the window, a blocked
+ * publication when it came inside the window. Call it once the truth up to `w1` has come in
+ * ({@link TRUTH_GRACE_MS} later): an agent writes its truth after its screen.
+ */
+function score(panes: Iterable<Followed>, w0: number, w1: number) {
+  const blocked: number[] = [];
+  let prompts = 0;
+  let missed = 0;
+  let falseBlocked = 0;
+  let working = 0;
+  let agentMs = 0;
+  const falses: { pane: Followed; at: number }[] = [];
+  for (const pane of panes) {
+    const truth = pane.truth;
+    for (let k = 0; k < truth.length; k++) {
+      const end = truth[k + 1]?.t ?? w1;
+      if (truth[k].state === 'working') working += Math.min(end, w1) - Math.max(truth[k].t, w0);
+      if (truth[k].state !== 'blocked') continue;
+      if (truth[k + 1] === undefined || end > w1) continue; // still open when the window closed
+      prompts++;
+      const seen = pane.published.find((p) =>
+        p.state === 'blocked' && p.t >= truth[k].t - 5 && p.t <= end + 5
+      );
+      if (seen) blocked.push(seen.t - truth[k].t);
+      else missed++;
+    }
+    agentMs += w1 - w0;
+    // a blocked published while the truth was not blocked (give the truth 50 ms to lead);
+    // only inside the window: the truth of a later one may not have come in yet
+    for (const p of pane.published) {
+      if (p.state !== 'blocked' || p.t > w1) continue;
+      const before = truth.filter((e) => e.t <= p.t + 50).pop();
+      if (before && before.state !== 'blocked') {
+        falseBlocked++;
+        falses.push({ pane, at: p.t });
+      }
+    }
+  }
+  return { blocked, prompts, missed, falseBlocked, workingPct: (working / agentMs) * 100, falses };
+}
+
+/** The farm of simulated agents (bench/sim-farm.ts) in a child process. */
+async function startFarm(
+  dir: string,
+  speed: number,
+): Promise<{ child: ChildProcess; socket: string }> {
+  const socket = join(dir, 'farm.sock');
+  const child = fork(join(import.meta.dirname, 'sim-farm.ts'), [socket, String(speed)], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the agent farm exited (${code})`)));
+  });
+  return { child, socket };
+}
+
+/**
+ * How to start one simulated agent as a node process: the bundled `sim-agent` command (made
+ * once, in `dir`), or with `--tsx` the source entry as the CLI runs it.
  */
 async function agentCommand(dir: string, tsx: boolean): Promise<string[]> {
   if (tsx) return [process.execPath, '--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'sim-agent'];
@@ -156,42 +234,74 @@ simAgentCommand.run(values, positionals, io).then((code) => process.exit(code), 
   return [process.execPath, outfile];
 }
 
+/** Compiles bench/relay.c into `dir`; null when no C compiler is there. */
+function buildRelay(dir: string): string | null {
+  const out = join(dir, 'relay');
+  try {
+    execFileSync('cc', ['-O2', '-o', out, join(import.meta.dirname, 'relay.c')], { stdio: 'pipe' });
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/** A truth file of a node agent, read as it grows. */
+interface TruthFile {
+  path: string;
+  fd?: number;
+  offset: number;
+  pending: string;
+}
+
 /** Reads what the agent appended to its truth file since the last call. */
-function pollTruth(pane: Pane): TruthEvent[] {
-  if (pane.fd === undefined) {
+function pollTruth(f: TruthFile): TruthEvent[] {
+  if (f.fd === undefined) {
     try {
-      pane.fd = openSync(pane.truthPath, 'r');
+      f.fd = openSync(f.path, 'r');
     } catch {
       return [];
     }
   }
   const buf = Buffer.alloc(16 * 1024);
   let n: number;
-  while ((n = readSync(pane.fd, buf, 0, buf.length, pane.offset)) > 0) {
-    pane.offset += n;
-    pane.pending += buf.subarray(0, n).toString('utf8');
+  while ((n = readSync(f.fd, buf, 0, buf.length, f.offset)) > 0) {
+    f.offset += n;
+    f.pending += buf.subarray(0, n).toString('utf8');
   }
   const out: TruthEvent[] = [];
   let nl: number;
-  while ((nl = pane.pending.indexOf('\n')) >= 0) {
-    const line = pane.pending.slice(0, nl);
-    pane.pending = pane.pending.slice(nl + 1);
+  while ((nl = f.pending.indexOf('\n')) >= 0) {
+    const line = f.pending.slice(0, nl);
+    f.pending = f.pending.slice(nl + 1);
     try {
       out.push(JSON.parse(line) as TruthEvent);
     } catch {
       // a line cut by a concurrent write comes whole next time
     }
   }
-  pane.truth.push(...out);
   return out;
 }
 
-/** Runs one case: `n` sessions, one sweep mode, a measured window of `windowMs`. */
-async function runCase(
+/** A session of a host case as the driver follows it. */
+interface HostPane extends Followed {
+  session: Session;
+  file?: TruthFile;
+  /** Truth events not handled yet. */
+  inbox: TruthEvent[];
+  timer?: ReturnType<typeof setTimeout>;
+  /** The truth blocked event being handled, and when the host published it. */
+  open?: { shownAt: number; publishedAt?: number; answered: boolean };
+  /** Screen text at each blocked publication (for the false-blocked evidence). */
+  screens: { t: number; text: string }[];
+}
+
+/** Runs a host case: `n` sessions, the sweep mode, a measured window of `windowMs`. */
+async function runHost(
   n: number,
   adaptive: boolean,
   windowMs: number,
-  agent: string[],
+  agents: { kind: 'farm'; relay: string; speed: number } | { kind: 'node'; command: string[] },
+  name = `host-${n}`,
 ): Promise<Result> {
   const dir = mkdtempSync(join(tmpdir(), 'aw-bench-sweep-'));
   const manifests = loadBundledManifests();
@@ -204,7 +314,8 @@ async function runCase(
     hooks: false, // the sim agent takes no --settings
   };
   const host = new SessionHost(options);
-  const panes = new Map<string, Pane>();
+  const panes = new Map<string, HostPane>();
+  const byIndex: HostPane[] = [];
   const random = rng(n * 7 + (adaptive ? 1 : 0));
   const between = ([lo, hi]: readonly [number, number]) => lo + (hi - lo) * random();
   let driving = false;
@@ -220,36 +331,42 @@ async function runCase(
   host.onTransition(({ info }) => {
     const pane = panes.get(info.id);
     if (!pane) return;
-    const at = Date.now();
-    pane.published.push({ t: at, state: info.state });
-    if (info.state === 'blocked' && pane.open && pane.open.publishedAt === undefined) {
-      pane.open.publishedAt = at;
-      schedule(pane, Math.max(pane.open.shownAt + ANSWER_MIN_MS - at, between(ANSWER_DELAY_MS)));
-    }
+    harness(() => {
+      const at = Date.now();
+      pane.published.push({ t: at, state: info.state });
+      if (info.state !== 'blocked') return;
+      pane.screens.push({ t: at, text: pane.session.terminal.screenText() });
+      if (pane.open && pane.open.publishedAt === undefined) {
+        pane.open.publishedAt = at;
+        schedule(pane, Math.max(pane.open.shownAt + ANSWER_MIN_MS - at, between(ANSWER_DELAY_MS)));
+      }
+    });
   });
 
   /** Replaces the pane's pending action. */
-  const schedule = (pane: Pane, ms: number, act: () => void = () => answer(pane)) => {
+  const schedule = (pane: HostPane, ms: number, act: () => void = () => answer(pane)) => {
     if (pane.timer) clearTimeout(pane.timer);
     pane.timer = setTimeout(() => {
       pane.timer = undefined;
       if (driving) harness(act);
     }, Math.max(0, ms));
   };
-  const answer = (pane: Pane) => {
+  const answer = (pane: HostPane) => {
     if (!pane.open || pane.open.answered) return;
     pane.open.answered = true;
     pane.answers.push(Date.now());
     pane.session.write('1');
   };
   /** Reacts to the agent's true state changes. */
-  const onTruth = (pane: Pane, e: TruthEvent) => {
+  const onTruth = (pane: HostPane, e: TruthEvent) => {
+    pane.truth.push(e);
+    if (!driving) return;
     if (e.state === 'idle') {
       pane.open = undefined;
       schedule(pane, between(TASK_DELAY_MS), () => pane.session.write('run the tests\r'));
     } else if (e.state === 'blocked') {
       pane.open = { shownAt: e.t, answered: false };
-      // the host may have published it before this poll saw the truth line
+      // the host may have published it before the truth reached us
       const seen = pane.published.find((p) => p.state === 'blocked' && p.t >= e.t - 5);
       if (seen) {
         pane.open.publishedAt = seen.t;
@@ -259,44 +376,59 @@ async function runCase(
       if (pane.open?.answered) pane.open = undefined;
     }
   };
+  const drain = () => {
+    for (const pane of panes.values()) {
+      if (pane.file) pane.inbox.push(...pollTruth(pane.file));
+      const events = pane.inbox.splice(0);
+      for (const e of events) onTruth(pane, e);
+    }
+  };
 
+  let farm: { child: ChildProcess; socket: string } | undefined;
   try {
-    await sleep(1000); // the previous case's PTYs and sockets are released
-    const mem0 = memoryAfterGc();
+    if (agents.kind === 'farm') {
+      farm = await startFarm(dir, agents.speed);
+      farm.child.on('message', (m: { i: number; t: number; state: string }) => {
+        byIndex[m.i]?.inbox.push({ t: m.t, state: m.state });
+      });
+    }
+    await sleep(500); // the previous case's PTYs and sockets are released
     const t0 = Date.now();
     for (let i = 0; i < n; i++) {
-      const truthPath = join(dir, `truth-${i}.jsonl`);
+      const file = agents.kind === 'node'
+        ? { path: join(dir, `truth-${i}.jsonl`), offset: 0, pending: '' }
+        : undefined;
+      const [command, ...args] = agents.kind === 'node'
+        ? [
+          ...agents.command,
+          ...['--seed', String(i + 1), '--speed', String(SPEED), '--truth', file!.path],
+        ]
+        : [agents.relay, farm!.socket, String(i)];
       const session = await host.start({
-        command: agent[0],
-        args: [
-          ...agent.slice(1),
-          '--seed',
-          String(i + 1),
-          '--speed',
-          String(SPEED),
-          '--truth',
-          truthPath,
-        ],
+        command,
+        args,
         name: `sim${i}`,
         agent: 'claude',
         cwd: ROOT,
         headless: true,
       });
-      panes.set(session.id, {
+      const pane: HostPane = {
         session,
-        truthPath,
-        offset: 0,
-        pending: '',
+        file,
+        inbox: [],
         truth: [],
         published: [],
         answers: [],
-      });
+        screens: [],
+      };
+      panes.set(session.id, pane);
+      byIndex[i] = pane;
     }
     // every agent has drawn its idle frame
     for (;;) {
-      for (const pane of panes.values()) pollTruth(pane);
+      drain();
       if ([...panes.values()].every((p) => p.truth.some((e) => e.state === 'idle'))) break;
-      if (Date.now() - t0 > 120_000) throw new Error('the agents did not start within 120 s');
+      if (Date.now() - t0 > 180_000) throw new Error('the agents did not start within 180 s');
       await sleep(100);
     }
     const startS = (Date.now() - t0) / 1000;
@@ -307,204 +439,442 @@ async function runCase(
     const stats0 = { ...host.sweep.stats };
     const w0 = Date.now();
     driving = true;
+    harnessMs = 0;
     for (const pane of panes.values()) {
       pane.truth.length = 0;
       pane.published.length = 0;
+      pane.screens.length = 0;
       onTruth(pane, { t: w0, state: 'idle' });
     }
-    const poller = setInterval(() =>
-      harness(() => {
-        for (const pane of panes.values()) for (const e of pollTruth(pane)) onTruth(pane, e);
-      }), POLL_MS);
+    const poller = setInterval(() => harness(drain), POLL_MS);
     await sleep(windowMs);
     driving = false;
     clearInterval(poller);
     const w1 = Date.now();
     const cpu = process.cpuUsage(cpu0);
-    const stats = host.sweep.stats;
+    const stats = { ...host.sweep.stats };
     const mem1 = memoryAfterGc();
-    for (const pane of panes.values()) pollTruth(pane);
-
-    // prompts: drawn -> published blocked; answered -> published not blocked
-    const blocked: number[] = [];
-    const clear: number[] = [];
-    let prompts = 0;
-    let missed = 0;
-    let falseBlocked = 0;
-    for (const pane of panes.values()) {
-      const truth = pane.truth;
-      for (let k = 0; k < truth.length; k++) {
-        if (truth[k].state !== 'blocked') continue;
-        const end = truth[k + 1]?.t;
-        if (end === undefined || end > w1) continue; // still open when the window closed
-        prompts++;
-        const seen = pane.published.find((p) =>
-          p.state === 'blocked' && p.t >= truth[k].t - 5 && p.t <= end + 5
-        );
-        if (seen) blocked.push(seen.t - truth[k].t);
-        else missed++;
-        const answeredAt = pane.answers.find((a) => a >= truth[k].t && a <= end + 5);
-        if (answeredAt === undefined || !seen) continue;
-        const left = pane.published.find((p) => p.t >= answeredAt && p.state !== 'blocked');
-        if (left) clear.push(left.t - answeredAt);
-      }
-      // a blocked published while the truth was not blocked (give the truth 50 ms to lead)
-      for (const p of pane.published) {
-        if (p.state !== 'blocked') continue;
-        const before = truth.filter((e) => e.t <= p.t + 50).pop();
-        if (before && before.state !== 'blocked') falseBlocked++;
-      }
-    }
+    await sleep(TRUTH_GRACE_MS);
+    drain();
+    const scored = score(panes.values(), w0, w1);
+    reportFalse(name, scored.falses as { pane: HostPane; at: number }[]);
     const ms = w1 - w0;
     return {
-      sessions: n,
+      name,
+      panes: n,
       mode: adaptive ? 'adaptive' : `${DEFAULT_INTERVAL_MS} ms`,
-      startS,
-      windowS: ms / 1000,
-      prompts,
-      missed,
-      falseBlocked,
-      blocked,
-      clear,
       cpuPct: ((cpu.user + cpu.system) / 1000 - harnessMs) / ms * 100,
-      harnessPct: harnessMs / ms * 100,
-      evalPct: (stats.evalMs - stats0.evalMs) / ms * 100,
+      blockedMedianMs: round(quantile(scored.blocked, 0.5)),
+      blockedMaxMs: round(scored.blocked.length ? Math.max(...scored.blocked) : NaN),
+      missed: scored.missed,
+      falseBlocked: scored.falseBlocked,
+      rssMB: Math.round(mem1.rss / 2 ** 20),
+      prompts: scored.prompts,
+      windowS: ms / 1000,
       evalsPerS: (stats.evaluations - stats0.evaluations) / (ms / 1000),
-      rssMb: mem1.rss / 2 ** 20,
-      perPaneKb: (mem1.heap - mem0.heap) / n / 1024,
-      rssPerPaneKb: (mem1.rss - mem0.rss) / n / 1024,
+      workingPct: scored.workingPct,
+      note: `started in ${startS.toFixed(0)} s, harness ${(harnessMs / ms * 100).toFixed(1)}%` +
+        (agents.kind === 'node' ? ', node agents' : ''),
     };
   } finally {
     driving = false;
     for (const pane of panes.values()) {
       if (pane.timer) clearTimeout(pane.timer);
-      if (pane.fd !== undefined) closeSync(pane.fd);
+      if (pane.file?.fd !== undefined) closeSync(pane.file.fd);
     }
     await host.close();
     await Promise.race([
       Promise.all([...panes.values()].map((p) => new Promise((r) => p.session.onExit(r)))),
-      sleep(3000),
+      sleep(5000),
     ]);
+    farm?.child.kill();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** `12/34` from two numbers of ms, rounded; '-' for none. */
-function pair(xs: number[]): string {
-  if (!xs.length) return '-';
-  return `${Math.round(quantile(xs, 0.5))}/${Math.round(Math.max(...xs))}`;
+/** With AGENTWATCH_BENCH_FALSE=1: prints each false blocked, with the screen published. */
+function reportFalse(name: string, falses: { pane: HostPane; at: number }[]): void {
+  if (!process.env.AGENTWATCH_BENCH_FALSE) return;
+  for (const { pane, at } of falses) {
+    const truth = pane.truth.filter((e) => e.t <= at + 2000 && e.t >= at - 3000);
+    const screen = pane.screens.find((s) => s.t === at)?.text ?? '';
+    console.error(
+      `${name}: false blocked at ${at}: truth ${
+        JSON.stringify(truth.map((e) => [e.t - at, e.state]))
+      }, answers ${
+        JSON.stringify(pane.answers.filter((a) => Math.abs(a - at) < 3000).map((a) => a - at))
+      }, published ${
+        JSON.stringify(
+          pane.published.filter((p) => Math.abs(p.t - at) < 3000).map((p) => [p.t - at, p.state]),
+        )
+      }\n${screen.split('\n').filter((l) => l.trim()).slice(-16).join('\n')}\n`,
+    );
+  }
 }
 
-/** The table, one line per case. */
-function table(results: Result[]): string {
+/** A pane of the synthetic case: our Terminal, fed by the farm, standing in for a session. */
+interface SynthPane extends Followed {
+  index: number;
+  session: SynthSession;
+  timer?: ReturnType<typeof setTimeout>;
+  /** When the prompt on screen was drawn (truth), while one is. */
+  shownAt?: number;
+}
+
+/** The part of a Session the sweep reads, without a PTY. */
+interface SynthSession {
+  id: string;
+  spec: { agent: string; command: string; args: string[] };
+  terminal: Terminal;
+  inputsVersion: number;
+  exit: null;
+  report: null;
+  lastOutput: number;
+  listeners: ((data: Uint8Array) => void)[];
+  onOutput(l: (data: Uint8Array) => void): () => void;
+  onExit(l: (exit: never) => void): () => void;
+}
+
+/** Runs the synthetic case: `n` in-process panes, the sweep mode, a window of `windowMs`. */
+async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Promise<Result> {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-bench-synth-'));
+  const manifests = loadBundledManifests();
+  const random = rng(n * 11 + (adaptive ? 1 : 0));
+  const between = ([lo, hi]: readonly [number, number]) => lo + (hi - lo) * random();
+  const panes: SynthPane[] = [];
+  let driving = false;
+  const fg = { pgid: 1, name: 'claude', argv: ['claude'] };
+  const sweep = new Sweep<SynthSession>({
+    intervalMs: DEFAULT_INTERVAL_MS,
+    adaptive,
+    manifests: () => manifests,
+    foreground: () => fg,
+    onTransition: (w) => {
+      const pane = panes[Number(w.session.id)];
+      pane.published.push({ t: Date.now(), state: w.record.state });
+    },
+  });
+  // The sweep's own CPU time: ticks, adaptive looks, evaluations and its output listener
+  // (nested calls counted once), from process.cpuUsage around each, and the wall time too.
+  let sweepMs = 0;
+  let sweepCpuMs = 0;
+  let depth = 0;
+  const timed = <A extends unknown[], R>(f: (...a: A) => R) => (...a: A): R => {
+    if (depth++ > 0) {
+      try {
+        return f(...a);
+      } finally {
+        depth--;
+      }
+    }
+    const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    try {
+      return f(...a);
+    } finally {
+      depth--;
+      const c = process.cpuUsage(c0);
+      sweepCpuMs += (c.user + c.system) / 1000;
+      sweepMs += performance.now() - t0;
+    }
+  };
+  sweep.tick = timed(sweep.tick.bind(sweep));
+  sweep.evaluateIfDue = timed(sweep.evaluateIfDue.bind(sweep));
+  sweep.evaluate = timed(sweep.evaluate.bind(sweep));
+  let vtMs = 0;
+
+  let farm: { child: ChildProcess; socket: string } | undefined;
+  let socket: Socket | undefined;
+  const send = (i: number, keys: string) => {
+    const payload = Buffer.from(keys);
+    const head = Buffer.alloc(9);
+    head.writeUInt32LE(i, 0);
+    head.writeUInt8(0, 4);
+    head.writeUInt32LE(payload.length, 5);
+    socket?.write(Buffer.concat([head, payload]));
+  };
+  const schedule = (pane: SynthPane, ms: number, keys: string) => {
+    if (pane.timer) clearTimeout(pane.timer);
+    pane.timer = setTimeout(() => {
+      pane.timer = undefined;
+      if (driving) {
+        if (keys === '1') pane.answers.push(Date.now());
+        send(pane.index, keys);
+      }
+    }, ms);
+  };
+  const onTruth = (pane: SynthPane, e: TruthEvent) => {
+    pane.truth.push(e);
+    if (!driving) return;
+    if (e.state === 'idle') schedule(pane, between(SYNTH_TASK_DELAY_MS), 'run the tests\r');
+    else if (e.state === 'blocked') schedule(pane, between(SYNTH_ANSWER_DELAY_MS), '1');
+  };
+  try {
+    farm = await startFarm(dir, SYNTH_SPEED);
+    for (let i = 0; i < n; i++) {
+      const session: SynthSession = {
+        id: String(i),
+        spec: { agent: 'claude', command: 'claude', args: [] },
+        terminal: new Terminal(32, 120),
+        inputsVersion: 0,
+        exit: null,
+        report: null,
+        lastOutput: 0,
+        listeners: [],
+        onOutput(l) {
+          this.listeners.push(l);
+          return () => {};
+        },
+        onExit: () => () => {},
+      };
+      panes.push({ index: i, session, truth: [], published: [], answers: [] });
+      sweep.add(session);
+    }
+    socket = connect(farm.socket);
+    await new Promise<void>((r) => socket!.once('connect', () => r()));
+    let pending: Buffer = Buffer.alloc(0);
+    socket.on('data', (d: Buffer) => {
+      pending = pending.length ? Buffer.concat([pending, d]) : d;
+      let off = 0;
+      while (pending.length - off >= 9) {
+        const len = pending.readUInt32LE(off + 5);
+        if (pending.length - off < 9 + len) break;
+        const pane = panes[pending.readUInt32LE(off)];
+        const payload = pending.subarray(off + 9, off + 9 + len);
+        if (pending.readUInt8(off + 4) === 0) {
+          const s = pane.session;
+          const t0 = performance.now();
+          s.terminal.write(payload);
+          vtMs += performance.now() - t0;
+          s.lastOutput = Date.now();
+          for (const l of s.listeners) timed(l)(payload);
+        } else onTruth(pane, JSON.parse(payload.toString()) as TruthEvent);
+        off += 9 + len;
+      }
+      pending = pending.subarray(off);
+    });
+    socket.write(`mux ${n}\n`);
+    const t0 = Date.now();
+    while (!panes.every((p) => p.truth.length > 0)) {
+      if (Date.now() - t0 > 60_000) throw new Error('the agents did not start within 60 s');
+      await sleep(100);
+    }
+    sweep.start();
+    await sleep(1500);
+    // the measured window
+    const w0 = Date.now();
+    const cpu0 = process.cpuUsage();
+    const evals0 = sweep.stats.evaluations;
+    sweepMs = 0;
+    sweepCpuMs = 0;
+    vtMs = 0;
+    driving = true;
+    for (const pane of panes) {
+      pane.truth.length = 0;
+      pane.published.length = 0;
+      onTruth(pane, { t: w0, state: 'idle' });
+    }
+    await sleep(windowMs);
+    driving = false;
+    const w1 = Date.now();
+    const cpu = process.cpuUsage(cpu0);
+    const evals = sweep.stats.evaluations - evals0;
+    const mem = memoryAfterGc();
+    await sleep(TRUTH_GRACE_MS);
+    const scored = score(panes, w0, w1);
+    const ms = w1 - w0;
+    return {
+      name: `synthetic-${n}`,
+      panes: n,
+      mode: adaptive ? 'adaptive' : `${DEFAULT_INTERVAL_MS} ms`,
+      cpuPct: sweepCpuMs / ms * 100,
+      blockedMedianMs: round(quantile(scored.blocked, 0.5)),
+      blockedMaxMs: round(scored.blocked.length ? Math.max(...scored.blocked) : NaN),
+      missed: scored.missed,
+      falseBlocked: scored.falseBlocked,
+      rssMB: Math.round(mem.rss / 2 ** 20),
+      prompts: scored.prompts,
+      windowS: ms / 1000,
+      evalsPerS: evals / (ms / 1000),
+      workingPct: scored.workingPct,
+      note: `${(sweepCpuMs * 1000 / Math.max(1, evals)).toFixed(0)} µs/eval, sweep wall ${
+        (sweepMs / ms * 100).toFixed(1)
+      }%, VT ${(vtMs / ms * 100).toFixed(1)}%, process ${
+        ((cpu.user + cpu.system) / 10 / ms).toFixed(0)
+      }%`,
+    };
+  } finally {
+    driving = false;
+    sweep.stop();
+    for (const p of panes) if (p.timer) clearTimeout(p.timer);
+    socket?.destroy();
+    farm?.child.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Rounds to whole ms; null for NaN. */
+function round(x: number): number | null {
+  return Number.isFinite(x) ? Math.round(x) : null;
+}
+
+/** The baseline figures by case name (bench/baseline.json), empty when there is none. */
+function readBaseline(): { label: string; cases: Map<string, CaseFigures> } {
+  try {
+    const b = JSON.parse(readFileSync(BASELINE, 'utf8')) as {
+      label?: string;
+      cases: CaseFigures[];
+    };
+    return { label: b.label ?? 'baseline', cases: new Map(b.cases.map((c) => [c.name, c])) };
+  } catch {
+    return { label: 'baseline', cases: new Map() };
+  }
+}
+
+/** The table: each case, with its baseline row under it. */
+function table(results: Result[], baseline: ReturnType<typeof readBaseline>): string {
   const head = [
-    'sessions',
-    'sweep',
+    'case',
+    'run',
+    'mode',
     'prompts',
+    'working %',
+    'CPU %',
+    'blocked ms med/max',
     'missed',
     'false',
-    'blocked ms med/max',
-    'clear ms med/max',
-    'host CPU %',
-    'eval CPU %',
     'evals/s',
     'RSS MB',
-    'RSS KB/pane',
-    'heap KB/pane',
+    'note',
   ];
-  const rows = results.map((r) => [
-    String(r.sessions),
-    r.mode,
-    String(r.prompts),
-    String(r.missed),
-    String(r.falseBlocked),
-    pair(r.blocked),
-    pair(r.clear),
-    r.cpuPct.toFixed(1),
-    r.evalPct.toFixed(2),
-    r.evalsPerS.toFixed(0),
-    r.rssMb.toFixed(0),
-    // one pane is below the noise of these figures
-    r.sessions >= 10 ? r.rssPerPaneKb.toFixed(0) : '-',
-    r.sessions >= 10 ? r.perPaneKb.toFixed(0) : '-',
-  ]);
+  const ms = (x: number | null) => (x === null ? '-' : String(x));
+  const rows: string[][] = [];
+  for (const r of results) {
+    rows.push([
+      r.name,
+      'now',
+      r.mode,
+      String(r.prompts),
+      r.workingPct.toFixed(0),
+      r.cpuPct.toFixed(1),
+      `${ms(r.blockedMedianMs)}/${ms(r.blockedMaxMs)}`,
+      String(r.missed),
+      String(r.falseBlocked),
+      r.evalsPerS.toFixed(0),
+      String(r.rssMB),
+      r.note,
+    ]);
+    const b = baseline.cases.get(r.name);
+    if (b) {
+      rows.push([
+        '',
+        baseline.label,
+        b.mode,
+        '',
+        '',
+        b.cpuPct.toFixed(1),
+        `${ms(b.blockedMedianMs)}/${ms(b.blockedMaxMs)}`,
+        String(b.missed),
+        String(b.falseBlocked),
+        '',
+        String(b.rssMB),
+        '',
+      ]);
+    }
+  }
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) =>
-    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+    cells.map((c, i) => (i < 3 || i === 11 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .join('  ').trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-/**
- * One line from the numbers: adaptive becomes the default when, at the largest session count,
- * it at least halves the median blocked latency for at most 10 points of one core more.
- */
-function recommendation(results: Result[]): string {
-  const n = Math.max(...results.map((r) => r.sessions));
-  const d = results.find((r) => r.sessions === n && !r.mode.startsWith('adaptive'));
-  const a = results.find((r) => r.sessions === n && r.mode === 'adaptive');
-  if (!d || !a) return 'Recommendation: run both modes to compare.';
-  const dm = quantile(d.blocked, 0.5);
-  const am = quantile(a.blocked, 0.5);
-  const extra = a.cpuPct - d.cpuPct;
-  const figures = `at ${n} session${n === 1 ? '' : 's'} adaptive sees a prompt in a median ` +
-    `${Math.round(am)} ms (max ${Math.round(Math.max(...a.blocked))}) against ` +
-    `${Math.round(dm)} ms (max ${Math.round(Math.max(...d.blocked))}) for ` +
-    `${extra >= 0 ? '+' : ''}${extra.toFixed(1)} points of one core`;
-  return am <= dm / 2 && extra <= 10
-    ? `Recommendation: make adaptive the default: ${figures}.`
-    : `Recommendation: keep the ${DEFAULT_INTERVAL_MS} ms sweep as the default: ${figures}.`;
+/** The soft limit on open files of this process. */
+function fdLimit(): number {
+  return Number(
+    readFileSync('/proc/self/limits', 'utf8').match(/^Max open files\s+(\d+)/m)?.[1] ?? NaN,
+  );
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      sessions: { type: 'string', default: '1,10,100' },
+      case: { type: 'string', default: 'synthetic-1000,host-10,host-100,host-1000' },
       seconds: { type: 'string' },
-      modes: { type: 'string', default: 'default,adaptive' },
+      mode: { type: 'string', default: 'adaptive' },
+      agents: { type: 'string', default: 'farm' },
+      json: { type: 'boolean', default: false },
       tsx: { type: 'boolean', default: false },
     },
   });
-  const counts = values.sessions!.split(',').map(Number).filter((x) => x > 0);
-  const modes = values.modes!.split(',').map((m) => m.trim());
+  const names = values.case!.split(',').map((c) => c.trim()).filter(Boolean);
+  for (const name of names) {
+    if (!/^(synthetic|host)-\d+$/.test(name)) {
+      throw new Error(`--case ${name}: expected synthetic-N or host-N (e.g. synthetic-1000)`);
+    }
+  }
+  if (values.mode !== 'adaptive' && values.mode !== 'default') {
+    throw new Error(`--mode ${values.mode}: expected adaptive or default`);
+  }
+  const adaptive = values.mode === 'adaptive';
   const dir = mkdtempSync(join(tmpdir(), 'aw-bench-agent-'));
   const load0 = loadavg()[0];
+  const log = (s: string) => process.stderr.write(s);
   try {
-    const agent = await agentCommand(dir, values.tsx === true);
-    const limit = Number(
-      readFileSync('/proc/self/limits', 'utf8').match(
-        /^Max open files\s+(\d+)/m,
-      )?.[1] ?? NaN,
-    );
-    if (limit < 4 * Math.max(...counts) + 64) {
-      console.error(`note: ulimit -n is ${limit}; each session takes 2 descriptors here`);
-    }
-    // warm-up: node-pty, the VT and the rules loaded and compiled before any RSS baseline
-    await runCase(1, true, 1500, agent);
-    const results: Result[] = [];
-    for (const n of counts) {
-      for (const mode of modes) {
-        const windowMs = (values.seconds ? Number(values.seconds) : n === 1 ? 25 : 15) * 1000;
-        process.stderr.write(`${n} session(s), ${mode}: `);
-        const r = await runCase(n, mode === 'adaptive', windowMs, agent);
-        process.stderr.write(
-          `started in ${r.startS.toFixed(1)} s, ${r.prompts} prompts in ${
-            r.windowS.toFixed(0)
-          } s\n`,
-        );
-        results.push(r);
+    let agents: Parameters<typeof runHost>[3] | undefined;
+    if (names.some((c) => c.startsWith('host-'))) {
+      const relay = values.agents === 'farm' ? buildRelay(dir) : null;
+      if (values.agents === 'farm' && !relay) {
+        log('note: no C compiler (cc): node agents instead\n');
       }
+      agents = relay
+        ? { kind: 'farm', relay, speed: SPEED }
+        : { kind: 'node', command: await agentCommand(dir, values.tsx === true) };
+      // warm-up: node-pty, the VT and the rules loaded and compiled before the first case
+      await runHost(1, adaptive, 1500, agents, 'warm-up');
     }
-    console.log(table(results));
-    const harness = Math.max(...results.map((r) => r.harnessPct));
+    const results: Result[] = [];
+    for (const name of names) {
+      const [kind, count] = name.split('-');
+      const n = Number(count);
+      const windowMs = (values.seconds ? Number(values.seconds) : kind === 'host' ? 20 : 30) *
+        1000;
+      log(`${name}, ${values.mode}: `);
+      if (kind === 'host' && fdLimit() < 3 * n + 256) {
+        log(
+          `skipped: ulimit -n is ${fdLimit()}, ${3 * n + 256} needed (raise it: ulimit -n 4096)\n`,
+        );
+        continue;
+      }
+      const r = kind === 'host'
+        ? await runHost(n, adaptive, windowMs, agents!)
+        : await runSynthetic(n, adaptive, windowMs);
+      log(`${r.prompts} prompts in ${r.windowS.toFixed(0)} s (${r.note})\n`);
+      results.push(r);
+    }
+    if (values.json) {
+      const cases: CaseFigures[] = results.map((r) => ({
+        name: r.name,
+        panes: r.panes,
+        mode: r.mode,
+        cpuPct: Math.round(r.cpuPct * 10) / 10,
+        blockedMedianMs: r.blockedMedianMs,
+        blockedMaxMs: r.blockedMaxMs,
+        missed: r.missed,
+        falseBlocked: r.falseBlocked,
+        rssMB: r.rssMB,
+      }));
+      console.log(JSON.stringify({ cases }, null, 2));
+      return;
+    }
+    console.log(table(results, readBaseline()));
     console.log(
-      `(blocked: prompt drawn -> state published; clear: answer written -> state published; ` +
-        `host CPU excludes this harness, at most ${harness.toFixed(1)}% of a core; ` +
-        `per pane: growth over the case after a GC / sessions, from 10 sessions (heap = JS ` +
-        `heap + buffers); ` +
-        `agents at speed ${SPEED}; node ${process.version}, ${cpus().length} CPUs, load average ` +
-        `${load0.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after)`,
+      `(CPU: % of one core; synthetic: the sweep's own; host: this process minus the ` +
+        `harness. blocked: prompt drawn -> state published; missed: never published while ` +
+        `shown; false: published blocked while the truth was not. Node ${process.version}, ` +
+        `${cpus().length} CPUs, load average ${load0.toFixed(1)} before, ` +
+        `${loadavg()[0].toFixed(1)} after)`,
     );
-    console.log(recommendation(results));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -16,6 +16,7 @@ import {
   foreground,
   foregroundDiagnostics,
   type ForegroundVia,
+  LEADER_REREAD_MS,
   loadForegroundAddon,
   type PtyMaster,
   ptyMasterFd,
@@ -39,9 +40,9 @@ function spawnBash(): pty.IPty {
   });
 }
 
-/** Polls `read` every STEP_MS until `done` holds, for at most WAIT_MS; returns the last value. */
-async function waitFor<T>(read: () => T, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
+/** Polls `read` every STEP_MS until `done` holds, for at most `ms`; returns the last value. */
+async function waitFor<T>(read: () => T, done: (value: T) => boolean, ms = WAIT_MS): Promise<T> {
+  const deadline = Date.now() + ms;
   let value = read();
   while (!done(value) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, STEP_MS));
@@ -107,6 +108,51 @@ test('bash, then sleep 5, then bash again after Ctrl-C; addon, /proc and ps agre
     const back = await waitFor(() => foreground(m), (f) => f?.pgid === p.pid);
     assert.equal(back, { ...bashHolds, via: 'addon' });
     everySourceSays(m, bashHolds);
+  } finally {
+    await killAll(p, groups);
+  }
+});
+
+test('previous: the leader is read again only when the group changed, or after a while', async () => {
+  const p = spawnBash();
+  const groups: number[] = [];
+  try {
+    const m = { fd: ptyMasterFd(p), pid: p.pid };
+    const bash = await waitFor(() => foreground(m), (f) => f?.name === 'bash' && f.argv.length > 0);
+    assert.ok(bash);
+    // the same group: the previous answer itself, its leader not read again
+    assert.is(foreground(m, { previous: bash }), bash);
+    if (process.platform === 'linux') {
+      const proc = foreground(m, { via: 'proc' });
+      assert.is(foreground(m, { via: 'proc', previous: proc }), proc);
+      assert.is.not(foreground(m, { via: 'addon', previous: proc }), proc, 'another source');
+    }
+    // an answer foreground() did not give is no proof: read afresh
+    const copy = { ...bash, argv: ['marker'] };
+    assert.equal(foreground(m, { previous: copy })?.argv, BASH.argv);
+    p.write('sleep 5\r');
+    const sleep = await waitFor(
+      () => foreground(m, { previous: bash }),
+      (f) => f?.name === 'sleep' && f.argv.length > 0,
+    );
+    assert.ok(sleep);
+    groups.push(sleep.pgid);
+    assert.equal(sleep.argv, ['sleep', '5']);
+    p.write('\x03');
+    const back = await waitFor(() => foreground(m, { previous: sleep }), (f) => f?.pgid === p.pid);
+    assert.equal(back, { pgid: p.pid, pid: p.pid, ...BASH, via: 'addon' });
+    // the leader execs another program (same pid, same group): seen once LEADER_REREAD_MS
+    // has passed, while every call passes its previous answer
+    p.write('exec sleep 30\r');
+    let last = back;
+    const execd = await waitFor(
+      () => (last = foreground(m, { previous: last }) ?? last),
+      (f) => f?.name === 'sleep',
+      LEADER_REREAD_MS + WAIT_MS,
+    );
+    assert.ok(execd);
+    assert.is(execd.pgid, p.pid);
+    assert.equal(execd.argv, ['sleep', '30']);
   } finally {
     await killAll(p, groups);
   }

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { evaluate } from '../src/detect/evaluate.ts';
+import { Evaluator } from '../src/detect/evaluator.ts';
 import { runExamples } from '../src/detect/examples.ts';
 import { type Manifest, parseManifest } from '../src/detect/manifest.ts';
 import type { RuleState, ScreenInput } from '../src/detect/types.ts';
@@ -244,7 +245,15 @@ test('claude [activity]: a working screen says what Claude Code does (its spinne
   const screen: ScreenInput = { rows, wrapped: rows.map(() => false), title: '', osc: new Map() };
   const e = evaluate(screen, claude);
   assert.is(e.state, 'working');
-  assert.is(e.activity, 'Running the test suite…');
+  assert.is(e.activity, 'Running the test suite…'); // The sweep's evaluator (a cached result while the deciding rule's text is the same) gives
+  // the new activity when only the spinner line changed.
+  const ev = new Evaluator();
+  assert.is(ev.evaluate(screen, claude).activity, 'Running the test suite…');
+  const next = [...rows];
+  next[24] = '✶ Writing the report… (13s · ↓ 240 tokens · esc to interrupt)';
+  const later = ev.evaluate({ ...screen, rows: next }, claude);
+  assert.is(later.activity, 'Writing the report…');
+  assert.equal(later, evaluate({ ...screen, rows: next }, claude), 'as evaluate() says');
 });
 
 test.run();

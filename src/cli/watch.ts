@@ -266,11 +266,12 @@ export class SessionBook {
   /**
    * Forgets the sessions whose process is gone (all of them, or those gone at or before
    * `goneBy`, ms since the epoch); a hosted one's socket is closed as well. Sessions alive,
-   * live shells included, stay. Returns the infos cleared.
+   * live shells included, stay. Returns the infos cleared. `infos`: this book's
+   * {@link infos} when the caller has just taken them (read once per frame).
    */
-  clearGone(goneBy = Infinity): SessionInfo[] {
+  clearGone(goneBy = Infinity, infos: readonly SessionInfo[] = this.infos()): SessionInfo[] {
     const cleared: SessionInfo[] = [];
-    for (const i of this.infos()) {
+    for (const i of infos) {
       const f = this.followed.get(i.id)!;
       if (f.goneAt === undefined || f.goneAt > goneBy) continue;
       this.followed.delete(i.id);
@@ -510,10 +511,14 @@ export class BoardUi {
     if (this.#restored || this.#mode === 'attached') return;
     // Rows of processes gone for GONE_ROW_MS go by themselves (x clears them at once); an
     // answer panel open on one closes.
-    for (const gone of this.options.book.clearGone(Date.now() - GONE_ROW_MS)) {
-      if (this.#panel?.id === gone.id) this.#closePanel(this.#panel, `${gone.name} is gone`);
+    // The sessions' infos are taken once per frame.
+    const all = this.options.book.infos();
+    const gone = new Set<string>();
+    for (const g of this.options.book.clearGone(Date.now() - GONE_ROW_MS, all)) {
+      gone.add(g.id);
+      if (this.#panel?.id === g.id) this.#closePanel(this.#panel, `${g.name} is gone`);
     }
-    const infos = sortSessions(this.options.book.infos());
+    const infos = sortSessions(gone.size ? all.filter((i) => !gone.has(i.id)) : all);
     if (!infos.some((i) => i.id === this.#selected)) this.#selected = infos[0]?.id;
     const width = this.#stdout.columns || 80;
     const height = this.#stdout.rows || 24;

@@ -43,20 +43,22 @@ function matchedBecause(rule: Rule, decisive: Pattern): string {
 const ACTIVITY_MAX = 80;
 
 /**
- * What the agent says it does, by `manifest`'s `[activity]`: the first match of its patterns,
- * leading glyphs (a spinner frame) and trailing blanks dropped, at most {@link ACTIVITY_MAX}
- * characters; undefined when none matches or none is declared.
+ * What an agent says it does in `text` (its `[activity]` region's text): the first match of
+ * `patterns`, leading glyphs (a spinner frame) and trailing blanks dropped, at most
+ * {@link ACTIVITY_MAX} characters; undefined when none matches.
  */
-function activityOf(texts: RegionTexts, manifest: Manifest): string | undefined {
-  const a = manifest.activity;
-  if (!a) return undefined;
-  const text = texts.text(a.region);
-  for (const p of a.any) {
-    const m = findMatch(p, text);
-    const said = m?.replace(/^[^\p{L}\p{N}]+/u, '').trim().slice(0, ACTIVITY_MAX);
+export function activityIn(text: string, patterns: readonly Pattern[]): string | undefined {
+  for (const p of patterns) {
+    const said = findMatch(p, text)?.replace(/^[^\p{L}\p{N}]+/u, '').trim().slice(0, ACTIVITY_MAX);
     if (said) return said;
   }
   return undefined;
+}
+
+/** What the agent says it does on the screen of `texts`, by `manifest`'s `[activity]`. */
+function activityOf(texts: RegionTexts, manifest: Manifest): string | undefined {
+  const a = manifest.activity;
+  return a ? activityIn(texts.text(a.region), a.any) : undefined;
 }
 
 /**
@@ -71,23 +73,39 @@ export function evaluate(screen: ScreenInput, manifest: Manifest): Evaluation {
     const decisive = matchRule(rule, text);
     if (!decisive) continue;
     const activity = rule.state === 'working' ? activityOf(texts, manifest) : undefined;
-    return {
-      state: rule.state,
-      rule: rule.index,
-      pattern: decisive.source,
-      match: findMatch(decisive, text),
-      region: rule.regionLabel,
-      reason: `${describeRule(rule)}: ${matchedBecause(rule, decisive)} in ${rule.regionLabel}`,
-      ...(activity ? { activity } : {}),
-    };
+    return ruleEvaluation(rule, decisive, text, activity);
   }
+  return NO_MATCH;
+}
+
+/** The evaluation when no rule matches. */
+export const NO_MATCH: Evaluation = Object.freeze({
+  state: 'idle',
+  rule: null,
+  pattern: null,
+  match: null,
+  region: null,
+  reason: NO_RULE_MATCHED,
+});
+
+/**
+ * The evaluation `rule` gives when `decisive` (one of its patterns) decided it on `text`, with
+ * what the agent says it does (`activity`, for a working rule) when it says.
+ */
+export function ruleEvaluation(
+  rule: Rule,
+  decisive: Pattern,
+  text: string,
+  activity?: string,
+): Evaluation {
   return {
-    state: 'idle',
-    rule: null,
-    pattern: null,
-    match: null,
-    region: null,
-    reason: NO_RULE_MATCHED,
+    ...(activity ? { activity } : {}),
+    state: rule.state,
+    rule: rule.index,
+    pattern: decisive.source,
+    match: findMatch(decisive, text),
+    region: rule.regionLabel,
+    reason: `${describeRule(rule)}: ${matchedBecause(rule, decisive)} in ${rule.regionLabel}`,
   };
 }
 

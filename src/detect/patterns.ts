@@ -17,6 +17,12 @@ export interface Pattern {
   readonly source: string;
   /** The compiled program. */
   readonly re: RE2JS;
+  /**
+   * What every match contains literally: for each group, at least one of its pieces ([] when
+   * nothing is known). A text missing a group cannot match, and is rejected without running
+   * RE2 ({@link requiredLiterals}).
+   */
+  readonly literals: readonly (readonly string[])[];
 }
 
 /** A pattern that does not compile; `reason` is RE2's description (e.g. 'missing closing )'). */
@@ -33,7 +39,8 @@ export class PatternSyntaxError extends Error {
  */
 export function compilePattern(source: string): Pattern {
   try {
-    return { source, re: RE2JS.compile(source, RE2JS.MULTILINE) };
+    const re = RE2JS.compile(source, RE2JS.MULTILINE);
+    return { source, re, literals: requiredLiterals(source) };
   } catch (e) {
     if (e instanceof RE2JSException) {
       const described = (e as { getDescription?: () => string }).getDescription?.();
@@ -43,9 +50,143 @@ export function compilePattern(source: string): Pattern {
   }
 }
 
-/** True when `pattern` matches somewhere in `text`. The hot path: runs on RE2's DFA. */
+/**
+ * True when `pattern` matches somewhere in `text`. The hot path: a text without any of the
+ * pattern's required literals is rejected with substring searches; otherwise RE2's DFA runs.
+ */
 export function testPattern(pattern: Pattern, text: string): boolean {
+  for (const group of pattern.literals) {
+    let found = false;
+    for (let i = 0; i < group.length && !found; i++) found = text.includes(group[i]);
+    if (!found) return false;
+  }
   return pattern.re.test(text);
+}
+
+/** Escapes whose letter stands for a class, an assertion or a code point (not itself). */
+const SPECIAL_ESCAPE = /[0-9A-Za-z]/;
+
+/**
+ * What every match of the RE2 pattern `source` contains literally, as groups of pieces: each
+ * match holds at least one piece of every group ([] when nothing can be told). Read
+ * conservatively: a run of literal characters in a sequence is a group of one; a group `(...)`
+ * not under a quantifier whose every branch requires something is a group of the branches'
+ * pieces (each branch's strongest: its shortest piece longest); an atom under a quantifier
+ * breaks a run and is left out; a class, an escaped letter or digit (`\s`, `\n`, `\x{a0}`)
+ * or `.` is unknown; flags (`(?i)`...) or `\Q` quoting give []. At most
+ * {@link MAX_LITERAL_GROUPS} groups, the strongest.
+ */
+export function requiredLiterals(source: string): string[][] {
+  if (/\\Q|\(\?(?!:)/.test(source)) return [];
+  const groups = alternation(source, 0, source.length) ?? [];
+  return groups.sort((a, b) => strength(b) - strength(a)).slice(0, MAX_LITERAL_GROUPS);
+}
+
+/** The most literal groups {@link requiredLiterals} keeps (each costs a substring search). */
+export const MAX_LITERAL_GROUPS = 3;
+
+/** A group's strength: its shortest piece's length. */
+function strength(group: readonly string[]): number {
+  return Math.min(...group.map((x) => x.length));
+}
+
+/** Index just past the group `(...)` or class `[...]` starting at `j`, escapes respected. */
+function skipGroup(source: string, j: number): number {
+  let depth = 0;
+  let inClass = false;
+  for (; j < source.length; j++) {
+    const c = source[j];
+    if (c === '\\') j++;
+    else if (inClass) {
+      if (c === ']') inClass = false;
+    } else if (c === '[') {
+      inClass = true;
+      if (source[j + 1] === '^') j++;
+      if (source[j + 1] === ']') j++;
+      if (depth === 0) depth = -1; // a class at the top: ends at its ']'
+    } else if (c === '(') depth++;
+    else if (c === ')') depth--;
+    if (!inClass && depth <= 0) return j + 1;
+  }
+  return source.length;
+}
+
+/**
+ * `source[from, to)` split at its top-level `|`: one branch gives its groups; several give
+ * one group, the union of each branch's strongest; null when a branch requires nothing.
+ */
+function alternation(source: string, from: number, to: number): string[][] | null {
+  const branches: string[][][] = [];
+  let start = from;
+  let i = from;
+  while (i <= to) {
+    if (i === to || source[i] === '|') {
+      const branch = sequence(source, start, i);
+      if (!branch) return null;
+      branches.push(branch);
+      start = i + 1;
+      i++;
+    } else if (source[i] === '\\') i += 2;
+    else if (source[i] === '(' || source[i] === '[') i = skipGroup(source, i);
+    else i++;
+  }
+  if (branches.length === 1) return branches[0];
+  const union = new Set<string>();
+  for (const groups of branches) {
+    const best = groups.reduce((a, b) => (strength(b) > strength(a) ? b : a));
+    for (const piece of best) union.add(piece);
+  }
+  return [[...union]];
+}
+
+/** One branch `source[from, to)` (no top-level `|`): its required groups, or null for none. */
+function sequence(source: string, from: number, to: number): string[][] | null {
+  const candidates: string[][] = [];
+  let run = '';
+  const end = () => {
+    if (run) candidates.push([run]);
+    run = '';
+  };
+  let i = from;
+  while (i < to) {
+    const c = source[i];
+    let literal: string | null = null;
+    let group: string[][] | null = null;
+    let next: number;
+    if (c === '\\') {
+      const e = source[i + 1] ?? '';
+      if (e && !SPECIAL_ESCAPE.test(e)) literal = e;
+      next = i + 2;
+      if ((e === 'p' || e === 'P' || e === 'x') && source[next] === '{') {
+        next = source.indexOf('}', next) + 1 || to;
+      }
+    } else if (c === '(') {
+      next = Math.min(skipGroup(source, i), to);
+      const inner = source.startsWith('(?:', i) ? i + 3 : i + 1;
+      group = alternation(source, inner, next - 1);
+    } else if (c === '[') {
+      next = Math.min(skipGroup(source, i), to);
+    } else if ('.^$'.includes(c)) {
+      next = i + 1;
+    } else {
+      literal = String.fromCodePoint(source.codePointAt(i)!); // a surrogate pair is one character
+      next = i + literal.length;
+    }
+    const q = source[next];
+    if (next < to && (q === '*' || q === '+' || q === '?' || q === '{')) {
+      end();
+      next++;
+      if (q === '{') next = source.indexOf('}', next) + 1 || to;
+      if (source[next] === '?' || source[next] === '+') next++; // lazy or possessive
+    } else if (literal !== null) run += literal;
+    else {
+      end();
+      if (group) candidates.push(...group);
+    }
+    i = next;
+  }
+  end();
+  return candidates.length ? candidates : null;
 }
 
 /** The leftmost match of `pattern` in `text`, or null. Allocates a matcher: not for the hot loop. */

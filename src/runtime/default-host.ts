@@ -2,7 +2,7 @@
  * A {@link SessionHost} wired to the real parts: the manifests of every source (manifest-set.ts,
  * reloaded at each sweep) and the foreground helper (addon, else /proc, else ps).
  */
-import { foreground, ptyMasterFd } from './foreground.ts';
+import { type Foreground, foreground, ptyMasterFd } from './foreground.ts';
 import { SessionHost } from './host.ts';
 import { ManifestSet, sourceLabel } from './manifest-set.ts';
 import type { Session } from './session.ts';
@@ -33,11 +33,21 @@ export function startCatalog(
   return updater;
 }
 
-/** Reads a session's foreground; null when unknown or on any error (the sweep goes on). */
+/** Each session's last foreground read, so its leader is read again only when it changed. */
+const lastForeground = new WeakMap<Session, Foreground | null>();
+
+/**
+ * Reads a session's foreground; null when unknown or on any error (the sweep goes on). The
+ * pgid is read every time, the leader's name and argv only when the pgid changed.
+ */
 export function sessionForeground(session: Session): ForegroundRead | null {
   if (session.exit) return null;
   try {
-    return foreground({ fd: ptyMasterFd(session.pty), pid: session.pid });
+    const fg = foreground({ fd: ptyMasterFd(session.pty), pid: session.pid }, {
+      previous: lastForeground.get(session),
+    });
+    lastForeground.set(session, fg);
+    return fg;
   } catch {
     return null;
   }

@@ -59,7 +59,33 @@ export type ForegroundOptions = {
    * addon, then /proc on Linux, else ps, each falling through to the next on an error.
    */
   via?: ForegroundVia;
+  /**
+   * The answer of this PTY's previous call: when the foreground group is still the same
+   * (same pgid, same source) and its leader was read less than {@link LEADER_REREAD_MS}
+   * ago, the leader's name and argv are not read again (a group's leader stays while the
+   * group lives; only an exec(2) renames it, seen within that time) and this object itself
+   * is returned. The pgid is read every time; a leader that could not be read (name '') is
+   * read again.
+   */
+  previous?: Foreground | null;
 };
+
+/** How long a leader's name and argv are trusted for the same foreground group, ms. */
+export const LEADER_REREAD_MS = 5000;
+
+/** When each answer's leader was read (ms since the epoch), for {@link ForegroundOptions.previous}. */
+const leaderReadAt = new WeakMap<Foreground, number>();
+
+/** `previous` when it still answers for foreground group `pgid` read by `via`, else null. */
+function stillLeader(
+  previous: Foreground | null | undefined,
+  pgid: number,
+  via: ForegroundVia,
+): Foreground | null {
+  if (!previous || previous.pgid !== pgid || previous.via !== via || !previous.name) return null;
+  const at = leaderReadAt.get(previous);
+  return at !== undefined && Date.now() - at < LEADER_REREAD_MS ? previous : null;
+}
 
 /** What happened when the addon was (or was not) loaded. */
 export type ForegroundDiagnostics = {
@@ -239,9 +265,9 @@ export function foreground(master: PtyMaster, options: ForegroundOptions = {}): 
     try {
       switch (source) {
         case 'addon':
-          return viaAddon(fd, pid);
+          return viaAddon(fd, pid, options.previous);
         case 'proc':
-          return viaProc(pid);
+          return viaProc(pid, options.previous);
         case 'ps':
           return viaPs(pid);
       }
@@ -274,14 +300,19 @@ function isAlive(pid: number): boolean {
   return true;
 }
 
-function viaAddon(fd: number | undefined, pid: number): Foreground | null {
+function viaAddon(
+  fd: number | undefined,
+  pid: number,
+  previous?: Foreground | null,
+): Foreground | null {
   if (addonDisabled()) throw new Error('the addon is disabled by AGENTWATCH_NO_ADDON=1');
   if (fd === undefined) throw new Error(`no master fd is known for pid ${pid}`);
   const { addon } = loadedAddon();
   if (addon === undefined) throw new Error(foregroundDiagnostics().summary);
   const pgid = addon.foregroundPgid(fd);
   if (pgid <= 0) return null;
-  return withLeader(pgid, leaderOrGone(() => addon.processInfo(pgid)), 'addon');
+  return stillLeader(previous, pgid, 'addon') ??
+    withLeader(pgid, leaderOrGone(() => addon.processInfo(pgid)), 'addon');
 }
 
 /**
@@ -289,7 +320,7 @@ function viaAddon(fd: number | undefined, pid: number): Foreground | null {
  * hold spaces and parentheses, so fields are counted from the LAST ')': field 3 (state) is
  * the first after it, field 8 (tpgid) the sixth.
  */
-function viaProc(pid: number): Foreground | null {
+function viaProc(pid: number, previous?: Foreground | null): Foreground | null {
   const stat = readProc(`/proc/${pid}/stat`);
   if (stat === undefined) {
     if (!existsSync('/proc/self/stat')) throw new Error('/proc is not mounted');
@@ -299,7 +330,8 @@ function viaProc(pid: number): Foreground | null {
   const tpgid = fields === undefined ? NaN : Number(fields[5]);
   if (!Number.isInteger(tpgid)) throw new Error(`cannot parse /proc/${pid}/stat: ${stat}`);
   if (tpgid <= 0) return null; // -1: no controlling terminal
-  return withLeader(tpgid, leaderOrGone(() => procInfo(tpgid)), 'proc');
+  return stillLeader(previous, tpgid, 'proc') ??
+    withLeader(tpgid, leaderOrGone(() => procInfo(tpgid)), 'proc');
 }
 
 /** Fields 3.. of a /proc/PID/stat line (index 0 is field 3, state), or undefined. */
@@ -363,7 +395,15 @@ function leaderOrGone(read: () => ProcessInfo | null): ProcessInfo | null {
 
 function withLeader(pgid: number, info: ProcessInfo | null, via: ForegroundVia): Foreground {
   const argv = info === null ? [] : [...info.argv];
-  return { pgid, pid: pgid, name: info === null ? '' : executableName(info.name, argv), argv, via };
+  const fg = {
+    pgid,
+    pid: pgid,
+    name: info === null ? '' : executableName(info.name, argv),
+    argv,
+    via,
+  };
+  leaderReadAt.set(fg, Date.now());
+  return fg;
 }
 
 /** Linux caps comm at 15 bytes (TASK_COMM_LEN 16). */

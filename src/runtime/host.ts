@@ -109,8 +109,8 @@ export class SessionHost {
     });
   }
 
-  /** What was last published per session (see {@link publishedKey}), to publish on change only. */
-  readonly #published = new Map<string, string>();
+  /** What was last published per session (see {@link Published}), to publish on change only. */
+  readonly #published = new Map<string, Published>();
   /** A session's size before the first terminal attached to it, restored when the last leaves. */
   readonly #sizeBeforeAttach = new Map<string, { rows: number; cols: number }>();
 
@@ -118,15 +118,18 @@ export class SessionHost {
    * A session whose info changes without a state change is published again: its agent became
    * known, the reason changed (a report, another rule), or a blocked prompt appeared or
    * changed (a report or OSC 7501 said blocked before the dialog was drawn), so subscribers
-   * (the board, `wait`) see its question and options.
+   * (the board, `wait`) see its question and options. Compared field by field: an evaluation
+   * that changes nothing builds no info.
    */
   #onEvaluated(w: Watched): void {
-    const info = sessionInfo(w);
-    const key = publishedKey(info);
-    if (this.#published.get(w.session.id) === key) return;
-    this.#published.set(w.session.id, key);
+    const next = published(w);
+    const last = this.#published.get(w.session.id);
+    if (last && samePublished(last, next)) return;
+    this.#published.set(w.session.id, next);
     const entry = this.sessions.get(w.session.id);
-    if (entry) { for (const s of entry.subscribers) push(s, { event: 'state', session: info }); }
+    if (!entry?.subscribers.size) return;
+    const info = sessionInfo(w);
+    for (const s of entry.subscribers) push(s, { event: 'state', session: info });
   }
 
   /** Calls `listener` on every state change of every hosted session. */
@@ -246,7 +249,7 @@ export class SessionHost {
 
   #onTransition(w: Watched, prev: StateRecord): void {
     const info = sessionInfo(w);
-    this.#published.set(w.session.id, publishedKey(info));
+    this.#published.set(w.session.id, published(w));
     const entry = this.sessions.get(w.session.id);
     if (entry) { for (const s of entry.subscribers) push(s, { event: 'state', session: info }); }
     for (const l of this.#transitionListeners) {
@@ -527,18 +530,41 @@ export function firedAt(said: unknown, now = Date.now()): number {
     : now;
 }
 
-/** What a subscriber sees change: state, agent, reason and the prompt. */
-function publishedKey(info: SessionInfo): string {
-  return JSON.stringify([
-    info.state,
-    info.agent,
-    info.reason,
-    info.by,
-    info.activity,
-    info.question,
-    info.options,
-    info.details,
-  ]);
+/**
+ * What a subscriber sees change: state, agent, reason, what a working agent says it does
+ * and, when blocked, the prompt.
+ */
+interface Published {
+  state: string;
+  agent: string;
+  reason: string;
+  by: string;
+  /** What a working agent says it does (SessionInfo.activity), '' when nothing. */
+  activity: string;
+  /** The prompt's question, options and details, joined; '' unless blocked. */
+  prompt: string;
+}
+
+/** The {@link Published} fields of `w` now (the prompt read only when it is blocked). */
+function published(w: Watched): Published {
+  let prompt = '';
+  if (w.record.state === 'blocked') {
+    const p = promptOn(w.session.terminal);
+    prompt = `${p.question}\0${p.options.join('\0')}\0\0${p.details.join('\0')}`;
+  }
+  return {
+    state: w.record.state,
+    agent: w.manifest?.id ?? '',
+    reason: w.record.reason,
+    by: w.record.by,
+    activity: (w.record.state === 'working' && w.record.evaluation?.activity) || '',
+    prompt,
+  };
+}
+
+function samePublished(a: Published, b: Published): boolean {
+  return a.state === b.state && a.agent === b.agent && a.reason === b.reason && a.by === b.by &&
+    a.activity === b.activity && a.prompt === b.prompt;
 }
 
 /** Paints `session`'s screen text on a client terminal: clear, each row, cursor back in place. */

@@ -2,12 +2,14 @@
  * The sweep: every `intervalMs` (default 700 ms, the seed's SWEEP_INTERVAL) each session whose
  * screen or inputs changed since its last evaluation is classified again; unchanged sessions
  * cost one integer compare. In adaptive mode a session that changes is also evaluated soon
- * after its output, at most once every {@link ADAPTIVE_MIN_MS}. A session waiting for a
- * working -> idle confirmation stays due until it is confirmed or dropped.
+ * after its output, at most once every {@link ADAPTIVE_MIN_MS}; one timer serves every such
+ * look, at most every {@link ADAPTIVE_SLOT_MS} (looks that fall due in the same slot share a
+ * wake-up), instead of a timer per session. A session waiting for a working -> idle
+ * confirmation stays due until it is confirmed or dropped.
  */
 import { basename } from 'node:path';
 import type { Manifest } from '../detect/manifest.ts';
-import { evaluate } from '../detect/evaluate.ts';
+import { Evaluator } from '../detect/evaluator.ts';
 import {
   decide,
   type ForegroundKind,
@@ -24,6 +26,12 @@ import type { ScreenSnapshot } from '../vt/terminal.ts';
 export const DEFAULT_INTERVAL_MS = 700;
 /** In adaptive mode, the shortest time between two evaluations of one session, ms. */
 export const ADAPTIVE_MIN_MS = 100;
+/**
+ * In adaptive mode, the slot adaptive looks are served in, ms: a look due at time T runs at
+ * the end of T's slot (T rounded up to a multiple of this), so at most 1000 / this wake-ups a
+ * second serve any number of sessions, each at most this much later than due.
+ */
+export const ADAPTIVE_SLOT_MS = 25;
 
 /** Who holds a PTY's terminal, as `foreground.ts` reads it. */
 export interface ForegroundRead {
@@ -82,7 +90,10 @@ export interface Watched<S extends SweptSession = Session> {
   lastEvalAt: number;
   /** Evaluations so far. */
   evaluations: number;
-  timer?: unknown;
+  /** Its rules' results on the last screen, so an evaluation re-tests only what changed. */
+  evaluator?: Evaluator;
+  /** The last foreground read and the manifests it was matched against (to skip a rematch). */
+  lastRead?: { fg: ForegroundRead; manifests: ReadonlyMap<string, Manifest> };
 }
 
 /** What the sweep needs from its host. */
@@ -139,6 +150,11 @@ export class Sweep<S extends SweptSession = Session> {
   /** The manifests Map seen at the last tick, to notice a reload. */
   #manifests?: ReadonlyMap<string, Manifest>;
   readonly #timers: SweepTimers;
+  /** Adaptive looks to take: each session's earliest time (ms since the epoch). */
+  readonly #due = new Map<Watched<S>, number>();
+  /** The one timer serving {@link #due}, and the time it fires at. */
+  #slotTimer?: unknown;
+  #slotAt = Infinity;
   /** Totals, for the benchmark. */
   readonly stats = { ticks: 0, evaluations: 0, evalMs: 0 };
 
@@ -174,7 +190,7 @@ export class Sweep<S extends SweptSession = Session> {
   /** Stops following session `id`. */
   remove(id: string): void {
     const w = this.watched.get(id);
-    if (w?.timer) this.#timers.clearTimeout(w.timer);
+    if (w) this.#due.delete(w);
     this.watched.delete(id);
   }
 
@@ -187,17 +203,54 @@ export class Sweep<S extends SweptSession = Session> {
   stop(): void {
     if (this.#timer) this.#timers.clearInterval(this.#timer);
     this.#timer = undefined;
-    for (const w of this.watched.values()) if (w.timer) this.#timers.clearTimeout(w.timer);
+    if (this.#slotTimer !== undefined) this.#timers.clearTimeout(this.#slotTimer);
+    this.#slotTimer = undefined;
+    this.#slotAt = Infinity;
+    this.#due.clear();
   }
 
+  /** Asks for an adaptive look at `w` once `after` ms have passed since its last evaluation. */
   #schedule(w: Watched<S>, after = ADAPTIVE_MIN_MS): void {
-    if (w.timer) return;
-    const wait = Math.max(0, w.lastEvalAt + after - this.#now());
-    w.timer = this.#timers.setTimeout(() => {
-      w.timer = undefined;
-      if (this.watched.has(w.session.id)) this.evaluateIfDue(w);
-    }, wait);
-    unref(w.timer);
+    const at = w.lastEvalAt + after;
+    const due = this.#due.get(w);
+    if (due !== undefined && due <= at) return;
+    this.#due.set(w, at);
+    this.#arm(at);
+  }
+
+  /** Makes the slot timer fire by the end of the slot of time `at` (ms since the epoch). */
+  #arm(at: number): void {
+    const slotEnd = Math.ceil(at / ADAPTIVE_SLOT_MS) * ADAPTIVE_SLOT_MS;
+    if (this.#slotTimer !== undefined && this.#slotAt <= slotEnd) return;
+    if (this.#slotTimer !== undefined) this.#timers.clearTimeout(this.#slotTimer);
+    this.#slotAt = slotEnd;
+    this.#slotTimer = this.#timers.setTimeout(
+      () => this.#serve(),
+      Math.max(0, slotEnd - this.#now()),
+    );
+    unref(this.#slotTimer);
+  }
+
+  /** Takes the adaptive looks that are due, then sets the timer for the next one. */
+  #serve(): void {
+    this.#slotTimer = undefined;
+    this.#slotAt = Infinity;
+    const now = this.#now();
+    let next = Infinity;
+    for (const [w, at] of [...this.#due]) {
+      if (at > now) {
+        next = Math.min(next, at);
+        continue;
+      }
+      this.#due.delete(w);
+      if (!this.watched.has(w.session.id)) continue;
+      try {
+        this.evaluateIfDue(w);
+      } catch {
+        // one session's failure must not stop the looks at the others
+      }
+    }
+    if (next < Infinity) this.#arm(next);
   }
 
   /** One sweep: reads every foreground, evaluates the sessions that are due. */
@@ -240,6 +293,7 @@ export class Sweep<S extends SweptSession = Session> {
     if (s.exit) return;
     const fg = this.options.foreground(s);
     if (!fg) {
+      w.lastRead = undefined;
       if (w.foreground.kind !== 'unknown') {
         w.foreground = { kind: 'unknown', name: '' };
         s.inputsVersion++;
@@ -247,6 +301,10 @@ export class Sweep<S extends SweptSession = Session> {
       return;
     }
     const manifests = this.options.manifests();
+    // The same read (a foreground reader returns its previous answer while the group is the
+    // same) against the same manifests: nothing to match again.
+    if (w.lastRead?.fg === fg && w.lastRead.manifests === manifests) return;
+    w.lastRead = { fg, manifests };
     const forced = s.spec.agent ? manifests.get(s.spec.agent) ?? null : null;
     const byProcess = manifestForProcess(manifests, fg);
     const kind: ForegroundKind = byProcess
@@ -292,7 +350,9 @@ export class Sweep<S extends SweptSession = Session> {
     w.screenVersion = s.terminal.version;
     w.inputsVersion = s.inputsVersion;
     const now = this.#now();
-    const evaluation = w.manifest ? evaluate(s.terminal.snapshot(), w.manifest) : null;
+    const evaluation = w.manifest
+      ? (w.evaluator ??= new Evaluator()).evaluate(s.terminal.snapshot(), w.manifest)
+      : null;
     const prev = w.record;
     w.record = decide(prev, {
       now,

@@ -24,6 +24,9 @@
  *           because the cursor can sit there: pending wrap, see screen.ts).
  *   combined Map<cell index, string>: only cells carrying combining marks; bounded by the
  *           cell count (keys are cell indices).
+ *   texts   (string | undefined)[rows]: per physical row, its {@link Grid.rowText} as last
+ *           built, undefined once a cell of the row changed (every write marks its row with
+ *           {@link Grid.touch}); scrolling rotates `rowMap`, so cached texts move with it.
  *
  * The cell word, the wide-character fix-ups and the text rules follow xterm.js 6.0.0
  * `src/common/buffer/BufferLine.ts` (MIT), the reference the tests compare against.
@@ -53,6 +56,8 @@ export class Grid {
   readonly tabs: Uint8Array;
   /** Text of cells with combining marks, by cell index (physical row * cols + col). */
   readonly combined: Map<number, string> = new Map();
+  /** Per physical row: its text as last built, undefined when a cell changed since. */
+  readonly texts: (string | undefined)[];
   /** Cursor column, 0..cols+1: `cols` means a wrap is pending (deferred autowrap). */
   x = 0;
   /** Cursor row, 0..rows-1. */
@@ -77,6 +82,7 @@ export class Grid {
     this.rowMap = new Uint16Array(rows);
     for (let y = 0; y < rows; y++) this.rowMap[y] = y;
     this.wrapped = new Uint8Array(rows);
+    this.texts = new Array<string | undefined>(rows).fill(undefined);
     this.tabs = new Uint8Array(cols + 2);
     this.scrollBottom = rows - 1;
     this.resetTabs();
@@ -85,6 +91,14 @@ export class Grid {
   /** Index of the first cell of visible row `y` in `cells`. */
   rowStart(y: number): number {
     return this.rowMap[y] * this.cols;
+  }
+
+  /**
+   * Marks visible row `y` changed: its cached text is dropped. Whoever writes `cells` of a
+   * row directly calls this (the primitives below do it themselves).
+   */
+  touch(y: number): void {
+    this.texts[this.rowMap[y]] = undefined;
   }
 
   /** True when visible row `y` continues row y-1 (xterm `isWrapped`). */
@@ -108,6 +122,7 @@ export class Grid {
     this.bg.fill(0);
     this.wrapped.fill(0);
     this.combined.clear();
+    this.texts.fill(undefined);
   }
 
   /** Blanks visible row `y` and sets its wrap flag to `wrapped`. */
@@ -117,6 +132,7 @@ export class Grid {
     this.cells.fill(BLANK, start, start + this.cols);
     this.bg.fill(0, start, start + this.cols);
     this.wrapped[p] = wrapped ? 1 : 0;
+    this.texts[p] = undefined;
     if (this.combined.size > 0) this.dropCombined(start, start + this.cols);
   }
 
@@ -178,6 +194,7 @@ export class Grid {
   insertCells(y: number, pos: number, n: number): void {
     const cols = this.cols;
     const base = this.rowStart(y);
+    this.touch(y);
     const cells = this.cells;
     pos %= cols;
     if (pos && cells[base + pos - 1] >>> WIDTH_SHIFT === 2) cells[base + pos - 1] = BLANK;
@@ -199,6 +216,7 @@ export class Grid {
   deleteCells(y: number, pos: number, n: number): void {
     const cols = this.cols;
     const base = this.rowStart(y);
+    this.touch(y);
     const cells = this.cells;
     pos %= cols;
     if (n < cols - pos) {
@@ -219,6 +237,7 @@ export class Grid {
   eraseCells(y: number, start: number, end: number): void {
     const cols = this.cols;
     const base = this.rowStart(y);
+    this.touch(y);
     const cells = this.cells;
     if (start && start <= cols && cells[base + start - 1] >>> WIDTH_SHIFT === 2) {
       cells[base + start - 1] = BLANK;
@@ -235,6 +254,12 @@ export class Grid {
    * does not count, as in xterm), a wide character once, blanks and spacers as ' '.
    */
   rowText(y: number): string {
+    const p = this.rowMap[y];
+    return this.texts[p] ??= this.buildRowText(y);
+  }
+
+  /** {@link rowText} built from the cells, without the cache. */
+  buildRowText(y: number): string {
     const cols = this.cols;
     const base = this.rowStart(y);
     const cells = this.cells;

@@ -98,6 +98,8 @@ function utf8String(data: Uint8Array, from: number, to: number): string {
 /** Implements the parser's {@link Actions} on a {@link Screen}. */
 export class Perform implements Actions {
   /** Window title (OSC 0 / OSC 2), '' until set. */
+  /** Bumped whenever an entry of {@link osc} changes. */
+  oscVersion = 0;
   title = '';
   /** Latest payload per OSC number (without the number and ';'). */
   readonly osc: Map<number, string> = new Map();
@@ -740,6 +742,7 @@ export class Perform implements Actions {
       if (oldest !== undefined) map.delete(oldest);
     }
     map.set(id, payload);
+    this.oscVersion++;
     this.screen.version++;
   }
 

@@ -123,6 +123,7 @@ export class Screen {
     let y = g.y;
     let base = g.rowStart(y);
     let join = this.joinWidth;
+    g.touch(y);
     // Overwriting the right half of a wide character blanks its left half.
     if (!cont && x > 0 && x <= cols && cells[base + x - 1] >>> WIDTH_SHIFT === 2) {
       cells[base + x - 1] = BLANK;
@@ -162,6 +163,7 @@ export class Screen {
             g.setWrapped(y, true);
           }
           base = g.rowStart(y);
+          g.touch(y);
           // (xterm copies the joined cell along when oldWidth > 0; with Unicode 11 widths a
           // joining character never overflows, so that branch cannot run.)
           while (oldCol < cols) cells[oldBase + oldCol++] = BLANK;
@@ -218,6 +220,7 @@ export class Screen {
     let x = g.x;
     let y = g.y;
     let base = g.rowStart(y);
+    g.touch(y);
     let i = start;
     while (i < len) {
       const b = data[i];
@@ -257,6 +260,7 @@ export class Screen {
             g.setWrapped(y, true);
           }
           base = g.rowStart(y);
+          g.touch(y);
         } else {
           x = cols - 1;
         }
@@ -292,6 +296,7 @@ export class Screen {
     }
     if (width) c = (c & ~(3 << WIDTH_SHIFT)) | (width << WIDTH_SHIFT);
     g.cells[i] = c >>> 0;
+    g.texts[Math.floor(i / g.cols)] = undefined;
   }
 
   /**
@@ -732,6 +737,7 @@ export class Screen {
     for (let y = g.y; y < this.rows; y++) {
       const start = g.rowStart(y);
       g.cells.fill(0x45 | BLANK, start, start + this.cols);
+      g.touch(y);
       g.setWrapped(y, false);
     }
     this.setCursor(0, 0);

@@ -96,15 +96,29 @@ export class Terminal {
     return this.screen.g.isWrapped(Math.floor(y) + 1);
   }
 
-  /** Rows, wrap flags, title and OSC payloads at this moment. */
+  /** The OSC payloads as of {@link Perform.oscVersion} `#oscAt` (a copy, shared by snapshots). */
+  #osc: ReadonlyMap<number, string> = new Map();
+  #oscAt = -1;
+
+  /**
+   * Rows, wrap flags, title and OSC payloads at this moment. Cheap when little changed: each
+   * row's text is rebuilt only when a cell of it changed, and the OSC copy only when a
+   * payload changed (snapshots share it: treat it as read-only).
+   */
   snapshot(): ScreenSnapshot {
-    const rows: string[] = [];
-    const wrapped: boolean[] = [];
-    for (let y = 0; y < this.screen.rows; y++) {
-      rows.push(this.rowText(y));
-      wrapped.push(this.isWrapped(y));
+    const g = this.screen.g;
+    const n = this.screen.rows;
+    const rows: string[] = new Array(n);
+    const wrapped: boolean[] = new Array(n);
+    for (let y = 0; y < n; y++) {
+      rows[y] = g.rowText(y);
+      wrapped[y] = y + 1 < n && g.isWrapped(y + 1);
     }
-    return { rows, wrapped, title: this.perform.title, osc: new Map(this.perform.osc) };
+    if (this.#oscAt !== this.perform.oscVersion) {
+      this.#osc = new Map(this.perform.osc);
+      this.#oscAt = this.perform.oscVersion;
+    }
+    return { rows, wrapped, title: this.perform.title, osc: this.#osc };
   }
 
   /** Cursor position, 0-based; at a pending wrap the column is the last one. */

@@ -1,0 +1,159 @@
+/**
+ * The caches that make evaluation cost what changed never give a stale answer: the row text
+ * the VT core keeps per grid row (rebuilt only for rows whose cells changed), the OSC copy a
+ * snapshot shares, and the {@link Evaluator}'s per-rule results (re-tested only when their
+ * region text changed). Each is compared with an uncached reference after every chunk of
+ * random streams and of the real agents' recordings, split at random points, with resizes
+ * and manifest changes in between.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { evaluate } from '../src/detect/evaluate.ts';
+import { Evaluator } from '../src/detect/evaluator.ts';
+import type { Manifest } from '../src/detect/manifest.ts';
+import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
+import { Terminal } from '../src/vt/terminal.ts';
+import { prng, randomStream } from './support/random-stream.ts';
+
+type Op = { write: Uint8Array } | { resize: [number, number] };
+
+/** A fresh terminal given `ops` and read once: nothing cached before the read. */
+function reference(rows: number, cols: number, ops: readonly Op[]): Terminal {
+  const t = new Terminal(rows, cols);
+  for (const op of ops) {
+    if ('write' in op) t.write(op.write);
+    else t.resize(op.resize[0], op.resize[1]);
+  }
+  return t;
+}
+
+/** Cuts `data` into 1-9 pieces at random points. */
+function split(rnd: () => number, data: Uint8Array): Uint8Array[] {
+  const cuts = new Set<number>();
+  const n = Math.floor(rnd() * 9);
+  for (let i = 0; i < n; i++) cuts.add(Math.floor(rnd() * data.length));
+  const at = [0, ...[...cuts].sort((a, b) => a - b), data.length];
+  const out: Uint8Array[] = [];
+  for (let i = 1; i < at.length; i++) {
+    if (at[i] > at[i - 1]) out.push(data.subarray(at[i - 1], at[i]));
+  }
+  return out;
+}
+
+test('row text and OSC read after every chunk equal a fresh read of the same stream', () => {
+  const rnd = prng(14);
+  const sizes: [number, number][] = [[6, 20], [5, 12], [8, 33], [3, 2]];
+  for (let n = 0; n < 600; n++) {
+    const [rows, cols] = sizes[n % sizes.length];
+    const t = new Terminal(rows, cols);
+    const ops: Op[] = [];
+    for (let piece = 0; piece < 4; piece++) {
+      for (const chunk of split(rnd, randomStream(rnd, 5 + Math.floor(rnd() * 25)))) {
+        const copy = chunk.slice();
+        t.write(copy);
+        ops.push({ write: copy });
+        if (rnd() < 0.5) {
+          const got = t.snapshot();
+          const want = reference(rows, cols, ops).snapshot();
+          assert.equal(got.rows, want.rows, `stream ${n}: rows after ${ops.length} ops`);
+          assert.equal(got.wrapped, want.wrapped, `stream ${n}: wrap flags`);
+          assert.equal([...got.osc], [...want.osc], `stream ${n}: OSC payloads`);
+          assert.is(got.title, want.title);
+        }
+      }
+      if (rnd() < 0.3) {
+        const size: [number, number] = [2 + Math.floor(rnd() * 8), 2 + Math.floor(rnd() * 30)];
+        t.resize(...size);
+        ops.push({ resize: size });
+        assert.equal(t.snapshot().rows, reference(rows, cols, ops).snapshot().rows);
+      }
+    }
+  }
+});
+
+const manifests = loadBundledManifests();
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
+
+/** Every recorded session's PTY reads, with the manifest of its agent. */
+function recordings(): { name: string; manifest: Manifest; chunks: Uint8Array[] }[] {
+  const agentOf: Record<string, string> = {
+    'claude-code': 'claude',
+    codex: 'codex',
+    'gemini-cli': 'gemini',
+    'qwen-code': 'qwen',
+    opencode: 'opencode',
+  };
+  const out = [];
+  for (const [folder, id] of Object.entries(agentOf)) {
+    const dir = join(FIXTURES, folder, 'recordings');
+    for (const f of readdirSync(dir).filter((f) => f.endsWith('.bytes.jsonl')).sort()) {
+      const chunks = readFileSync(join(dir, f), 'utf8').split('\n').filter(Boolean).map((l) =>
+        new Uint8Array(Buffer.from(JSON.parse(l).b64, 'base64'))
+      );
+      out.push({ name: `${folder}/${f}`, manifest: manifests.get(id)!, chunks });
+    }
+  }
+  return out;
+}
+
+test('the Evaluator gives what evaluate gives after every read of every recorded session', () => {
+  let blocked = 0;
+  let compared = 0;
+  for (const { name, manifest, chunks } of recordings()) {
+    const t = new Terminal(32, 120);
+    const cached = new Evaluator();
+    chunks.forEach((chunk, i) => {
+      t.write(chunk);
+      const snap = t.snapshot();
+      const want = evaluate(snap, manifest);
+      assert.equal(cached.evaluate(snap, manifest), want, `${name}: read ${i}`);
+      if (want.state === 'blocked') blocked++;
+      compared++;
+    });
+    assert.ok(cached.stats.skipped > 0, `${name}: some rule results were reused`);
+  }
+  assert.ok(blocked > 50, `the recordings show prompts (${blocked} blocked reads)`);
+  assert.ok(compared > 1000);
+});
+
+test('the Evaluator stays right across manifest changes, resizes and random noise', () => {
+  const rnd = prng(1414);
+  const all = [...manifests.values()];
+  const sessions = recordings();
+  for (let n = 0; n < 40; n++) {
+    const { chunks } = sessions[n % sessions.length];
+    const t = new Terminal(32, 120);
+    const cached = new Evaluator();
+    let manifest = all[n % all.length];
+    for (let i = 0; i < chunks.length; i++) {
+      const r = rnd();
+      if (r < 0.02) manifest = all[Math.floor(rnd() * all.length)];
+      else if (r < 0.03) t.resize(20 + Math.floor(rnd() * 20), 60 + Math.floor(rnd() * 80));
+      else if (r < 0.08) t.write(randomStream(rnd, 3));
+      t.write(chunks[i]);
+      if (rnd() < 0.5) continue; // several reads between two evaluations, as the sweep does
+      const snap = t.snapshot();
+      assert.equal(
+        cached.evaluate(snap, manifest),
+        evaluate(snap, manifest),
+        `round ${n} read ${i}`,
+      );
+    }
+  }
+});
+
+test('one manifest object edited into another: a new object is a new cache key', () => {
+  const claude = manifests.get('claude')!;
+  const t = new Terminal(32, 120);
+  const screen = '\x1b]7501;state=blocked\x07';
+  t.write(new TextEncoder().encode(screen));
+  const cached = new Evaluator();
+  assert.is(cached.evaluate(t.snapshot(), claude).state, 'blocked');
+  const noOsc: Manifest = { ...claude, rules: claude.rules.filter((r) => r.region.kind !== 'osc') };
+  assert.equal(cached.evaluate(t.snapshot(), noOsc), evaluate(t.snapshot(), noOsc));
+  assert.is.not(cached.evaluate(t.snapshot(), noOsc).state, 'blocked');
+});
+
+test.run();

@@ -1,0 +1,129 @@
+/**
+ * The required-literal prefilter of testPattern (src/detect/patterns.ts) never changes an
+ * answer: for every pattern of every bundled manifest, on every region text of every read of
+ * the real agents' recordings and on random texts built from the patterns' own pieces, the
+ * prefiltered test equals RE2's. And the literal is read conservatively from the pattern.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { compilePattern, requiredLiterals, testPattern } from '../src/detect/patterns.ts';
+import { RegionTexts } from '../src/detect/regions.ts';
+import type { Region } from '../src/detect/types.ts';
+import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
+import { Terminal } from '../src/vt/terminal.ts';
+import { prng } from './support/random-stream.ts';
+
+test('required literals are read conservatively', () => {
+  const cases: [string, string[][]][] = [
+    ['^\\s*❯\\s*\\d+\\.\\s', [['❯'], ['.']]],
+    ['Do you want to (?:proceed|continue)', [['Do you want to '], ['proceed', 'continue']]],
+    ['(?:proceed|continue)\\b', [['proceed', 'continue']]],
+    ['^\\s*(?:Let\\x{27}s get started\\.|Choose the text|Security notes:)', [[
+      's get started.',
+      'Choose the text',
+      'Security notes:',
+    ]]],
+    ['(?:^\\s*Esc to cancel(?: · [^\\n]*)?|\\(esc\\))\\z', [['Esc to cancel', '(esc)']]],
+    ['^\\s*❯ [^\\n]+\\n\\s{2,}\\S|^\\s{2,}\\S[^\\n]*\\n\\s*❯ \\S', [['❯ ']]],
+    ['\\?(?:\\s[^\\n]*)?\\n(?:[^\\n]*\\n){0,12}\\s*❯ \\S', [['❯ '], ['?']]],
+    ['^[·✢✳✶✻✽*] [A-Z][a-z]+…', [[' '], ['…']]],
+    ['esc to interrupt', [['esc to interrupt']]],
+    ['ab?c', [['a'], ['c']]],
+    ['x{2}yz', [['yz']]],
+    ['a\\x{a0}bc', [['bc'], ['a']]],
+    ['a+b', [['b']]],
+    ['(?:ab)?cd', [['cd']]],
+    ['a(b|c)d(e|f)g', [['a'], ['b', 'c'], ['d']]],
+    ['🚀 go', [['🚀 go']]],
+    ['a|b', [['a', 'b']]],
+    ['(?:ab)+', []],
+    ['a|', []],
+    ['a|\\d', []],
+    ['(?i)abc', []],
+    ['(?s)a.b', []],
+    ['\\QA.B\\E', []],
+    ['[abc]', []],
+    ['\\d+', []],
+  ];
+  for (const [source, literals] of cases) assert.equal(requiredLiterals(source), literals, source);
+});
+
+const manifests = loadBundledManifests();
+const patterns = [...manifests.values()].flatMap((m) => [
+  ...m.rules.flatMap((r) => [...r.all, ...r.any, ...r.none]),
+  ...(m.input?.empty ?? []),
+]);
+const regions: Region[] = [
+  ...new Map(
+    [...manifests.values()].flatMap((m) =>
+      m.rules.map((r) => [JSON.stringify(r.region), r.region])
+    ),
+  ).values(),
+];
+
+test('prefiltered tests equal RE2 on every region text of every recorded read', () => {
+  assert.ok(patterns.some((p) => p.literals.length), 'some patterns have literals');
+  const fixtures = join(import.meta.dirname, '..', 'fixtures');
+  let compared = 0;
+  let matched = 0;
+  const seen = new Set<string>();
+  for (const folder of readdirSync(fixtures)) {
+    let files: string[];
+    try {
+      files = readdirSync(join(fixtures, folder, 'recordings'));
+    } catch {
+      continue;
+    }
+    for (const f of files.filter((f) => f.endsWith('.bytes.jsonl'))) {
+      const t = new Terminal(32, 120);
+      for (
+        const line of readFileSync(join(fixtures, folder, 'recordings', f), 'utf8').split('\n')
+      ) {
+        if (!line) continue;
+        t.write(new Uint8Array(Buffer.from(JSON.parse(line).b64, 'base64')));
+        const texts = new RegionTexts(t.snapshot());
+        for (const region of regions) {
+          const text = texts.text(region);
+          if (seen.has(text)) continue; // each distinct text once
+          seen.add(text);
+          for (const p of patterns) {
+            const want = p.re.test(text);
+            assert.is(testPattern(p, text), want, `${folder}/${f}: ${p.source}`);
+            compared++;
+            if (want) matched++;
+          }
+        }
+      }
+    }
+  }
+  assert.ok(compared > 10_000 && matched > 1000, `${compared} tests, ${matched} matches`);
+});
+
+test('prefiltered tests equal RE2 on random texts made of the patterns’ pieces', () => {
+  const rnd = prng(5);
+  const pieces = [
+    ...patterns.flatMap((p) => p.literals.flat()),
+    ...'❯›─│ \n\t.?0123456789abcXYZ·✢…'.split(''),
+    'Do you want to proceed?',
+    '1. Yes',
+    'esc to interrupt',
+    'state=blocked',
+    'Enter to select · ',
+    '? for shortcuts',
+  ];
+  const extra = ['a|b', 'ab?c', 'x{2}yz', '(?:⏸|⏵⏵) [a-z ]+ mode on', '^\\s*❯\\s*\\d+\\.\\s'].map(
+    compilePattern,
+  );
+  for (let n = 0; n < 3000; n++) {
+    let text = '';
+    const k = 1 + Math.floor(rnd() * 12);
+    for (let i = 0; i < k; i++) text += pieces[Math.floor(rnd() * pieces.length)];
+    for (const p of [...patterns, ...extra]) {
+      assert.is(testPattern(p, text), p.re.test(text), `${p.source} on ${JSON.stringify(text)}`);
+    }
+  }
+});
+
+test.run();
