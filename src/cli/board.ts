@@ -81,6 +81,18 @@ export const ANSWER_KEYS = '↑/↓ or 1-9 choose · y answer · n/Esc cancel';
 export const WATCH_KEYS =
   '↑/↓ select · Enter attach (Ctrl-] detaches) · a/1-9 answer · n new · x clear exited · q quit';
 
+/** The board's keys, for `watch --help`. */
+export const BOARD_HELP = [
+  'keys on the board:',
+  '  ↑/↓, k/j       select a session',
+  '  Enter          attach to it (its screen, your keys go to it); Ctrl-] detaches',
+  '  a, 1-9         answer its prompt: a opens the panel, a digit opens it with that option',
+  '                 (in the panel: ↑/↓ or 1-9 choose, y answers, n/Esc cancels)',
+  '  n              start a new session (a command line)',
+  '  x              clear the rows of sessions whose process is gone',
+  '  q, Ctrl-C      quit (asks first when sessions started here would end)',
+].join('\n');
+
 /**
  * The key help in lines of at most `width` cells: broken between its ` · ` items onto a
  * second line when it is too wide for one (a key cut off the help is a key nobody finds),

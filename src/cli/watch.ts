@@ -48,6 +48,7 @@ import {
 } from './sweep-options.ts';
 import {
   type AnswerPanel,
+  BOARD_HELP,
   detailsChanged,
   processGone,
   renderBoard,
@@ -961,6 +962,7 @@ export const watchCommand: Command = {
   summary: 'the live board of every agent session on this machine (or --json events)',
   usage:
     'watch [--json] [--agent ID] [--manifest FILE]... [--interval MS] [-- CMD ARGS... [-- CMD ARGS...]]',
+  notes: BOARD_HELP,
   passthrough: true,
   options: {
     json: { type: 'boolean' },
