@@ -29,6 +29,7 @@ import {
   transitionEvent,
 } from '../src/cli/watch.ts';
 import type { SessionHost } from '../src/runtime/host.ts';
+import { parseNewSession } from '../src/cli/new-session.ts';
 import { selfCommand } from '../src/cli/sim-agent.ts';
 import { lsCommand } from '../src/cli/ls.ts';
 import { listSessions, request } from '../src/runtime/control-client.ts';
@@ -412,6 +413,71 @@ test('splitGroups: every -- starts a command', () => {
   assert.throws(() => splitGroups(['--', 'a', '--']), /empty command/);
 });
 
+test('board: n starts a session with the name, agent and folder typed before its command', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-new-'));
+  const book = new SessionBook({
+    host: fakeHost(new Map()),
+    dir,
+    onChange: () => {},
+    remote: false,
+  });
+  const term = fakeTerminal();
+  const started: unknown[] = [];
+  const ui = new BoardUi({
+    book,
+    stdin: term.stdin,
+    stdout: term.stdout,
+    startSession: (s) => {
+      started.push(s);
+      return Promise.resolve();
+    },
+  });
+  try {
+    ui.start();
+    term.type('n');
+    assert.match(term.text(), /new session \(\[--name N\] \[--agent ID\] \[--cwd DIR\] CMD\)/);
+    term.type(`--name web --agent claude --cwd ${dir} npx claude\r`);
+    await until('started', () => started.length > 0);
+    assert.equal(started, [{ argv: ['npx', 'claude'], name: 'web', agent: 'claude', cwd: dir }]);
+    await until('the message', () => /started web: npx claude/.test(term.text()));
+    term.type('n');
+    term.type('--nmae web claude\r');
+    await until('the refusal', () => /cannot start: unknown option --nmae/.test(term.text()));
+    assert.is(started.length, 1);
+  } finally {
+    ui.restore();
+    book.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('parseNewSession: the board n takes a name, an agent and a folder before the command', () => {
+  assert.equal(parseNewSession(['claude', '--resume']), { argv: ['claude', '--resume'] });
+  assert.equal(
+    parseNewSession(
+      ['--name', 'api', '--agent=claude', '--cwd', '~/proj', 'npx', 'claude'],
+      '/b',
+      '/h',
+    ),
+    { argv: ['npx', 'claude'], name: 'api', agent: 'claude', cwd: '/h/proj' },
+  );
+  assert.equal(parseNewSession(['--cwd=sub', '--', '--weird'], '/b', '/h'), {
+    argv: ['--weird'],
+    cwd: '/b/sub',
+  });
+  assert.equal(parseNewSession([]), { argv: [] });
+  for (
+    const [words, message] of [
+      [['--nmae', 'x', 'claude'], /unknown option --nmae/],
+      [['--name'], /--name needs a value/],
+      [['--name', 'a', '--name', 'b', 'claude'], /--name given twice/],
+      [['--name', 'a'], /give the command/],
+    ] as const
+  ) {
+    assert.throws(() => parseNewSession(words), (e: Error) => message.test(e.message));
+  }
+});
+
 test('splitCommandLine: blanks, quotes and backslashes', () => {
   assert.equal(splitCommandLine(`claude --append-system-prompt "be brief" 'a b' c\\ d ""`), [
     'claude',
@@ -470,6 +536,8 @@ test('watch --json: hosted and run sessions come out as JSON lines; run sessions
       ...self.args,
       'watch',
       '--json',
+      '--name',
+      'api',
       '--agent',
       'claude',
       '--interval',
@@ -501,6 +569,8 @@ test('watch --json: hosted and run sessions come out as JSON lines; run sessions
     assert.is(first.prev, null);
     assert.is(first.state, 'idle');
     assert.is(first.agent, 'claude', 'named from --agent on the first line');
+    assert.is(first.name, 'api', 'watch --name names the session');
+    assert.match(first.id, /^api-[0-9a-f]{4}$/);
     const id = first.id;
 
     // Type a task through attach, as the board's Enter does; answer the prompt with '1'.

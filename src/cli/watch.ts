@@ -31,7 +31,7 @@
  * and once for every session when first seen (`prev: null`); `t` and `since` in ms since the
  * epoch, `question` null unless blocked. It runs until SIGINT, SIGTERM or SIGHUP.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { type Command, type Io, stringList, stringOption, UsageError } from './command.ts';
@@ -63,6 +63,7 @@ import { listSessions, request, subscribe } from '../runtime/control-client.ts';
 import { checkSocketDir, socketDir } from '../runtime/paths.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
 import type { SessionState } from '../detect/types.ts';
+import { type NewSession, parseNewSession } from './new-session.ts';
 import { Notifier } from '../runtime/notify.ts';
 import { GUARD_EXIT } from '../runtime/tools.ts';
 
@@ -389,7 +390,7 @@ const CTRL_BRACKET = 0x1d;
 export interface BoardUiOptions {
   book: SessionBook;
   /** Starts a session from a typed command line (the `n` key); throws UserError/UsageError. */
-  startSession?: (argv: string[]) => Promise<void>;
+  startSession?: (s: NewSession) => Promise<void>;
   /** Ask before quitting while hosted sessions are alive (default true). */
   confirmQuit?: boolean;
   title?: string;
@@ -535,7 +536,9 @@ export class BoardUi {
       title: this.options.title,
       keys: this.options.keys ?? WATCH_KEYS,
       status,
-      input: this.#mode === 'input' ? { label: 'command to run: ', text: this.#input } : undefined,
+      input: this.#mode === 'input'
+        ? { label: 'new session ([--name N] [--agent ID] [--cwd DIR] CMD): ', text: this.#input }
+        : undefined,
       answer: this.#mode === 'answer' && this.#panel ? this.#panel : undefined,
       color: !process.env.NO_COLOR,
     });
@@ -814,10 +817,10 @@ export class BoardUi {
     this.#mode = 'board';
     this.#input = '';
     try {
-      const argv = splitCommandLine(line);
-      if (!argv.length) return;
-      await this.options.startSession!(argv);
-      this.#message = `started ${argv.join(' ')}`;
+      const typed = parseNewSession(splitCommandLine(line));
+      if (!typed.argv.length) return;
+      await this.options.startSession!(typed);
+      this.#message = `started ${typed.name ? `${typed.name}: ` : ''}${typed.argv.join(' ')}`;
     } catch (e) {
       this.#message = `cannot start: ${(e as Error).message}`;
     }
@@ -899,6 +902,15 @@ export class BoardUi {
   }
 }
 
+/** Whether `path` is a folder. */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** Size for headless sessions: the board's terminal, else 32x120 (the captures' size). */
 function sessionSize(stdout: NodeJS.WriteStream): { rows: number; cols: number } {
   return stdout.isTTY && stdout.rows && stdout.columns
@@ -961,11 +973,12 @@ export const watchCommand: Command = {
   name: 'watch',
   summary: 'the live board of every agent session on this machine (or --json events)',
   usage:
-    'watch [--json] [--agent ID] [--manifest FILE]... [--interval MS] [-- CMD ARGS... [-- CMD ARGS...]]',
+    'watch [--json] [--name NAME]... [--agent ID] [--manifest FILE]... [--interval MS] [-- CMD ARGS... [-- CMD ARGS...]]',
   notes: BOARD_HELP,
   passthrough: true,
   options: {
     json: { type: 'boolean' },
+    name: { type: 'string', multiple: true },
     agent: { type: 'string' },
     ...sourceOptionSpec,
     ...sweepOptionSpec,
@@ -974,6 +987,7 @@ export const watchCommand: Command = {
   placeholders: { agent: 'ID', ...optionPlaceholders },
   help: {
     json: 'print one JSON object per state change instead of the board',
+    name: "the name of the session each '-- CMD' starts, in order (repeatable)",
     agent: 'manifest id for the sessions started here whose process is not recognised',
     ...sourceOptionHelp,
     ...sweepOptionHelp,
@@ -983,6 +997,13 @@ export const watchCommand: Command = {
     checkSocketDir(socketDir()); // refuse a folder we cannot trust before showing anything
     const groups = splitGroups(positionals);
     const agent = stringOption(values, 'agent');
+    const names = stringList(values, 'name');
+    if (names.length > groups.length) {
+      throw new UsageError(
+        `${names.length} --name for ${groups.length} command${groups.length === 1 ? '' : 's'}: ` +
+          "each --name names the next '-- CMD', in order",
+      );
+    }
     const stdin = process.stdin;
     const stdout = process.stdout;
     const json = values.json === true || !(stdin.isTTY && stdout.isTTY);
@@ -1007,18 +1028,23 @@ export const watchCommand: Command = {
       },
       onUpdate: () => ui?.requestRender(),
     });
-    const startSession = async (argv: string[]) => {
+    const startSession = async (s: NewSession) => {
+      if (s.cwd !== undefined && !isDirectory(s.cwd)) {
+        throw new UsageError(`no such folder: ${s.cwd}`);
+      }
       const session = await host.start({
-        command: argv[0],
-        args: argv.slice(1),
-        agent,
+        command: s.argv[0],
+        args: s.argv.slice(1),
+        agent: s.agent ?? agent,
+        ...(s.name ? { name: s.name } : {}),
+        ...(s.cwd ? { cwd: s.cwd } : {}),
         headless: true,
         ...sessionSize(stdout),
       });
       book.addLocal(session.id);
     };
     try {
-      for (const g of groups) await startSession(g);
+      for (const [i, g] of groups.entries()) await startSession({ argv: g, name: names[i] });
       book.start();
       if (json) {
         const keepAlive = setInterval(() => {}, 1 << 30); // signal handlers alone do not keep Node running
