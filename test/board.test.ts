@@ -270,6 +270,12 @@ test('detailOf: rows speak to the person; rule internals stay in explain', () =>
     'started, no task yet',
   );
   assert.is(row(info('a-0001', 'working', 0, { reason: rule })), 'working');
+  const acp = { by: 'acp', reason: 'turn ended: cancelled', stopReason: 'cancelled' };
+  assert.is(row(info('a-0001', 'idle', 3000, acp)), 'done 3 s ago (cancelled)');
+  assert.is(
+    row(info('a-0001', 'idle', 3000, { ...acp, stopReason: 'end_turn' })),
+    'done 3 s ago',
+  );
   assert.is(
     row(info('a-0001', 'working', 0, { reason: rule, activity: 'Running the tests…' })),
     'Running the tests…',

@@ -202,6 +202,7 @@ function printableInfo(info: SessionInfo): SessionInfo {
     foreground: printable(info.foreground),
     question: info.question === undefined ? undefined : printable(info.question),
     activity: info.activity === undefined ? undefined : printable(info.activity),
+    stopReason: info.stopReason === undefined ? undefined : printable(info.stopReason),
     options: info.options?.map(printable),
     details: info.details?.map(printable),
   };
@@ -429,7 +430,10 @@ export function detailOf(info: SessionInfo, now = Date.now()): string {
     case 'idle':
       if (info.by === 'start') return 'started, no task yet';
       if (info.by === 'acp' && !info.reason.startsWith('turn ended')) return info.reason;
-      return `done ${ago(now - info.since)} ago`;
+      // An ACP turn's stop reason when it is not the usual one ('cancelled', 'refusal').
+      return `done ${ago(now - info.since)} ago${
+        info.stopReason && info.stopReason !== 'end_turn' ? ` (${info.stopReason})` : ''
+      }`;
     case 'running':
       return info.foreground || info.reason;
     case 'shell':
