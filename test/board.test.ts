@@ -324,6 +324,37 @@ test('renderBoard at 60 columns: a warning and a status message keep their ends'
   assert.match(text, /so nothing was sent/);
 });
 
+test('renderBoard: the answer panel says when what the prompt approves is not all visible', () => {
+  const panel: AnswerPanel = {
+    id: 'web-0002',
+    name: 'web',
+    phase: 'choosing',
+    question: 'Do you want to proceed?',
+    options: ['1. Yes', '2. No'],
+    details: ['echo nine &&', 'echo ten'],
+    detailsCut: true,
+    choice: 0,
+  };
+  const text = renderBoard(SESSIONS, {
+    now: NOW,
+    width: 60,
+    height: 24,
+    color: false,
+    answer: panel,
+  })
+    .join(' ').replace(/ +/g, ' ');
+  assert.match(text, /what this prompt approves is not all visible in web's pane: make it taller/);
+  assert.match(text, /Answer '1\. Yes'\? y\/N/);
+  const whole = renderBoard(SESSIONS, {
+    now: NOW,
+    width: 60,
+    height: 24,
+    color: false,
+    answer: { ...panel, detailsCut: false },
+  }).join('\n');
+  assert.not.match(whole, /not all visible/);
+});
+
 test('printable: escape sequences and control characters are removed, text stays', () => {
   assert.is(printable('\x1b]0;pwned\x07\x1b[2J\x1b[Hevil'), 'evil', 'OSC title, CSI clear');
   assert.is(printable('a\x9b31mb\x9d0;t\x9cc'), 'abc', '8-bit CSI and OSC');

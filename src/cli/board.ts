@@ -70,6 +70,8 @@ export interface AnswerPanel {
   options?: string[];
   /** What the prompt is about (the command, the file, the reason), as read with it. */
   details?: string[];
+  /** True when what the prompt approves is not all visible in the session's pane. */
+  detailsCut?: boolean;
   /** Index into `options` of the chosen one. */
   choice: number;
 }
@@ -342,7 +344,14 @@ function panelLines(
       ? `Answer '${chosen}'? y/N`
       : `Answer with option ${n} (marked >)? y/N`);
   // The warning is wrapped, never cut: its end says what y would do.
+  const cut = panel.detailsCut
+    ? wrap(
+      `what this prompt approves is not all visible in ${panel.name}'s pane: make it taller or look at it (Enter) before answering`,
+      w,
+    ).map((l) => sgr('1;33', l))
+    : [];
   const tail = [
+    ...cut,
     ...(warning ? wrap(`${warning}: y will be refused`, w).map((l) => sgr('1;31', l)) : []),
     fit(confirm, w),
   ];

@@ -412,6 +412,8 @@ interface PromptReply {
   options: string[];
   selected: number;
   details?: string[];
+  /** True when what the prompt approves is not all visible in the pane (readPrompt). */
+  detailsCut?: boolean;
 }
 
 /** Whether `p` has the shape of a {@link PromptReply} (a session answers what it likes). */
@@ -729,6 +731,7 @@ export class BoardUi {
       panel.question = p.question;
       panel.options = p.options;
       panel.details = p.details ?? [];
+      panel.detailsCut = p.detailsCut === true;
       panel.choice = choice ?? Math.max(0, p.selected);
       panel.phase = 'choosing';
       this.render();
