@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert';
 import { decide, IDLE_CONFIRM_MS, initialState, type StateRecord } from '../src/runtime/signals.ts';
 import type { Evaluation } from '../src/detect/types.ts';
 import { ByteRing } from '../src/runtime/ring.ts';
-import { COOLDOWN_MS, NotifyGate, terminalNotice } from '../src/runtime/notify.ts';
+import { terminalNotice } from '../src/runtime/notify.ts';
+import { notice } from '../src/runtime/notify-gate.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import { readPrompt } from '../src/detect/prompt.ts';
 import { strippedTail } from '../src/eval/tail-baseline.ts';
@@ -110,29 +111,8 @@ const info = (over: Partial<SessionInfo> = {}): SessionInfo => ({
   ...over,
 });
 
-test('NotifyGate: one notice per blocked episode, cooldown per session and state', () => {
-  const g = new NotifyGate();
-  assert.ok(g.decide(info(), 'working', 0));
-  // the same prompt redrawn (flap blocked -> working -> blocked) is the same episode, even later
-  assert.is(g.decide(info(), 'working', 1_000), null);
-  assert.is(g.decide(info(), 'working', COOLDOWN_MS * 10), null);
-  // a different prompt after the cooldown is announced; within the cooldown it is not
-  const other = info({ question: 'Do you want to create hello.py?' });
-  const g2 = new NotifyGate();
-  assert.ok(g2.decide(info(), 'idle', 0));
-  assert.is(g2.decide(other, 'working', COOLDOWN_MS - 1), null);
-  assert.ok(g2.decide(other, 'working', COOLDOWN_MS + 5_000));
-  // other sessions are independent
-  assert.ok(g2.decide(info({ id: 's-2' }), 'working', 10));
-  // done only when enabled, only after working
-  assert.is(new NotifyGate().decide(info({ state: 'idle' }), 'working', 0), null);
-  const d = new NotifyGate({ done: true });
-  assert.is(d.decide(info({ state: 'idle' }), 'blocked', 0), null);
-  assert.is(d.decide(info({ state: 'idle' }), 'working', 0)?.kind, 'done');
-});
-
 test('terminalNotice: OSC 9, OSC 777 and BEL, with control characters removed', () => {
-  const n = new NotifyGate().decide(info({ name: 'evil\x1b]0;x\x07' }), 'working', 0)!;
+  const n = notice('blocked', info({ name: 'evil\x1b]0;x\x07' }), true);
   const s = terminalNotice(n);
   assert.ok(s.startsWith('\x1b]9;'));
   assert.ok(s.includes('\x1b]777;notify;'));

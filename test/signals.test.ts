@@ -11,7 +11,7 @@ import {
   type StateRecord,
 } from '../src/runtime/signals.ts';
 import type { Evaluation, RuleState } from '../src/detect/types.ts';
-import { NotifyGate } from '../src/runtime/notify.ts';
+import { NotifyGate } from '../src/runtime/notify-gate.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 
 /** A screen evaluation: a matched rule of `state`, or no rule matched (null). */
@@ -147,12 +147,14 @@ test('an idle_prompt notification never makes a pane blocked; Stop then idle_pro
     host: 1,
     socket: '',
   });
+  gate.observe(info('idle'), 0);
   let r = decide(initialState(0), at(100, 'working', rep('working', 90)));
-  const notices: Array<ReturnType<NotifyGate['decide']>> = [];
+  gate.observe(info(r.state), 100);
+  const notices: Array<ReturnType<NotifyGate['observe']>> = [];
   const step = (input: SignalInput) => {
     const prev = r.state;
     r = decide(r, input);
-    if (r.state !== prev) notices.push(gate.decide(info(r.state), prev, input.now));
+    if (r.state !== prev) notices.push(gate.observe(info(r.state), input.now));
   };
   step(at(20_000, 'working', rep('idle', 20_000, 'report done')));
   step(at(20_700, 'idle', rep('idle', 20_000, 'report done')));
@@ -199,9 +201,12 @@ test('a shell where no agent ever ran reads shell, alive; a command in it reads 
 test('shell and running bring no notice', () => {
   const gate = new NotifyGate({ done: true });
   const info = (state: SessionInfo['state']) => ({ id: 'a', name: 'a', state }) as SessionInfo;
-  assert.is(gate.decide(info('shell'), 'working', 1000), null);
-  assert.is(gate.decide(info('running'), 'working', 2000), null);
-  assert.is(gate.decide(info('idle'), 'running', 3000), null);
+  assert.is(gate.observe(info('working'), 0), null, 'the baseline');
+  assert.is(gate.observe(info('shell'), 60_000), null);
+  assert.is(gate.observe(info('running'), 120_000), null);
+  assert.is(gate.observe(info('working'), 180_000), null);
+  assert.is(gate.observe(info('running'), 240_000), null);
+  assert.is(gate.observe(info('shell'), 300_000), null);
 });
 
 test.run();

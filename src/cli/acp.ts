@@ -16,11 +16,11 @@ import { type Command, stringOption, UsageError } from './command.ts';
 import {
   notifyOptionHelp,
   notifyOptionSpec,
+  notifySettings,
   optionPlaceholders,
-  stringNotifyChannels,
 } from './sweep-options.ts';
 import { createHost } from '../runtime/default-host.ts';
-import { Notifier } from '../runtime/notify.ts';
+import { createNotifier } from '../runtime/notify.ts';
 import { AcpSession, preciseNow } from '../runtime/acp-session.ts';
 import { makeSessionId } from '../runtime/host.ts';
 import { socketPath } from '../runtime/paths.ts';
@@ -126,13 +126,14 @@ export const acpCommand: Command = {
       io.stdout(text);
       session.transcribe(text);
     });
-    const notifier = new Notifier(
-      stringNotifyChannels(values, tty ? (s) => stdout.write(s) : undefined),
-      { done: values['notify-done'] === true },
-    );
-    host.onTransition(({ info, prev }) => {
-      const notice = notifier.transition(info, prev.state);
-      if (notice) session.log(`notice sent at ${preciseNow().toFixed(3)}: ${notice.title}`);
+    const notifier = createNotifier(notifySettings(values), {
+      terminal: tty ? (s) => stdout.write(s) : undefined,
+    });
+    notifier.onNotice = (notice) =>
+      session.log(`notice sent at ${preciseNow().toFixed(3)}: ${notice.title}`);
+    notifier.observe(session.info()); // the baseline: its first state is not news
+    host.onPublish((info) => {
+      if (info.id === id) notifier.observe(info);
     });
     try {
       await host.serve(session);

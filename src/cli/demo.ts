@@ -16,7 +16,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Command, type Io, stringOption, UsageError } from './command.ts';
-import { sweepChoice, sweepOptionHelp, sweepOptionSpec } from './sweep-options.ts';
+import {
+  notifyOptionHelp,
+  notifyOptionSpec,
+  notifySettings,
+  optionPlaceholders,
+  sweepChoice,
+  sweepOptionHelp,
+  sweepOptionSpec,
+} from './sweep-options.ts';
+import { createNotifier, type Notice } from '../runtime/notify.ts';
+import type { NotifyOptions } from '../runtime/notify-config.ts';
 import { selfCommand } from './sim-agent.ts';
 import { BoardUi, guardTerminal, SessionBook } from './watch.ts';
 import { printable } from './board.ts';
@@ -59,6 +69,56 @@ export interface DemoStats {
   latenciesMs: number[];
   /** Prompts that ended before the board showed them blocked. */
   missed: number;
+  /** The notices of blocked prompts, matched to the prompts shown (see {@link noticeStats}). */
+  notices?: NoticeStats;
+}
+
+/** The question of the simulated agent's permission dialog (src/eval/sim-agent.ts). */
+const SIM_QUESTION = 'Do you want to proceed?';
+
+/** How the notices of one session's prompts went. */
+export interface NoticeStats {
+  /** Blocked notices sent. */
+  sent: number;
+  /** Prompts (truth) with at least one notice. */
+  announced: number;
+  /** Notices carrying the dialog's question (`question` of the caller). */
+  rightQuestion: number;
+  /** Notices beyond the first of one prompt. */
+  duplicates: number;
+  /** Notices sent while no prompt was up (within `toleranceMs` after one ended). */
+  stray: number;
+}
+
+/**
+ * Matches blocked notices (`t`, question) to the true prompts (blocked spells of `truth`):
+ * a notice belongs to the prompt up at its time, or that ended at most `toleranceMs` before.
+ */
+export function noticeStats(
+  truth: ReadonlyArray<{ t: number; state: string }>,
+  notices: ReadonlyArray<{ t: number; question: string }>,
+  question: string,
+  end: number,
+  toleranceMs: number,
+): NoticeStats {
+  const spells: Array<{ from: number; to: number; count: number }> = [];
+  for (let i = 0; i < truth.length; i++) {
+    if (truth[i].state !== 'blocked') continue;
+    spells.push({ from: truth[i].t, to: truth[i + 1]?.t ?? end, count: 0 });
+  }
+  let stray = 0;
+  for (const n of notices) {
+    const spell = spells.find((s) => n.t >= s.from && n.t <= s.to + toleranceMs);
+    if (spell) spell.count++;
+    else stray++;
+  }
+  return {
+    sent: notices.length,
+    announced: spells.filter((s) => s.count > 0).length,
+    rightQuestion: notices.filter((n) => n.question === question).length,
+    duplicates: spells.reduce((sum, s) => sum + Math.max(0, s.count - 1), 0),
+    stray,
+  };
 }
 
 /** Sums the time spent in `state` from a list of (t, state) changes up to `end`, ms. */
@@ -132,7 +192,15 @@ export function formatSummary(stats: DemoStats[], durationMs: number): string {
     const blocked = `blocked ${seconds(s.blockedBoardMs)} on the board, ${
       seconds(s.blockedTrueMs)
     } in truth`;
-    lines.push(`  ${s.name.padEnd(9)} ${transitions} · ${prompts} · ${blocked} · ${lat}`);
+    const n = s.notices;
+    const notices = n
+      ? ` · ${
+        plural(n.sent, 'notice')
+      } (${n.announced}/${s.promptsShown} prompts announced, ${n.rightQuestion} with the dialog's question, ${n.duplicates} duplicate, ${n.stray} stray)`
+      : '';
+    lines.push(
+      `  ${s.name.padEnd(9)} ${transitions} · ${prompts} · ${blocked} · ${lat}${notices}`,
+    );
   }
   return lines.join('\n') + '\n';
 }
@@ -163,13 +231,16 @@ export const demoCommand: Command = {
     agents: { type: 'string' },
     speed: { type: 'string' },
     ...sweepOptionSpec,
+    ...notifyOptionSpec,
   },
+  placeholders: optionPlaceholders,
   help: {
     seed: 'seed of the simulated agents and users (default 7)',
     duration: 'seconds until the demo ends by itself (default 60)',
     agents: 'how many simulated agents (1-6, default 3)',
     speed: 'time factor of the simulation: 2 runs it twice as fast (default 1)',
     ...sweepOptionHelp,
+    ...notifyOptionHelp,
   },
   async run(values, positionals, io) {
     if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'`);
@@ -185,6 +256,7 @@ export const demoCommand: Command = {
       speed,
       intervalMs: choice.intervalMs,
       adaptive: choice.adaptive ?? true,
+      notify: notifySettings(values),
     }, io);
   },
 };
@@ -199,6 +271,8 @@ export interface DemoOptions {
   adaptive?: boolean;
   /** Show the board (default: when stdin and stdout are terminals). */
   board?: boolean;
+  /** Notifications (default: none). */
+  notify?: NotifyOptions;
 }
 
 /** Runs the demo; returns the exit code. */
@@ -216,8 +290,23 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
     follower: TruthFollower;
     board: Array<{ t: number; state: SessionState }>;
     transitions: number;
+    notices: Array<{ t: number; question: string }>;
   }
   const sims: Sim[] = [];
+  const notifier = opts.notify
+    ? createNotifier(opts.notify, {
+      terminal: board ? (s) => stdout.write(s) : undefined,
+      focused: (id) => host.focused(id, opts.notify!.focusMs),
+    })
+    : null;
+  if (notifier) {
+    host.notifyFailures = () => notifier.failures();
+    notifier.onNotice = (n: Notice) => {
+      if (n.kind === 'blocked') {
+        sims.find((s) => s.id === n.info.id)?.notices.push({ t: Date.now(), question: n.question });
+      }
+    };
+  }
   let ui: BoardUi | null = null;
   const book = new SessionBook({
     host,
@@ -251,6 +340,7 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
     );
   }
   let unguard = () => {};
+  if (notifier) host.onPublish((info) => notifier.observe(info));
   try {
     for (let i = 0; i < opts.count; i++) {
       const name = DEMO_NAMES[i];
@@ -273,7 +363,15 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
         rows: 32,
         cols: 120,
       });
-      const user = new SimUser({ seed: opts.seed * 1000 + i, target: session, speed: opts.speed });
+      // The simulated person's keys are noted (the notifier tells an answered prompt from one
+      // that flaps), but not as focus: the person watching the demo types nothing.
+      const target = {
+        write: (data: string) => {
+          host.noteInput(session.id, Date.now(), false);
+          session.write(data);
+        },
+      };
+      const user = new SimUser({ seed: opts.seed * 1000 + i, target, speed: opts.speed });
       const sim: Sim = {
         name,
         id: session.id,
@@ -281,8 +379,10 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
         follower: new TruthFollower(truth, (e) => user.see(e.state)),
         board: [{ t: Date.now(), state: 'idle' }],
         transitions: 0,
+        notices: [],
       };
       sims.push(sim);
+      notifier?.observe(host.info(session.id));
       book.addLocal(session.id);
     }
     const end = t0 + opts.durationMs;
@@ -321,6 +421,7 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
     const endAt = Date.now();
     for (const s of sims) s.follower.stop();
     book.close();
+    notifier?.close();
     await host.close();
     unguard();
     const stats: DemoStats[] = sims.map((s) => {
@@ -335,6 +436,9 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
         blockedTrueMs: timeIn(truth, 'blocked', endAt),
         latenciesMs,
         missed,
+        notices: notifier
+          ? noticeStats(truth, s.notices, SIM_QUESTION, endAt, interval + 100)
+          : undefined,
       };
     });
     if (sims.length) io.stdout(formatSummary(stats, endAt - t0));

@@ -4,6 +4,7 @@
  */
 import type { Command } from './command.ts';
 import { hookMain } from './hook.ts';
+import { notifyOptionHelp, notifyOptionSpec, optionPlaceholders } from './sweep-options.ts';
 
 export const reportCommand: Command = {
   name: 'report',
@@ -15,9 +16,19 @@ export const reportCommand: Command = {
 
 export const notifyCommand: Command = {
   name: 'notify',
-  summary:
-    'for agent hooks: pass a Notification payload (JSON on stdin) to the session (always exits 0)',
-  usage: 'notify < payload.json',
-  options: {},
-  run: (_values, positionals) => hookMain(['notify', ...positionals]),
+  summary: 'for agent hooks: pass a Notification payload (JSON on stdin) to the session ' +
+    '(always exits 0); --test: send a test notice on every channel and say which worked',
+  usage:
+    'notify < payload.json\nnotify --test [--no-desktop] [--notify-cmd CMD] [--notify-url URL]',
+  options: { test: { type: 'boolean' }, ...notifyOptionSpec },
+  placeholders: optionPlaceholders,
+  help: {
+    test:
+      'send a test notice on every channel turned on; print which worked and why others did not (exit 1 if one failed)',
+    ...notifyOptionHelp,
+  },
+  run: async (values, positionals, io) =>
+    values.test === true
+      ? (await import('./notify-test.ts')).notifyTest(values, io)
+      : hookMain(['notify', ...positionals]),
 };

@@ -16,19 +16,20 @@ import {
 import {
   notifyOptionHelp,
   notifyOptionSpec,
+  notifySettings,
   optionPlaceholders,
   sourceOptionHelp,
   sourceOptionSpec,
-  stringNotifyChannels,
   sweepChoice,
   sweepOptionHelp,
   sweepOptionSpec,
 } from './sweep-options.ts';
 import { createHost } from '../runtime/default-host.ts';
 import { loadConfig } from '../runtime/config.ts';
-import { Notifier } from '../runtime/notify.ts';
+import { createNotifier } from '../runtime/notify.ts';
 import type { SessionHost } from '../runtime/host.ts';
 import type { Session } from '../runtime/session.ts';
+import { RunTitle, setsTitle } from './run-title.ts';
 
 /** Splits `-- CMD ARGS...` (as main passes it) into the command and its arguments. */
 export function splitCommand(positionals: string[]): { command: string; args: string[] } {
@@ -89,6 +90,7 @@ export const runCommand: Command & {
   },
   async run(values, positionals, io, tap: RunTap = {}) {
     const { command, args } = splitCommand(positionals);
+    const notifyOptions = notifySettings(values);
     const host = createHost(sweepChoice(values), process.env, {
       hooks: values['no-hooks'] !== true,
       files: stringList(values, 'manifest'),
@@ -108,21 +110,35 @@ export const runCommand: Command & {
       headless: !tty,
     });
     tap.started?.(session, host);
-    const notifier = new Notifier(
-      stringNotifyChannels(values, tty ? (s) => stdout.write(s) : undefined),
-      {
-        done: values['notify-done'] === true,
-      },
-    );
-    host.onTransition(({ info, prev }) => notifier.transition(info, prev.state));
+    // Who announces this session (README "Notifications"): this process, on the desktop,
+    // --notify-cmd and --notify-url; its terminal notices go to this terminal unless a board
+    // follows the session, which then writes them to the terminal the person watches.
+    const notifier = createNotifier(notifyOptions, {
+      terminal: tty
+        ? (s) => {
+          if (!host.boardFollows(session.id)) stdout.write(s);
+        }
+        : undefined,
+      focused: (id) => host.focused(id, notifyOptions.focusMs),
+    });
+    host.notifyFailures = () => notifier.failures();
+    notifier.observe(host.info(session.id));
+    host.onPublish((info) => notifier.observe(info));
+    const title = tty && notifyOptions.title ? new RunTitle((s) => stdout.write(s)) : null;
+    title?.start();
+    if (title) {
+      host.onTransition(({ info }) => title.update(info.state, session.terminal.title));
+    }
 
     let restored = false;
     const restore = () => {
       if (restored) return;
       restored = true;
+      notifier.close();
       if (tty) {
         try {
           stdout.write(RESTORE + (session.terminal.altScreen ? '\x1b[?1049l' : ''));
+          title?.restore();
           stdin.setRawMode(false);
         } catch {
           // the terminal is gone
@@ -152,9 +168,16 @@ export const runCommand: Command & {
     // Ctrl-C reaches the agent as a key in raw mode; without a TTY, pass SIGINT on.
     process.on('SIGINT', () => session.kill('SIGINT'));
 
-    session.onOutput((data) => stdout.write(data));
+    session.onOutput((data) => {
+      stdout.write(data);
+      const state = host.watched(session.id)?.record.state ?? 'idle';
+      title?.update(state, session.terminal.title, setsTitle(data));
+    });
     if (tty) stdin.setRawMode(true);
-    stdin.on('data', (d: Buffer) => session.write(tap.input ? tap.input(d) : d));
+    stdin.on('data', (d: Buffer) => {
+      host.noteInput(session.id);
+      session.write(tap.input ? tap.input(d) : d);
+    });
     // Piped input that ends (`echo cmd | agentwatch run -- bash`): the PTY's end-of-file key
     // (VEOF, Ctrl-D) once the agent has gone quiet, as a person would press it at its prompt.
     // Sent at once it could reach the line discipline before the program reads its input and

@@ -8,7 +8,14 @@
 import type { ParseArgsConfig } from 'node:util';
 import { type OptionValues, stringOption, UsageError } from './command.ts';
 import type { SweepChoice } from '../runtime/default-host.ts';
-import type { NotifyChannels } from '../runtime/notify.ts';
+import {
+  NotifyConfigError,
+  type NotifyOptions,
+  readNotifyTable,
+  resolveNotify,
+} from '../runtime/notify-config.ts';
+import { loadConfig } from '../runtime/config.ts';
+import { UserError } from '../errors.ts';
 
 /** Where the rules come from, for run and watch: `--manifest FILE` (repeatable), `--no-update`. */
 export const sourceOptionSpec: NonNullable<ParseArgsConfig['options']> = {
@@ -57,30 +64,74 @@ export function sweepChoice(values: OptionValues): SweepChoice {
   return { intervalMs, adaptive };
 }
 
-/** Notification options shared by run, watch and demo. */
+/** Notification options shared by run, watch and demo (they override the config's [notify]). */
 export const notifyOptionSpec: NonNullable<ParseArgsConfig['options']> = {
   'notify-cmd': { type: 'string' },
   'notify-done': { type: 'boolean' },
   'no-desktop': { type: 'boolean' },
+  'notify-url': { type: 'string' },
+  'notify-format': { type: 'string' },
+  'notify-include-text': { type: 'boolean' },
 };
 
 export const notifyOptionHelp: Record<string, string> = {
-  'notify-cmd':
-    'shell command run on every notice (AGENTWATCH_SESSION, _NAME, _STATE, _TITLE, _BODY set)',
+  'notify-cmd': 'shell command run on every notice, with AGENTWATCH_NOTICE (blocked|done), ' +
+    '_SESSION, _NAME, _AGENT, _STATE, _TITLE, _BODY, _QUESTION, _ACTION (Bash: CMD), ' +
+    '_OPTIONS (one a line) set',
   'notify-done': 'also notify when a session goes idle after working',
   'no-desktop': 'no desktop notifications (osascript / notify-send)',
+  'notify-url':
+    'POST every notice to URL: JSON {session, name, agent, state, kind, title, host, time}',
+  'notify-format': 'json (default) or text (plain text, for ntfy-style services)',
+  'notify-include-text':
+    "let the prompt's question, action and options leave the machine in --notify-url pushes",
 };
 
-/** The notification channels chosen on the command line; `terminal` writes OSC 9/777 + BEL. */
-export function stringNotifyChannels(
+/**
+ * The notification settings in force: the config file's `[notify]` table
+ * (`$XDG_CONFIG_HOME/agentwatch/config.toml`), overridden by the flags.
+ * @throws UserError naming the file and the key for a bad `[notify]` table; UsageError for bad flags.
+ */
+export function notifySettings(
   values: OptionValues,
-  terminal?: (s: string) => void,
-): NotifyChannels {
-  return {
-    terminal,
-    desktop: values['no-desktop'] !== true,
-    command: stringOption(values, 'notify-cmd'),
-  };
+  env: NodeJS.ProcessEnv = process.env,
+): NotifyOptions {
+  const flags = notifyFlags(values);
+  const loaded = loadConfig(env);
+  try {
+    return resolveNotify(readNotifyTable(loaded.config.notify ?? undefined, loaded.path), flags);
+  } catch (e) {
+    if (e instanceof NotifyConfigError) throw new UserError(e.message);
+    throw e;
+  }
+}
+
+/**
+ * The notification settings given on the command line (only those given).
+ * @throws UsageError for a --notify-format other than json/text or a --notify-url that is not http(s).
+ */
+export function notifyFlags(values: OptionValues): Partial<NotifyOptions> {
+  const out: Partial<NotifyOptions> = {};
+  const cmd = stringOption(values, 'notify-cmd');
+  if (cmd !== undefined) out.command = cmd;
+  if (values['notify-done'] === true) out.done = true;
+  if (values['no-desktop'] === true) out.desktop = false;
+  const url = stringOption(values, 'notify-url');
+  if (url !== undefined) {
+    if (!/^https?:\/\/\S+$/i.test(url)) {
+      throw new UsageError(`--notify-url must be an http or https URL, got '${url}'`);
+    }
+    out.url = url;
+  }
+  const format = stringOption(values, 'notify-format');
+  if (format !== undefined) {
+    if (format !== 'json' && format !== 'text') {
+      throw new UsageError(`--notify-format must be json or text, got '${format}'`);
+    }
+    out.format = format;
+  }
+  if (values['notify-include-text'] === true) out.includeText = true;
+  return out;
 }
 
 /** How the sweep and notification options name their values in the help. */
@@ -88,4 +139,6 @@ export const optionPlaceholders: Record<string, string> = {
   manifest: 'FILE',
   interval: 'MS',
   'notify-cmd': 'SHELL-COMMAND',
+  'notify-url': 'URL',
+  'notify-format': 'json|text',
 };

@@ -38,10 +38,10 @@ import { type Command, type Io, stringList, stringOption, UsageError } from './c
 import {
   notifyOptionHelp,
   notifyOptionSpec,
+  notifySettings,
   optionPlaceholders,
   sourceOptionHelp,
   sourceOptionSpec,
-  stringNotifyChannels,
   sweepChoice,
   sweepOptionHelp,
   sweepOptionSpec,
@@ -64,7 +64,7 @@ import { checkSocketDir, socketDir } from '../runtime/paths.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
 import type { SessionState } from '../detect/types.ts';
 import { type NewSession, parseNewSession } from './new-session.ts';
-import { Notifier } from '../runtime/notify.ts';
+import { createNotifier, Notifier } from '../runtime/notify.ts';
 import { GUARD_EXIT } from '../runtime/tools.ts';
 
 /** How often the socket directory is read for new sessions, ms. */
@@ -191,6 +191,8 @@ export interface BookOptions {
   onUpdate?: (info: SessionInfo) => void;
   /** Also follow sessions hosted elsewhere (default true). */
   remote?: boolean;
+  /** Tell the hosts of sessions followed that this board announces them (default false). */
+  alerts?: boolean;
 }
 
 /**
@@ -367,6 +369,7 @@ export class SessionBook {
         this.options.onUpdate?.(e.info);
         if (prev !== 'exited') this.options.onChange(e.info, prev);
       },
+      { alerts: this.options.alerts === true },
     );
     if (!known) this.followed.set(first.id, e);
   }
@@ -428,6 +431,27 @@ function promptReplyOk(p: unknown): p is PromptReply {
 /** How long reading a prompt and answering it may take, ms (as `agentwatch answer`). */
 const PROMPT_TIMEOUT_MS = 5000;
 const ANSWER_TIMEOUT_MS = 10_000;
+
+/**
+ * The board's status line part about notifications that fail: this process's channels, then
+ * those of the hosts of the sessions shown (their `notify` field), each channel once:
+ * 'notify failed: desktop (notify-send exited with code 1: Cannot autolaunch D-Bus ...)'.
+ * undefined when every channel works.
+ */
+export function notifyStatus(
+  own: Partial<Record<string, string>>,
+  infos: readonly SessionInfo[],
+): string | undefined {
+  const seen = new Map<string, string>();
+  for (const [c, why] of Object.entries(own)) if (why) seen.set(c, why);
+  for (const i of infos) {
+    for (const [c, why] of Object.entries(i.notify ?? {})) {
+      if (why && !seen.has(c)) seen.set(c, `${i.name}: ${why}`);
+    }
+  }
+  if (!seen.size) return undefined;
+  return `notify failed: ${[...seen].map(([c, why]) => `${c} (${why})`).join(', ')}`;
+}
 
 /** The first line of an error's message (refusals list the prompt on further lines). */
 function firstLine(e: unknown): string {
@@ -1015,21 +1039,30 @@ export const watchCommand: Command = {
       config: loadConfig().config,
       update: values['no-update'] !== true,
     });
-    const notifier = new Notifier(
-      stringNotifyChannels(values, json ? undefined : (s) => stdout.write(s)),
-      {
-        done: values['notify-done'] === true,
-      },
-    );
+    const notifyOptions = notifySettings(values);
+    const terminal = json ? undefined : (s: string) => stdout.write(s);
+    // Who announces what (README "Notifications"): the sessions this process hosts, on every
+    // channel; those hosted elsewhere (a `run` in another terminal) on this terminal only:
+    // their own host sends the desktop notice, the command and the push.
+    const notifier = createNotifier(notifyOptions, {
+      terminal,
+      focused: (id) => host.focused(id, notifyOptions.focusMs),
+    });
+    const remote = new Notifier({ terminal, desktop: false }, { done: notifyOptions.done });
+    host.notifyFailures = () => notifier.failures();
+    host.onPublish((info) => notifier.observe(info));
     let ui: BoardUi | null = null;
     const book = new SessionBook({
       host,
+      alerts: !json,
       onChange: (info, prev) => {
         if (json) io.stdout(JSON.stringify(transitionEvent(info, prev)) + '\n');
-        if (prev && book.followed.get(info.id)?.local) notifier.transition(info, prev);
         ui?.requestRender();
       },
-      onUpdate: () => ui?.requestRender(),
+      onUpdate: (info) => {
+        if (!book.followed.get(info.id)?.local) remote.observe(info);
+        ui?.requestRender();
+      },
     });
     const startSession = async (s: NewSession) => {
       if (s.cwd !== undefined && !isDirectory(s.cwd)) {
@@ -1044,6 +1077,7 @@ export const watchCommand: Command = {
         headless: true,
         ...sessionSize(stdout),
       });
+      notifier.observe(host.info(session.id)); // the baseline: its first state is not news
       book.addLocal(session.id);
     };
     try {
@@ -1064,7 +1098,9 @@ export const watchCommand: Command = {
           book,
           startSession,
           title: 'agentwatch',
-          status: () => rules?.status(),
+          status: () =>
+            [rules?.status(), notifyStatus(notifier.failures(), book.infos())].filter(Boolean)
+              .join(' · ') || undefined,
         });
         rules?.onNotice(() => ui?.requestRender());
         // The sweep reloads the manifests at each tick; with no session hosted here there is

@@ -11,8 +11,9 @@
 /** A prompt as read from the screen. */
 export interface Prompt {
   /**
-   * The last line ending with '?' above the options, else the last question inside a line above
-   * them ('' when none).
+   * The last line ending with '?' above the options and below the dialog's top rule, else the
+   * last question inside a line there ('' when none, and always '' when no options were read:
+   * prose above a dialog is not its question).
    */
   question: string;
   /**
@@ -213,10 +214,15 @@ export function readPrompt(
     const buttons = readButtonRow(rows, backgrounds);
     if (buttons) return buttons;
   }
-  const top = options.length ? options[0].row : rows.length;
+  // The question is the dialog's: above its options, below the dialog's top rule. With no
+  // options there is no dialog to read (a hook or OSC said blocked before it was drawn), and
+  // a '?' line then is the agent's prose ("Would you like me to add a regression test?"),
+  // not the prompt.
+  const top = options.length ? options[0].row : -1;
   let question = '';
   let qRow = -1;
   for (let i = top - 1; i >= 0 && i >= top - 20; i--) {
+    if (fullRule(rows[i])) break;
     const line = strip(rows[i]);
     if (line.endsWith('?')) {
       question = line;
@@ -227,6 +233,7 @@ export function readPrompt(
   // No row ends with '?': the last question inside a row of the dialog (Claude Code's trust
   // dialog: "Quick safety check: Is this a project you created or one you trust? (Like ...").
   for (let i = top - 1; !question && options.length && i >= 0 && i >= top - 20; i--) {
+    if (fullRule(rows[i])) break;
     const m = /(?:^|[.:!]\s+)([^.?!:]*\?)(?=\s|$)/u.exec(strip(rows[i]));
     if (m) {
       question = m[1].trim();

@@ -105,6 +105,11 @@ export function sessionInfoOf(value: unknown): SessionInfo | null {
   if (info.activity !== undefined && !isString(info.activity)) delete info.activity;
   if (info.options !== undefined && !isStrings(info.options)) delete info.options;
   if (info.details !== undefined && !isStrings(info.details)) delete info.details;
+  if (
+    info.notify !== undefined &&
+    (typeof info.notify !== 'object' || info.notify === null || Array.isArray(info.notify) ||
+      !Object.values(info.notify).every(isString))
+  ) delete info.notify;
   return info;
 }
 
@@ -186,11 +191,17 @@ export function subscribe(
   path: string,
   onInfo: (info: SessionInfo) => void,
   onClose: () => void,
+  /** `alerts`: this subscriber (a board) announces the session on its own terminal. */
+  opts: { alerts?: boolean } = {},
 ): Socket {
   const c = createConnection(path);
   c.on('error', () => {});
   c.on('close', onClose);
-  c.on('connect', () => c.write(JSON.stringify({ op: 'subscribe' }) + '\n'));
+  c.on('connect', () => {
+    c.write(
+      JSON.stringify(opts.alerts ? { op: 'subscribe', alerts: true } : { op: 'subscribe' }) + '\n',
+    );
+  });
   c.on(
     'data',
     lineReader((line) => {

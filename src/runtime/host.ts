@@ -86,6 +86,18 @@ export class SessionHost {
     { session: Session; server: Server; subscribers: Set<Socket> }
   >();
   readonly #transitionListeners = new Set<(t: Transition) => void>();
+  readonly #publishListeners = new Set<(info: SessionInfo) => void>();
+  /** Subscribers per session id that announce it themselves (a board: `subscribe` with `alerts`). */
+  readonly #boards = new Map<string, Set<Socket>>();
+  /** When the person last typed into each session (its own terminal or an attached one), ms. */
+  readonly #lastInput = new Map<string, number>();
+  /** The same, for typing that means the person looks at the session. */
+  readonly #lastFocus = new Map<string, number>();
+  /**
+   * What failed in this process's notifier (`{channel: why}`), published in every info as
+   * `notify` (`ls --json`); set by run and watch.
+   */
+  notifyFailures?: () => Partial<Record<string, string>>;
   readonly #env: NodeJS.ProcessEnv;
   /** Attached terminals per session id. */
   readonly #attachedCount = new Map<string, number>();
@@ -127,9 +139,66 @@ export class SessionHost {
     if (last && samePublished(last, next)) return;
     this.#published.set(w.session.id, next);
     const entry = this.sessions.get(w.session.id);
-    if (!entry?.subscribers.size) return;
+    // Nobody to tell: no info built (the notifier listens through onPublish).
+    if (!entry?.subscribers.size && !this.#publishListeners.size) return;
+    const info = this.#info(w);
+    if (entry) { for (const s of entry.subscribers) push(s, { event: 'state', session: info }); }
+    this.#publish(info);
+  }
+
+  /** A session's info with this process's notifier failures. */
+  #info(w: Watched): SessionInfo {
     const info = sessionInfo(w);
-    for (const s of entry.subscribers) push(s, { event: 'state', session: info });
+    const failures = this.notifyFailures?.();
+    if (failures && Object.keys(failures).length) info.notify = failures;
+    const input = this.#lastInput.get(w.session.id);
+    if (input !== undefined) info.lastInput = input;
+    return info;
+  }
+
+  #publish(info: SessionInfo): void {
+    for (const l of this.#publishListeners) {
+      try {
+        l(info);
+      } catch {
+        // a listener's failure never disturbs the sweep
+      }
+    }
+  }
+
+  /**
+   * Calls `listener` with every info published for a hosted session: each state change, and
+   * each change of its agent, reason or prompt while the state stays (the notifier sees a
+   * second, different prompt of one blocked spell, and the dialog drawn after the report).
+   */
+  onPublish(listener: (info: SessionInfo) => void): () => void {
+    this.#publishListeners.add(listener);
+    return () => this.#publishListeners.delete(listener);
+  }
+
+  /** True while a board (a `subscribe` with `alerts`) follows session `id` and announces it. */
+  boardFollows(id: string): boolean {
+    return (this.#boards.get(id)?.size ?? 0) > 0;
+  }
+
+  /**
+   * Notes that the person typed into session `id` now. `focus` false: it tells the notifier
+   * that a prompt was answered (`lastInput`), but is no sign that someone looks at the session
+   * (the demo's simulated person).
+   */
+  noteInput(id: string, now = Date.now(), focus = true): void {
+    this.#lastInput.set(id, now);
+    if (focus) this.#lastFocus.set(id, now);
+  }
+
+  /**
+   * True when the person looks at session `id`: a terminal is attached to it through its
+   * socket (a board's Enter), or they typed into it within `withinMs`.
+   */
+  focused(id: string, withinMs: number, now = Date.now()): boolean {
+    if ((this.#attachedCount.get(id) ?? 0) > 0) return true;
+    const last = this.#lastFocus.get(id);
+    return last !== undefined && now - last < withinMs;
   }
 
   /** Calls `listener` on every state change of every hosted session. */
@@ -222,6 +291,7 @@ export class SessionHost {
     this.panes.set(pane.id, { pane, server, subscribers });
     pane.onChange((info, prev) => {
       for (const s of subscribers) push(s, { event: 'state', session: info });
+      this.#publish(info);
       if (info.state === prev) return;
       const record: StateRecord = { state: prev, since: info.since, reason: '', by: 'acp' };
       for (const l of this.#transitionListeners) {
@@ -239,7 +309,7 @@ export class SessionHost {
     const entry = this.sessions.get(id);
     const w = this.sweep.watched.get(id);
     if (!entry || !w) throw new UserError(`no session ${id} in this process`);
-    return sessionInfo(w);
+    return this.#info(w);
   }
 
   /** The sweep's record of session `id`. */
@@ -248,7 +318,7 @@ export class SessionHost {
   }
 
   #onTransition(w: Watched, prev: StateRecord): void {
-    const info = sessionInfo(w);
+    const info = this.#info(w);
     this.#published.set(w.session.id, published(w));
     const entry = this.sessions.get(w.session.id);
     if (entry) { for (const s of entry.subscribers) push(s, { event: 'state', session: info }); }
@@ -259,6 +329,7 @@ export class SessionHost {
         // a listener's failure never disturbs the sweep
       }
     }
+    this.#publish(info);
   }
 
   /**
@@ -292,7 +363,7 @@ export class SessionHost {
     const { session } = entry;
     switch (req.op) {
       case 'info':
-        return { session: sessionInfo(w) };
+        return { session: this.#info(w) };
       case 'screen':
         return {
           text: session.terminal.screenText(),
@@ -301,11 +372,21 @@ export class SessionHost {
           cols: session.terminal.cols,
           cursor: session.terminal.cursor,
         };
-      case 'subscribe':
+      case 'subscribe': {
         entry.subscribers.add(socket);
-        socket.on('close', () => entry.subscribers.delete(socket));
-        push(socket, { event: 'state', session: sessionInfo(w) });
+        let boards: Set<Socket> | undefined;
+        if (req.alerts === true) {
+          boards = this.#boards.get(id) ?? new Set();
+          this.#boards.set(id, boards);
+          boards.add(socket);
+        }
+        socket.on('close', () => {
+          entry.subscribers.delete(socket);
+          boards?.delete(socket);
+        });
+        push(socket, { event: 'state', session: this.#info(w) });
         return 'keep';
+      }
       case 'attach':
         return this.#attach(session, socket, req.rows, req.cols);
       case 'resize': {
@@ -357,6 +438,7 @@ export class SessionHost {
         return {};
       }
       case 'send':
+        this.noteInput(id);
         return guardedSend(
           this.sweep,
           w,
@@ -377,10 +459,10 @@ export class SessionHost {
           throw new UserError('answer: the confirmed prompt (expect) is missing');
         }
         const index = choiceIndex(String(req.choice), expect.options);
-        return this.#checkAnswerer(socket).then(() => guardedAnswer(this.sweep, w, index, expect))
-          .then((
-            option,
-          ) => ({ answered: option }));
+        return this.#checkAnswerer(socket).then(() => {
+          this.noteInput(id);
+          return guardedAnswer(this.sweep, w, index, expect);
+        }).then((option) => ({ answered: option }));
       }
       case 'events':
         return { events: session.events() };
@@ -401,7 +483,7 @@ export class SessionHost {
         this.sweep.evaluate(w); // afresh, like the typing guard
         const snapshot = session.terminal.snapshot();
         return {
-          session: sessionInfo(w),
+          session: this.#info(w),
           decidedBy: w.record.by,
           reason: w.record.reason,
           report: session.report,
@@ -448,7 +530,10 @@ export class SessionHost {
       if (!socket.destroyed) socket.write(data);
     });
     const offExit = session.onExit(() => socket.end());
-    socket.on('data', (d: Buffer) => session.write(d));
+    socket.on('data', (d: Buffer) => {
+      this.noteInput(session.id);
+      session.write(d);
+    });
     socket.on('close', () => {
       off();
       offExit();

@@ -50,6 +50,13 @@ export interface SessionInfo {
   /** Pid of the process hosting the session (a `run`, or a `watch` hosting it headless). */
   host: number;
   socket: string;
+  /**
+   * When the person last typed into the session (its own terminal, an attached one, or an
+   * `answer`/`send`), ms since the epoch; absent when never.
+   */
+  lastInput?: number;
+  /** The host's notification channels that failed last, `{channel: why}`; absent when none did. */
+  notify?: Partial<Record<string, string>>;
 }
 
 /**
@@ -75,7 +82,8 @@ export interface PermissionAsk {
 export type Request =
   | { op: 'info' }
   | { op: 'screen' }
-  | { op: 'subscribe' }
+  /** `alerts`: the subscriber (a board) announces the session on its own terminal. */
+  | { op: 'subscribe'; alerts?: boolean }
   | { op: 'attach'; rows?: number; cols?: number }
   | { op: 'resize'; rows: number; cols: number }
   | { op: 'kill' }

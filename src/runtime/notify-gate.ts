@@ -1,0 +1,320 @@
+/**
+ * Which sessions' changes are announced, and with what text: the pure decision behind every
+ * notification (DESIGN.md section 5, "one per blocked episode, and an episode ends when the
+ * state leaves blocked"). No I/O and no timers: the caller passes every info a session
+ * publishes with `now` (ms), and calls {@link NotifyGate.due} when {@link NotifyGate.nextDue}
+ * comes.
+ *
+ * The rules:
+ * - An **episode** is a stretch of `blocked`. It ends when the state leaves blocked. Every
+ *   episode's prompt is announced, and a different prompt within one episode (question,
+ *   options or details differ: another command, another file) is announced as well.
+ * - **Flicker**: the same prompt (identical question, options and details) back within
+ *   {@link HYSTERESIS_MS} of leaving blocked continues the episode before it: not announced.
+ * - **Flapping**: the same prompt back without the person having typed anything into the
+ *   session since it was last announced (`lastInput`) is a flap: flaps are announced at most
+ *   {@link FLAP_MAX} times within {@link FLAP_WINDOW_MS}. A prompt the person answered, and
+ *   a different prompt, are never held back by it.
+ * - **Content first**: an episode whose dialog cannot be read yet (no options: a hook or OSC
+ *   7501 said blocked before the dialog was drawn) waits up to {@link CONTENT_WAIT_MS} for it,
+ *   then is announced with what is known; the dialog drawn later is that same prompt (not
+ *   announced again); a different one after it is.
+ * - **done** (opt-in: a turn ended, idle after working) gets the same treatment: a working
+ *   spell shorter than the hysteresis between two announced ends is flicker, and at most
+ *   {@link FLAP_MAX} done notices per session in {@link FLAP_WINDOW_MS}.
+ * - A session is first seen without a notice (the baseline); `exited` forgets it.
+ */
+import type { SessionInfo } from './protocol.ts';
+import type { SessionState } from '../detect/types.ts';
+
+/** The same prompt back within this many ms of leaving blocked is the same episode. */
+export const HYSTERESIS_MS = 2_000;
+/** How long an episode waits for its dialog's text before it is announced without it, ms. */
+export const CONTENT_WAIT_MS = 400;
+/** The window of the flapping limit, ms. */
+export const FLAP_WINDOW_MS = 60_000;
+/** The most notices of one flapping prompt (or of done, per session) in {@link FLAP_WINDOW_MS}. */
+export const FLAP_MAX = 4;
+
+/** A notification to send. */
+export interface Notice {
+  kind: 'blocked' | 'done';
+  /** '<name> (<agent>) needs you' or '... is done'. */
+  title: string;
+  /** The question, what it would do, the options; one per line ('' parts left out). */
+  body: string;
+  /** The dialog's question ('' when unread). */
+  question: string;
+  /** What the prompt approves, shortened: 'Bash: rm -rf build/', 'Edit: greet.py' ('' when unread). */
+  action: string;
+  /** The numbered options ('1. Yes'). */
+  options: string[];
+  /** True when the dialog's text was read (options found); false when sent with what was known. */
+  content: boolean;
+  info: SessionInfo;
+}
+
+/** Tuning of a {@link NotifyGate}; every time in ms. */
+export interface GateOptions {
+  /** Announce done (a turn ended after work); default false. */
+  done?: boolean;
+  hysteresisMs?: number;
+  contentWaitMs?: number;
+  flapWindowMs?: number;
+  flapMax?: number;
+}
+
+/** The identity of a prompt: question, options and details (the command, the file). */
+export function promptKey(info: SessionInfo): string {
+  return JSON.stringify([info.question ?? '', info.options ?? [], info.details ?? []]);
+}
+
+/** True when the dialog's text was read: its numbered options are there. */
+function readable(info: SessionInfo): boolean {
+  return (info.options?.length ?? 0) > 0;
+}
+
+/**
+ * What a prompt would do, in one short line, from its details (the dialog's other lines):
+ * Claude Code 2.1.332 heads its dialogs `Bash command` (the command is the last line) and
+ * `Edit file` / `Create file` (the file next); Codex 0.171 writes `$ COMMAND` and
+ * `Destination: FILE`; Gemini CLI 0.61 and Qwen Code write `? Shell  COMMAND` and
+ * `? Edit  FILE: ...`. Otherwise the first line that is not a tip. '' when no details.
+ */
+export function promptAction(details: readonly string[]): string {
+  const lines = details.map((d) => d.trim()).filter((d) => d && !/^tip:/i.test(d));
+  if (!lines.length) return '';
+  const head = lines[0].match(/^(\w+) (command|file)$/i);
+  if (head) {
+    const tool = head[1][0].toUpperCase() + head[1].slice(1).toLowerCase();
+    // Claude Code puts the command last, under its description ("Create empty hello.txt
+    // file"); the simulated agent puts it first: the last line not written as a sentence.
+    const rest = lines.slice(1);
+    const command = [...rest].reverse().find((l) => !/^\p{Lu}\p{Ll}+ /u.test(l)) ??
+      rest.at(-1);
+    const what = head[2].toLowerCase() === 'command' ? command : lines[1];
+    return what && what !== lines[0] ? `${tool}: ${what}` : tool;
+  }
+  const dollar = lines.find((l) => l.startsWith('$ '));
+  if (dollar) return `Bash: ${dollar.slice(2).trim()}`;
+  const gemini = lines[0].match(/^\?\s+(\w+)\s{2,}(.+)$/);
+  if (gemini) return `${gemini[1]}: ${gemini[2]}`;
+  const dest = lines.find((l) => /^Destination: /.test(l));
+  if (dest) return `Edit: ${dest.slice('Destination: '.length)}`;
+  return lines[0];
+}
+
+/** Per session: what the gate remembers. */
+interface Track {
+  state: SessionState;
+  latest: SessionInfo;
+  /** The prompt announced (or taken as announced) in the current blocked episode. */
+  announced?: string;
+  /** When the current blocked episode began, ms. */
+  enteredAt?: number;
+  /** True when this episode's notice went out before its dialog could be read. */
+  blind?: boolean;
+  /** When the current blocked episode began, while its notice waits for the dialog's text. */
+  waitingSince?: number;
+  /** When the state last left blocked, and the prompt of that episode. */
+  left?: { at: number; key?: string };
+  /** When the last blocked notice was sent, per prompt key (the latest 64 keys). */
+  announcedAt: Map<string, number>;
+  /** When the state last became working. */
+  workingSince?: number;
+  /** True while the state is the idle a done was decided for (announced or held). */
+  doneOpen?: boolean;
+  /** When the state last left such an idle, ms. */
+  doneLeftAt?: number;
+  /** Times of notices, per prompt key ('done' for done), within the flap window. */
+  sent: Map<string, number[]>;
+}
+
+/** Decides which infos are announced. Pure but for its memory; `now` is injected (ms). */
+export class NotifyGate {
+  readonly #tracks = new Map<string, Track>();
+  readonly #o: Required<GateOptions>;
+  /** Notices held back by the flapping limit (for the report and tests). */
+  suppressedFlaps = 0;
+
+  constructor(options: GateOptions = {}) {
+    this.#o = {
+      done: options.done ?? false,
+      hysteresisMs: options.hysteresisMs ?? HYSTERESIS_MS,
+      contentWaitMs: options.contentWaitMs ?? CONTENT_WAIT_MS,
+      flapWindowMs: options.flapWindowMs ?? FLAP_WINDOW_MS,
+      flapMax: options.flapMax ?? FLAP_MAX,
+    };
+  }
+
+  /**
+   * Takes an info a session published (a state change or a change of its prompt) at `now`;
+   * returns the notice due now, or null (none due, or one waits for the dialog's text: see
+   * {@link nextDue}).
+   */
+  observe(info: SessionInfo, now: number): Notice | null {
+    const t = this.#tracks.get(info.id);
+    if (info.state === 'exited') {
+      this.#tracks.delete(info.id);
+      return null;
+    }
+    if (!t) {
+      this.#tracks.set(info.id, {
+        state: info.state,
+        latest: info,
+        sent: new Map(),
+        announcedAt: new Map(),
+      });
+      return null; // the baseline: a session first seen is not news
+    }
+    const prev = t.state;
+    t.state = info.state;
+    t.latest = info;
+    if (prev === 'blocked' && info.state !== 'blocked') {
+      t.left = { at: now, key: t.announced };
+      t.announced = undefined;
+      t.blind = false;
+      t.waitingSince = undefined;
+    }
+    if (info.state === 'working' && prev !== 'working') t.workingSince = now;
+    if (prev === 'idle' && info.state !== 'idle') {
+      t.doneLeftAt = t.doneOpen ? now : undefined;
+      t.doneOpen = false;
+    }
+    if (info.state === 'blocked') {
+      if (prev !== 'blocked') t.waitingSince = t.enteredAt = now;
+      return this.#blocked(t, now);
+    }
+    if (info.state === 'idle' && prev === 'working' && this.#o.done) return this.#done(t, now);
+    return null;
+  }
+
+  /** The notices whose wait for the dialog's text is over at `now`. */
+  due(now: number): Notice[] {
+    const out: Notice[] = [];
+    for (const t of this.#tracks.values()) {
+      if (t.state !== 'blocked' || t.waitingSince === undefined) continue;
+      const n = this.#blocked(t, now);
+      if (n) out.push(n);
+    }
+    return out;
+  }
+
+  /** When {@link due} next has something to decide (ms), or null when nothing waits. */
+  nextDue(): number | null {
+    let next: number | null = null;
+    for (const t of this.#tracks.values()) {
+      if (t.state !== 'blocked' || t.waitingSince === undefined) continue;
+      const at = t.waitingSince + this.#o.contentWaitMs;
+      if (next === null || at < next) next = at;
+    }
+    return next;
+  }
+
+  #blocked(t: Track, now: number): Notice | null {
+    const info = t.latest;
+    const ready = readable(info);
+    if (!ready) {
+      if (t.announced !== undefined) return null; // the dialog's text went for a moment
+      if (t.waitingSince !== undefined && now - t.waitingSince < this.#o.contentWaitMs) {
+        return null; // wait for the dialog's text
+      }
+    }
+    const key = promptKey(info);
+    if (key === t.announced) return null; // the same prompt: the same episode
+    if (ready && t.blind) {
+      // The dialog drawn after its notice went out without it (a slow hook held the agent
+      // past the wait): the same prompt, now readable; not announced twice.
+      t.blind = false;
+      t.announced = key;
+      return null;
+    }
+    const fresh = t.announced === undefined;
+    t.waitingSince = undefined;
+    t.announced = key;
+    if (fresh && t.left?.key === key && (t.enteredAt ?? now) - t.left.at <= this.#o.hysteresisMs) {
+      return null; // the same prompt flickered back: the episode before goes on
+    }
+    // The same prompt again with no keystroke since its last notice: the screen flaps.
+    const last = t.announcedAt.get(key);
+    const flap = last !== undefined && (info.lastInput ?? -Infinity) < last;
+    if (flap && !this.#room(t, key, now)) return null;
+    t.announcedAt.delete(key);
+    t.announcedAt.set(key, now);
+    if (t.announcedAt.size > 64) t.announcedAt.delete(t.announcedAt.keys().next().value!);
+    if (!flap) this.#count(t, key, now); // the window counts every notice of the prompt
+    t.blind = !ready;
+    return notice('blocked', info, ready);
+  }
+
+  #done(t: Track, now: number): Notice | null {
+    // idle (done) -> working for a moment -> idle: the same end of turn
+    const flicker = t.doneLeftAt !== undefined && t.workingSince === t.doneLeftAt &&
+      now - t.doneLeftAt <= this.#o.hysteresisMs;
+    t.doneOpen = true;
+    if (flicker) return null;
+    if (!this.#room(t, 'done', now)) return null;
+    return notice('done', t.latest, false);
+  }
+
+  /** Records a notice of `key` at `now` unless {@link FLAP_MAX} were sent in the window. */
+  #room(t: Track, key: string, now: number): boolean {
+    const times = (t.sent.get(key) ?? []).filter((at) => now - at < this.#o.flapWindowMs);
+    if (times.length >= this.#o.flapMax) {
+      t.sent.set(key, times);
+      this.suppressedFlaps++;
+      return false;
+    }
+    this.#count(t, key, now);
+    return true;
+  }
+
+  /** Counts a notice of `key` at `now` in the flap window. */
+  #count(t: Track, key: string, now: number): void {
+    const times = (t.sent.get(key) ?? []).filter((at) => now - at < this.#o.flapWindowMs);
+    times.push(now);
+    t.sent.set(key, times);
+    // Bounded memory: forget keys whose window has passed.
+    if (t.sent.size > 64) {
+      for (const [k, v] of t.sent) {
+        if (!v.some((at) => now - at < this.#o.flapWindowMs)) t.sent.delete(k);
+      }
+    }
+  }
+
+  /** Forgets a session (it exited or is no longer followed). */
+  forget(id: string): void {
+    this.#tracks.delete(id);
+  }
+}
+
+/** The notice for `info`: title, and the body's lines (question, action, options). */
+export function notice(kind: Notice['kind'], info: SessionInfo, content: boolean): Notice {
+  const who = `${info.name}${info.agent ? ` (${info.agent})` : ''}`;
+  if (kind === 'done') {
+    return {
+      kind,
+      title: `${who} is done`,
+      body: 'the turn finished',
+      question: '',
+      action: '',
+      options: [],
+      content,
+      info,
+    };
+  }
+  const question = info.question ?? '';
+  const action = promptAction(info.details ?? []);
+  const options = info.options ?? [];
+  const lines = [question, action, options.join(' · ')].filter(Boolean);
+  return {
+    kind,
+    title: `${who} needs you`,
+    body: lines.length ? lines.join('\n') : 'a prompt is waiting for you',
+    question,
+    action,
+    options,
+    content,
+    info,
+  };
+}

@@ -1,0 +1,262 @@
+/**
+ * Notifications end to end with real Claude Code 2.1.332 and its hooks: `agentwatch run
+ * --notify-cmd ... -- claude --permission-mode manual` (from source) in a real PTY, against
+ * the fake Anthropic API on 127.0.0.1, with a throwaway HOME and AGENTWATCH_DIR. The
+ * `--notify-cmd` appends each notice's AGENTWATCH_* variables to a file; a fake notify-send on
+ * PATH logs the desktop notices.
+ *
+ * 1. Three Bash prompts in one session (`touch one.txt`, `two.txt`, `three.txt`, each answered
+ *    like a person a moment after it shows): three notices, each with its command
+ *    (`Bash: touch one.txt`) and the dialog's question; none twice.
+ * 2. A reply that ends with its own question ("Would you like me to add a regression test?")
+ *    followed, in the same turn, by AskUserQuestion: the notice carries the dialog's question
+ *    ("Which test framework should I use?"), never the prose.
+ *
+ * Prints, for the report: prompts shown, notices sent, notices with the right question,
+ * duplicates. Skipped (with a printed reason) only when node_modules/.bin/claude is missing.
+ */
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  agentwatchArgv,
+  followSession,
+  mark,
+  type SessionFollower,
+} from './support/agentwatch-e2e.ts';
+import {
+  type FakeAnthropic,
+  type ScriptRule,
+  startFakeAnthropic,
+} from './support/fake-anthropic.ts';
+import { CLAUDE_BIN, claudeArgs, type ClaudeHome, makeClaudeHome } from './support/claude-home.ts';
+import { type PtyDriver, startPty } from './support/pty-driver.ts';
+import { sleep, until } from './support/until.ts';
+
+/** Claude Code drops keys typed in the first ~100-200 ms after a prompt shows. */
+const ANSWER_DELAY_MS = 600;
+
+const WORDS = ['one', 'two', 'three'];
+const ASK_QUESTION = 'Which test framework should I use?';
+const PROSE_QUESTION = 'Would you like me to add a regression test?';
+
+/** The fake model's rules: `task-cmd WORD` runs `touch WORD.txt`; `task-askq` asks after prose. */
+const RULES: ScriptRule[] = [
+  {
+    name: 'task-cmd/done',
+    match: (c) => c.task === 'task-cmd' && c.toolResults.length > 0,
+    reply: () => ({ content: [{ type: 'text', text: 'Done.' }] }),
+  },
+  {
+    name: 'task-cmd/tool',
+    match: (c) => c.task === 'task-cmd' && c.toolResults.length === 0,
+    reply: (c) => {
+      const word = /task-cmd (\w+)/.exec(c.promptText)?.[1] ?? 'x';
+      return {
+        content: [
+          { type: 'text', text: `I'll create ${word}.txt.` },
+          {
+            type: 'tool_use',
+            name: 'Bash',
+            input: { command: `touch ${word}.txt`, description: `Create ${word}.txt` },
+          },
+        ],
+      };
+    },
+  },
+  {
+    name: 'task-askq/done',
+    match: (c) => c.task === 'task-askq' && c.toolResults.length > 0,
+    reply: () => ({ content: [{ type: 'text', text: 'Thanks, I will use that.' }] }),
+  },
+  {
+    name: 'task-askq/tool',
+    match: (c) => c.task === 'task-askq' && c.toolResults.length === 0,
+    reply: () => ({
+      content: [
+        {
+          type: 'text',
+          text: 'I fixed the off-by-one error in the loop bounds, so the last element is now ' +
+            `processed.\n\n${PROSE_QUESTION}`,
+        },
+        {
+          type: 'tool_use',
+          name: 'AskUserQuestion',
+          input: {
+            questions: [{
+              question: ASK_QUESTION,
+              header: 'Framework',
+              multiSelect: false,
+              options: [
+                { label: 'pytest', description: 'The common choice' },
+                { label: 'unittest', description: 'In the standard library' },
+              ],
+            }],
+          },
+        },
+      ],
+    }),
+  },
+];
+
+interface Logged {
+  notice: string;
+  question: string;
+  action: string;
+  body: string;
+}
+
+/** The notices the --notify-cmd logged (one JSON object a line). */
+function logged(file: string): Logged[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+test('real Claude Code under run: one notice per prompt, each with its command or the dialog question', async () => {
+  if (!existsSync(CLAUDE_BIN)) {
+    console.log(`  skipped: ${CLAUDE_BIN} is missing (npm ci installs Claude Code)`);
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'aw-notify-e2e-'));
+  const log = join(dir, 'notices.jsonl');
+  const bin = join(dir, 'bin');
+  const desktopLog = join(dir, 'desktop.log');
+  // the --notify-cmd: one JSON line per notice, from the variables (node: safe quoting)
+  const script = join(dir, 'log.cjs');
+  writeFileSync(
+    script,
+    `const e = process.env; require('fs').appendFileSync(${JSON.stringify(log)}, JSON.stringify(` +
+      `{notice: e.AGENTWATCH_NOTICE, question: e.AGENTWATCH_QUESTION, action: e.AGENTWATCH_ACTION, ` +
+      `body: e.AGENTWATCH_BODY}) + '\\n');`,
+  );
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'notify-send'), `#!/bin/sh\necho "$2" >> ${desktopLog}\n`);
+  chmodSync(join(bin, 'notify-send'), 0o755);
+  let server: FakeAnthropic | undefined;
+  let home: ClaudeHome | undefined;
+  let pty: PtyDriver | undefined;
+  let f: SessionFollower | undefined;
+  try {
+    server = await startFakeAnthropic({ rules: RULES });
+    home = makeClaudeHome({ baseUrl: server.url });
+    pty = await startPty({
+      command: process.execPath,
+      args: agentwatchArgv([
+        'run',
+        '--name',
+        'nt',
+        '--notify-cmd',
+        `${JSON.stringify(process.execPath)} ${JSON.stringify(script)}`,
+        '--',
+        CLAUDE_BIN,
+        ...claudeArgs({ permissionMode: 'manual' }),
+      ]),
+      cwd: home.project,
+      env: {
+        ...home.env,
+        AGENTWATCH_DIR: dir,
+        PATH: `${bin}:${home.env.PATH ?? process.env.PATH}`,
+      },
+    });
+    f = await followSession(dir, 'nt', 30_000);
+    await f.waitFor('idle', 30_000);
+    await until('the input box', () => /\? for shortcuts/.test(pty!.screen()), 30_000);
+    const context = () =>
+      `\n--- notices ---\n${readFileSync(log, 'utf8')}\n--- screen ---\n${pty!.screen()}\n` +
+      `--- states ---\n${f!.states().join(' -> ')}`;
+
+    // 1. three Bash prompts
+    let shown = 0;
+    for (const word of WORDS) {
+      const from = mark(f);
+      await pty.type(`task-cmd ${word}: please create the file`);
+      await sleep(250);
+      pty.send('\r');
+      await until(
+        `the prompt for ${word}.txt`,
+        () =>
+          /Do you want to proceed\?/.test(pty!.screen()) &&
+          pty!.screen().includes(`touch ${word}.txt`),
+        30_000,
+      );
+      shown++;
+      await f.waitFor('blocked', 10_000, from);
+      await sleep(ANSWER_DELAY_MS);
+      pty.send('1');
+      await until(
+        `${word}.txt created`,
+        () => existsSync(join(home!.project, `${word}.txt`)),
+        20_000,
+      );
+      await until(
+        'the turn over',
+        () => /Done\./.test(pty!.screen()) && /\? for shortcuts/.test(pty!.screen()),
+        20_000,
+      );
+      await f.waitFor('idle', 10_000, from);
+    }
+    await until('three notices', () => logged(log).length >= 3, 10_000).catch(() => {});
+    const bash = logged(log);
+    assert.equal(
+      bash.map((n) => n.action),
+      WORDS.map((w) => `Bash: touch ${w}.txt`),
+      context(),
+    );
+    assert.ok(
+      bash.every((n) => n.notice === 'blocked' && n.question === 'Do you want to proceed?'),
+    );
+
+    // 2. AskUserQuestion after a reply ending with a question
+    const from = mark(f);
+    await pty.type('task-askq: fix the loop');
+    await sleep(250);
+    pty.send('\r');
+    await until('the AskUserQuestion dialog', () => pty!.screen().includes(ASK_QUESTION), 30_000);
+    shown++;
+    await f.waitFor('blocked', 10_000, from);
+    await until('the fourth notice', () => logged(log).length >= 4, 10_000);
+    await sleep(ANSWER_DELAY_MS);
+    pty.send('\r');
+    await until('the answer taken', () => /Thanks, I will use that/.test(pty!.screen()), 20_000);
+    await f.waitFor('idle', 10_000, from);
+    await sleep(1_000); // a late duplicate would come now
+    const all = logged(log);
+    const ask = all[3];
+    assert.is(ask.question, ASK_QUESTION, context());
+    assert.not.ok(all.some((n) => n.question === PROSE_QUESTION), 'never the prose');
+    // nor what the session publishes (watch --json, the board): the dialog's question or none
+    const published = f.received.slice(from).map((r) => r.info.question).filter(Boolean);
+    assert.not.ok(published.includes(PROSE_QUESTION), `published: ${published.join(' | ')}`);
+    assert.ok(published.includes(ASK_QUESTION));
+    assert.is(all.length, 4, `one notice per prompt${context()}`);
+    const right = all.filter((n, k) =>
+      k < 3 ? n.action === `Bash: touch ${WORDS[k]}.txt` : n.question === ASK_QUESTION
+    ).length;
+    const desktop = existsSync(desktopLog)
+      ? readFileSync(desktopLog, 'utf8').trim().split('\n').filter(Boolean).length
+      : 0;
+    console.log(
+      `  real Claude Code: ${shown} prompts shown, ${all.length} notices (--notify-cmd), ` +
+        `${right} with the right question and command, ${all.length - shown} duplicates; ` +
+        `${desktop} desktop notices (none while the person types into the session)`,
+    );
+  } finally {
+    f?.close();
+    await pty?.close();
+    home?.cleanup();
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();

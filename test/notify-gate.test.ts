@@ -1,0 +1,291 @@
+import { readFileSync } from 'node:fs';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  CONTENT_WAIT_MS,
+  FLAP_MAX,
+  FLAP_WINDOW_MS,
+  HYSTERESIS_MS,
+  type Notice,
+  NotifyGate,
+  promptAction,
+} from '../src/runtime/notify-gate.ts';
+import type { SessionInfo } from '../src/runtime/protocol.ts';
+import type { SessionState } from '../src/detect/types.ts';
+import { readPrompt } from '../src/detect/prompt.ts';
+
+const PROCEED = {
+  question: 'Do you want to proceed?',
+  options: ['1. Yes', '2. Yes, and always allow access to proj/ from this project', '3. No'],
+};
+
+function info(state: SessionState, over: Partial<SessionInfo> = {}): SessionInfo {
+  return {
+    id: 's-1',
+    name: 'claude',
+    agent: 'claude',
+    state,
+    since: 0,
+    reason: '',
+    by: 'screen',
+    pid: 1,
+    command: ['claude'],
+    foreground: 'claude',
+    rows: 32,
+    cols: 120,
+    startedAt: 0,
+    lastOutput: 0,
+    host: 1,
+    socket: '/tmp/x.sock',
+    ...over,
+  };
+}
+
+/** Replays a scripted timeline: [ms, info]; returns every notice with its time. */
+function replay(
+  gate: NotifyGate,
+  steps: Array<[number, SessionInfo]>,
+  end = Infinity,
+): Array<{ t: number; n: Notice }> {
+  const out: Array<{ t: number; n: Notice }> = [];
+  const flush = (until: number) => {
+    for (let next = gate.nextDue(); next !== null && next <= until; next = gate.nextDue()) {
+      for (const n of gate.due(next)) out.push({ t: next, n });
+    }
+  };
+  for (const [t, i] of steps) {
+    flush(t);
+    const n = gate.observe(i, t);
+    if (n) out.push({ t, n });
+  }
+  flush(end);
+  return out;
+}
+
+const blocked = (over: Partial<SessionInfo> = {}) => info('blocked', { ...PROCEED, ...over });
+
+test('the five-prompt repro: the same question and options, 45 s apart, five notices', () => {
+  const steps: Array<[number, SessionInfo]> = [[0, info('idle')]];
+  for (let k = 0; k < 5; k++) {
+    const t = 1_000 + k * 45_000;
+    steps.push([t, info('working')], [t + 5_000, blocked()], [t + 9_000, info('working')]);
+  }
+  const notices = replay(new NotifyGate(), steps);
+  assert.is(notices.length, 5);
+  assert.ok(notices.every(({ n }) => n.kind === 'blocked' && n.question === PROCEED.question));
+});
+
+test('five prompts in 62 s, each answered in seconds, each with its command: five notices', () => {
+  const steps: Array<[number, SessionInfo]> = [[0, info('idle')], [500, info('working')]];
+  for (let k = 0; k < 5; k++) {
+    const t = 1_000 + k * 15_000;
+    const details = ['Bash command', `touch file${k}.txt`];
+    steps.push([t, blocked({ details })], [t + 3_000, info('working')]);
+  }
+  const notices = replay(new NotifyGate(), steps);
+  assert.equal(
+    notices.map(({ n }) => n.action),
+    [0, 1, 2, 3, 4].map((k) => `Bash: touch file${k}.txt`),
+  );
+});
+
+test('a flapping screen: the same prompt flickering within the hysteresis is one notice', () => {
+  const steps: Array<[number, SessionInfo]> = [[0, info('working')]];
+  for (let t = 1_000; t < 61_000; t += 1_000) {
+    steps.push([t, blocked()], [t + 300, info('working')]); // back 700 ms later, every second
+  }
+  const notices = replay(new NotifyGate(), steps);
+  assert.is(notices.length, 1);
+});
+
+test('a prompt flapping slower than the hysteresis: at most FLAP_MAX notices a minute', () => {
+  const gate = new NotifyGate();
+  const steps: Array<[number, SessionInfo]> = [[0, info('working')]];
+  // back 3 s after it left, for two minutes: 30 episodes of the identical prompt
+  for (let t = 1_000; t < 121_000; t += 4_000) {
+    steps.push([t, blocked()], [t + 1_000, info('working')]);
+  }
+  const notices = replay(gate, steps);
+  assert.ok(notices.length <= FLAP_MAX * Math.ceil(120_000 / FLAP_WINDOW_MS) + FLAP_MAX);
+  assert.ok(notices.length >= FLAP_MAX, `${notices.length}`);
+  for (const { t } of notices) {
+    const inWindow = notices.filter((o) => o.t <= t && t - o.t < FLAP_WINDOW_MS).length;
+    assert.ok(inWindow <= FLAP_MAX, `${inWindow} in a minute`);
+  }
+  assert.ok(gate.suppressedFlaps > 0);
+  // ...and a different prompt in the middle of the flapping is announced all the same
+  const g2 = new NotifyGate();
+  const mixed = [...steps.slice(0, 41), [200_000, info('working')], [
+    201_000,
+    blocked({ question: 'Do you want to make this edit to greet.py?' }),
+  ]] as Array<[number, SessionInfo]>;
+  const n2 = replay(g2, mixed);
+  assert.is(n2.at(-1)!.n.question, 'Do you want to make this edit to greet.py?');
+});
+
+test('the same prompt answered each time is never held back, however often it comes', () => {
+  // the simulated agent at speed 4 asked `rm -f build.log` more than 4 times a minute
+  const steps: Array<[number, SessionInfo]> = [[0, info('working')]];
+  for (let k = 0; k < 10; k++) {
+    const t = 1_000 + k * 5_000;
+    steps.push([t, blocked()], [t + 1_500, info('working', { lastInput: t + 1_000 })]);
+  }
+  const input = (i: SessionInfo, t: number): SessionInfo => ({ ...i, lastInput: t - 4_000 });
+  const notices = replay(
+    new NotifyGate(),
+    steps.map(([t, i]) => [t, i.state === 'blocked' && t > 1_000 ? input(i, t) : i]),
+  );
+  assert.is(notices.length, 10);
+});
+
+test('two different prompts 3 s apart are both announced, and within one blocked spell too', () => {
+  const a = blocked({ details: ['Bash command', 'rm -rf build/'] });
+  const b = blocked({ details: ['Bash command', 'npm test'] });
+  const apart = replay(new NotifyGate(), [
+    [0, info('working')],
+    [1_000, a],
+    [2_000, info('working')],
+    [4_000, b],
+  ]);
+  assert.equal(apart.map(({ n }) => n.action), ['Bash: rm -rf build/', 'Bash: npm test']);
+  // the next prompt drawn while the state stays blocked (answered between two sweeps)
+  const within = replay(new NotifyGate(), [[0, info('working')], [1_000, a], [4_000, b]]);
+  assert.is(within.length, 2);
+  // the same prompt back after 2.5 s (beyond the hysteresis) is a new episode
+  const again = replay(new NotifyGate(), [
+    [0, info('working')],
+    [1_000, a],
+    [2_000, info('working')],
+    [2_000 + HYSTERESIS_MS + 500, a],
+  ]);
+  assert.is(again.length, 2);
+});
+
+test('the stale question: a report says blocked before the dialog; the notice waits for it', () => {
+  // The reply's prose ended with a question; the dialog comes 150 ms after the hook.
+  const gate = new NotifyGate();
+  const notices = replay(gate, [
+    [0, info('working')],
+    [1_000, info('blocked', { by: 'report' })], // nothing readable yet
+    [
+      1_150,
+      info('blocked', {
+        by: 'report',
+        question: 'Which test framework should I use?',
+        options: ['1. pytest', '2. unittest', '3. Type something.'],
+      }),
+    ],
+  ]);
+  assert.is(notices.length, 1);
+  assert.is(notices[0].t, 1_150);
+  assert.is(notices[0].n.question, 'Which test framework should I use?');
+  assert.ok(notices[0].n.content);
+  // The dialog never comes: after CONTENT_WAIT_MS, what is known
+  const late = replay(new NotifyGate(), [[0, info('working')], [1_000, info('blocked')]], 5_000);
+  assert.is(late.length, 1);
+  assert.is(late[0].t, 1_000 + CONTENT_WAIT_MS);
+  assert.not.ok(late[0].n.content);
+  assert.is(late[0].n.body, 'a prompt is waiting for you');
+  // ...and when it comes after all (a slow hook held the agent), it is not announced again;
+  // the next, different prompt of the same spell is
+  const after = replay(new NotifyGate(), [
+    [0, info('working')],
+    [1_000, info('blocked')],
+    [1_900, blocked({ details: ['Bash command', 'ls'] })],
+    [5_000, blocked({ details: ['Bash command', 'rm -rf build/'] })],
+  ]);
+  assert.equal(after.map(({ t, n }) => [t, n.action]), [
+    [1_000 + CONTENT_WAIT_MS, ''],
+    [5_000, 'Bash: rm -rf build/'],
+  ]);
+  // The prompt answered before its text came: no notice
+  const gone = replay(
+    new NotifyGate(),
+    [[0, info('working')], [1_000, info('blocked')], [1_100, info('working')]],
+    5_000,
+  );
+  assert.is(gone.length, 0);
+  // The previous dialog's text still on screen when the next episode starts (within the
+  // hysteresis), then the new dialog: the new one is announced, the old one is not again
+  const stale = replay(new NotifyGate(), [
+    [0, info('working')],
+    [1_000, blocked({ details: ['Bash command', 'ls'] })],
+    [2_000, info('working')],
+    [2_500, blocked({ details: ['Bash command', 'ls'] })],
+    [2_700, blocked({ details: ['Bash command', 'rm -rf build/'] })],
+  ]);
+  assert.equal(stale.map(({ n }) => n.action), ['Bash: ls', 'Bash: rm -rf build/']);
+});
+
+test('done notices: opt-in, one per turn, flicker and flapping held', () => {
+  const turn = (t: number): Array<[number, SessionInfo]> => [
+    [t, info('working')],
+    [t + 10_000, info('idle')],
+  ];
+  assert.is(replay(new NotifyGate(), [[0, info('idle')], ...turn(1_000)]).length, 0);
+  const on = replay(new NotifyGate({ done: true }), [
+    [0, info('idle')],
+    ...turn(1_000),
+    ...turn(30_000),
+  ]);
+  assert.equal(on.map(({ n }) => n.kind), ['done', 'done']);
+  // working for 300 ms after the end (a spinner glyph): flicker
+  const flicker = replay(new NotifyGate({ done: true }), [
+    [0, info('idle')],
+    ...turn(1_000),
+    [11_500, info('working')],
+    [11_800, info('idle')],
+  ]);
+  assert.is(flicker.length, 1);
+  // a turn that ends right after its prompt was answered (blocked -> working for 0 ms -> idle)
+  // is a turn's end, not a flicker (the replayed hooks session showed it)
+  const afterPrompt = replay(new NotifyGate({ done: true }), [
+    [0, info('idle')],
+    ...turn(1_000),
+    [30_000, info('working')],
+    [30_200, blocked()],
+    [40_000, info('working')],
+    [40_000, info('idle')],
+  ]);
+  assert.equal(afterPrompt.map(({ n }) => n.kind), ['done', 'blocked', 'done']);
+});
+
+test('a session first seen is the baseline; exited forgets it; sessions are apart', () => {
+  const gate = new NotifyGate();
+  assert.is(gate.observe(blocked(), 0), null); // a board opened on a blocked session
+  assert.is(gate.observe(blocked({ id: 's-2' }), 0), null);
+  gate.observe(info('exited'), 10);
+  assert.is(gate.observe(info('working'), 20), null);
+  assert.ok(gate.observe(blocked(), 30));
+  gate.observe(info('working', { id: 's-2' }), 40);
+  assert.ok(gate.observe(blocked({ id: 's-2' }), 50));
+});
+
+test('promptAction: what the real dialogs would do, from their details', () => {
+  const dialog = (file: string) =>
+    readPrompt(readFileSync(new URL(`../fixtures/${file}`, import.meta.url), 'utf8').split('\n'));
+  assert.is(
+    promptAction(dialog('claude-code/claude.blocked.screen.txt').details),
+    'Bash: touch hello.txt',
+  );
+  assert.is(
+    promptAction(dialog('claude-code/claude.blocked.edit.screen.txt').details),
+    'Edit: greet.py',
+  );
+  assert.is(
+    promptAction(dialog('codex/codex.blocked.screen.txt').details),
+    'Bash: touch ran_tests.txt && echo tests passed',
+  );
+  assert.is(
+    promptAction(dialog('gemini-cli/gemini-cli.blocked.before_deny.screen.txt').details),
+    'Shell: touch ran_tests.txt && echo tests passed',
+  );
+  assert.is(promptAction([]), '');
+  // the simulated agent draws the description under the command
+  assert.is(
+    promptAction(['Bash command', 'rm -f build.log', 'Remove the stale build log']),
+    'Bash: rm -f build.log',
+  );
+});
+
+test.run();
