@@ -442,7 +442,7 @@ test('the board shows an ACP session like any other; a, ↓↓, y answers it wit
     pty.send('y');
     await until('the outcome', () => outcomes(log).length === 1, 10_000);
     assert.equal(outcomes(log), ['call-1=reject']);
-    await pty.waitForScreen(/board-acp\s+-\s+idle\s.*turn ended: end_turn/, 10_000);
+    await pty.waitForScreen(/board-acp\s+-\s+idle\s+\S+\s+done \d+ s ago/, 10_000);
   } finally {
     await pty.close();
     await run.stop();

@@ -8,6 +8,7 @@ import {
   ageless,
   ANSWER_KEYS,
   type AnswerPanel,
+  detailOf,
   detailsChanged,
   panelWarning,
   printable,
@@ -89,8 +90,8 @@ test('renderBoard: a full frame at 24x100 without colours', () => {
     '   NAME  AGENT   STATE    FOR     DETAIL',
     '   db    claude  blocked  40s     Do you want to make this edit to schema.sql?',
     ' > web   claude  blocked  12s     Do you want to proceed?',
-    '   api   claude  working  3s      rule (working)',
-    '   docs  claude  idle     1m02s   rule (idle)',
+    '   api   claude  working  3s      working',
+    '   docs  claude  idle     1m02s   done 1 m ago',
     '   old   claude  exited   5s      exited with code 0',
     '',
   ]);
@@ -142,7 +143,7 @@ test('renderBoard: long names are cut; an unknown agent shows as -', () => {
     height: 6,
     color: false,
   });
-  assert.is(lines[3], '   a-very-long-session-nam…  -      idle     1s      rule (idle)');
+  assert.is(lines[3], '   a-very-long-session-nam…  -      idle     1s      done 1 s ago');
 });
 
 test('renderBoard: a key help too wide for one line takes two, broken between keys', () => {
@@ -214,7 +215,7 @@ test('renderBoard: a shell left in the foreground reads exited, but shows apart 
     agent: '',
     foreground: 'bash',
     exit: null,
-    reason: 'the shell (bash) is in the foreground',
+    reason: 'the agent ended: the shell (bash) is back in the foreground',
     by: 'foreground',
     startedAt: NOW - 1000,
   });
@@ -237,10 +238,121 @@ test('renderBoard: a shell left in the foreground reads exited, but shows apart 
     color: false,
   });
   assert.equal(lines.slice(3, 6), [
-    '   sh    -       exited   4s      shell (bash)',
+    '   sh    -       exited   4s      agent ended, shell (bash)',
     '   gone  claude  exited   2s      exited with code 0',
     '   hup   claude  exited   1s      ended by signal 1',
   ], 'the live shell first');
+});
+
+test('renderBoard: a shell where no agent ran reads shell, a command in it running NAME', () => {
+  const plain = { agent: '', exit: null, by: 'foreground', startedAt: NOW - 1000 };
+  const sh = info('sh-0001', 'shell', 4_000, { ...plain, foreground: 'bash', reason: 'x' });
+  const job = info('job-0002', 'running', 2_000, {
+    ...plain,
+    foreground: 'sleep',
+    reason: 'running sleep',
+    startedAt: NOW - 500,
+  });
+  const lines = renderBoard([job, sh], { now: NOW, width: 80, height: 9, color: false });
+  assert.equal(lines.slice(3, 5), [
+    '   sh    -      shell    4s      bash, no agent started yet',
+    '   job   -      running  2s      sleep',
+  ]);
+  assert.match(lines[1] + lines[0], /1 running · 1 shell/);
+});
+
+test('detailOf: rows speak to the person; rule internals stay in explain', () => {
+  const rule = "rule 8 'idle footer' (idle): any[0] matched in below_last_rule";
+  const row = (i: SessionInfo) => detailOf(i, NOW);
+  assert.is(row(info('a-0001', 'idle', 120_000, { reason: rule })), 'done 2 m ago');
+  assert.is(
+    row(info('a-0001', 'idle', 0, { reason: 'started', by: 'start' })),
+    'started, no task yet',
+  );
+  assert.is(row(info('a-0001', 'working', 0, { reason: rule })), 'working');
+  const acp = { by: 'acp', reason: 'turn ended: cancelled', stopReason: 'cancelled' };
+  assert.is(row(info('a-0001', 'idle', 3000, acp)), 'done 3 s ago (cancelled)');
+  assert.is(
+    row(info('a-0001', 'idle', 3000, { ...acp, stopReason: 'end_turn' })),
+    'done 3 s ago',
+  );
+  assert.is(
+    row(info('a-0001', 'working', 0, { reason: rule, activity: 'Running the tests…' })),
+    'Running the tests…',
+    'what the agent says it does',
+  );
+  assert.is(
+    row(info('a-0001', 'blocked', 0, {
+      reason: rule,
+      question: 'Do you want to proceed?',
+      details: ['Bash command', 'npm test', 'Run the tests'],
+    })),
+    'Bash: npm test · Do you want to proceed?',
+  );
+  assert.is(
+    row(info('a-0001', 'blocked', 0, { question: 'Allow once?', details: ['→ Edit hello.txt'] })),
+    'Edit hello.txt · Allow once?',
+  );
+  assert.is(row(info('a-0001', 'blocked', 0, { options: ['1. Yes', '2. No'] })), '1. Yes');
+  assert.is(row(info('a-0001', 'blocked', 0, {})), 'a prompt waits for you');
+  for (const state of ['blocked', 'working', 'idle', 'running', 'shell', 'exited'] as const) {
+    assert.not.match(row(info('a-0001', state, 0, { reason: rule })), /rule \d|below_last_rule/);
+  }
+});
+
+test('renderBoard at 60 columns: a warning and a status message keep their ends', () => {
+  const c1 = info('c1-0001', 'idle', 1000, {});
+  const panel: AnswerPanel = {
+    id: 'c1-0001',
+    name: 'c1',
+    phase: 'choosing',
+    question: 'Do you want to proceed?',
+    options: ['1. Yes', '2. No'],
+    choice: 0,
+  };
+  const lines = renderBoard([c1], {
+    now: NOW,
+    width: 60,
+    height: 24,
+    color: false,
+    answer: panel,
+    status: 'cannot answer c1: the prompt changed since it was read, so nothing was sent',
+  });
+  for (const l of lines) assert.ok([...l].length <= 60, l);
+  const text = lines.join(' ').replace(/ +/g, ' ');
+  assert.match(text, /c1 is idle now, no longer waiting for this answer: y will be refused/);
+  assert.match(text, /so nothing was sent/);
+});
+
+test('renderBoard: the answer panel says when what the prompt approves is not all visible', () => {
+  const panel: AnswerPanel = {
+    id: 'web-0002',
+    name: 'web',
+    phase: 'choosing',
+    question: 'Do you want to proceed?',
+    options: ['1. Yes', '2. No'],
+    details: ['echo nine &&', 'echo ten'],
+    detailsCut: true,
+    choice: 0,
+  };
+  const text = renderBoard(SESSIONS, {
+    now: NOW,
+    width: 60,
+    height: 24,
+    color: false,
+    answer: panel,
+  })
+    .join(' ').replace(/ +/g, ' ');
+  assert.match(text, /what this prompt approves is not all visible in web's pane: make it taller/);
+  assert.match(text, /Answer '1\. Yes'\? y\/N/);
+  const whole = renderBoard(SESSIONS, {
+    now: NOW,
+    width: 60,
+    height: 24,
+    color: false,
+    answer: { ...panel, detailsCut: false },
+  }).join('\n');
+  assert.not.match(whole, /not all visible/);
 });
 
 test('printable: escape sequences and control characters are removed, text stays', () => {
@@ -293,8 +405,8 @@ test('renderBoard: names, questions, reasons, options and messages print no cont
       const text = lines.map(stripSgr).join('\n');
       assert.match(text, /cannot attach to bad: gone/);
       if (!answer) {
-        assert.match(text, / bad +claude +blocked +1s +Delete it\?/);
-        assert.match(text, / worse +claude +idle +1s +rule\(idle\)/);
+        assert.match(text, / bad +claude +blocked +1s +rm -rf build · Delete it\?/);
+        assert.match(text, / worse +claude +idle +1s +done 1 s ago/);
       } else assert.match(text, /── answer bad \(bad-0001\) ─/);
     }
   }
@@ -302,11 +414,11 @@ test('renderBoard: names, questions, reasons, options and messages print no cont
 
 test('renderBoard: times are computed when drawn, from since; no age written in a reason shows', () => {
   // A reason as hosts of earlier versions published it, the age of the report then.
-  const s = info('hk-0001', 'working', 0, { reason: 'hook PreToolUse (3.2 s ago)', by: 'report' });
+  const s = info('hk-0001', 'idle', 0, { reason: 'hook Stop (3.2 s ago)', by: 'report' });
   const at = (now: number) => renderBoard([s], { now, width: 80, height: 6, color: false })[3];
-  assert.is(at(NOW), '   hk    claude  working  0s      hook PreToolUse');
-  assert.is(at(NOW + 65_000), '   hk    claude  working  1m05s   hook PreToolUse');
-  assert.is(at(NOW + 2 * 3600_000), '   hk    claude  working  2h00m   hook PreToolUse');
+  assert.is(at(NOW), '   hk    claude  idle     0s      done 0 s ago');
+  assert.is(at(NOW + 65_000), '   hk    claude  idle     1m05s   done 1 m ago');
+  assert.is(at(NOW + 2 * 3600_000), '   hk    claude  idle     2h00m   done 2 h ago');
   assert.is(ageless('quiet (12 s ago) since (0.5s ago)'), 'quiet since');
   assert.is(ageless('no age here (12 lines)'), 'no age here (12 lines)');
 });

@@ -453,6 +453,7 @@ test('manifests pull prints what was adopted and what was refused and why', asyn
     HOME: dir,
     XDG_CONFIG_HOME: join(dir, 'config'),
     XDG_CACHE_HOME: join(dir, 'cache'),
+    XDG_STATE_HOME: join(dir, 'state'),
   };
   delete env.AGENTWATCH_MANIFEST_URL;
   serve([{ id: 'toyagent', body: toy('1') }, {

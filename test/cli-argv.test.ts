@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { closest, explainBadArgs } from '../src/cli/argv-errors.ts';
 import { commands } from '../src/cli/commands.ts';
+import { commandHelp } from '../src/cli/app.ts';
 import { cli } from './support/cli.ts';
 
 const command = (name: string) => commands.find((c) => c.name === name)!;
@@ -31,6 +32,20 @@ test('explainBadArgs: unknown option, missing value, value for a flag, a good li
   assert.match(explainBadArgs(command('run'), ['--name', '--agent', 'x'])!, /--name=NAME/);
   assert.is(explainBadArgs(command('ls'), ['--json=1']), "--json takes no value (got '1')");
   assert.is(explainBadArgs(command('ls'), ['--json']), undefined);
+});
+
+test('help: every option of every command listed, each with a help text; watch --help lists the board keys', () => {
+  for (const c of commands) {
+    const text = commandHelp(c);
+    for (const name of Object.keys(c.options)) {
+      assert.match(text, new RegExp(`--${name}\\b`), `${c.name} --${name}`);
+      assert.ok(c.help?.[name], `${c.name} --${name} has a help text`);
+    }
+  }
+  const watch = commandHelp(command('watch'));
+  for (const key of ['Enter', 'Ctrl-]', 'a, 1-9', 'y answers', 'x ', 'q, Ctrl-C', 'n ']) {
+    assert.ok(watch.includes(key), key);
+  }
 });
 
 test('the real CLI: exit 2 with our words; -v is -V', async () => {

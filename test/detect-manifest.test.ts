@@ -145,7 +145,7 @@ test('unknown top-level key and unknown example key are errors', () => {
   assert.is(top.path, 'integration');
   assert.match(
     top.detail,
-    /^unknown key 'integration' \(expected one of schema, id, name, version, min_engine, process, rules, examples, integrations, input\)$/,
+    /^unknown key 'integration' \(expected one of schema, id, name, version, min_engine, process, rules, examples, integrations, input, activity\)$/,
   );
   const hooks = errorOf(
     HEAD + `integrations = { hooks = "nope" }\n[[rules]]\nstate = "idle"\nany = ["x"]\n`,

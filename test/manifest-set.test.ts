@@ -4,7 +4,16 @@
  * one, a removed file), the catalog cache only when newer than bundled, and the sweep taking
  * a reloaded manifest at its next tick.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -118,6 +127,60 @@ test('hot reload: a saved file, a broken save (last good stays), a failing examp
   assert.not.ok(set.effective().has('toyagent'), 'a removed file leaves the set');
 });
 
+test('a broken folder file: a process started now uses its last good copy, as running ones do', () => {
+  const { base, userDir, cacheDir } = layout();
+  const lastGoodDir = join(base, 'state', 'last-good');
+  const file = join(userDir, 'qwen.toml');
+  writeFileSync(file, toy('qwen', '7', 'idle', 'qwen'));
+  const running = new ManifestSet({ userDir, cacheDir, lastGoodDir });
+  assert.is(running.effective().get('qwen')!.version, '7');
+  assert.is(readFileSync(join(lastGoodDir, 'qwen.toml'), 'utf8'), toy('qwen', '7', 'idle', 'qwen'));
+  assert.equal(readdirSync(lastGoodDir), ['qwen.toml'], 'no temporary file left');
+
+  writeFileSync(file, 'schema = 1\nid = "qwen"\n[[rules'); // a broken save
+  running.touch(userDir);
+  running.refresh();
+  assert.is(running.effective().get('qwen')!.version, '7', 'the running process keeps it');
+  const started = new ManifestSet({ userDir, cacheDir, lastGoodDir });
+  assert.is(started.effective().get('qwen')!.version, '7', 'a new process too, not bundled');
+  assert.is(started.sourceOf('qwen'), 'user');
+  const st = started.statuses().find((x) => x.path === file)!;
+  assert.is(st.lastResult, 'refused');
+  assert.ok(st.lastError, 'the error is shown');
+  assert.ok(st.inForce);
+  assert.match(
+    started.notices.map((x) => x.text).join('\n'),
+    /qwen 7 \(its last good copy\) stays in force/,
+  );
+  assert.is(
+    readFileSync(join(lastGoodDir, 'qwen.toml'), 'utf8'),
+    toy('qwen', '7', 'idle', 'qwen'),
+    'the broken file never replaces the copy',
+  );
+  // A failing example is refused the same way; a good save becomes the new copy.
+  writeFileSync(
+    file,
+    toy('qwen', '8', 'blocked', 'qwen').replace('screen = "PLEASE', 'screen = "NO'),
+  );
+  assert.is(
+    new ManifestSet({ userDir, cacheDir, lastGoodDir }).effective().get('qwen')!.version,
+    '7',
+  );
+  writeFileSync(file, toy('qwen', '9', 'idle', 'qwen'));
+  assert.is(
+    new ManifestSet({ userDir, cacheDir, lastGoodDir }).effective().get('qwen')!.version,
+    '9',
+  );
+  writeFileSync(file, '[[rules');
+  assert.is(
+    new ManifestSet({ userDir, cacheDir, lastGoodDir }).effective().get('qwen')!.version,
+    '9',
+  );
+  // Without a kept copy, bundled stays (as before).
+  const bundled = new ManifestSet({ userDir, cacheDir });
+  assert.is(bundled.sourceOf('qwen'), 'bundled');
+});
+
 test('the catalog cache is used only when newer than bundled; the folder beats it', () => {
   const { userDir, cacheDir } = layout();
   const set = new ManifestSet({ userDir, cacheDir });
@@ -157,6 +220,7 @@ test('classify and explain take --manifest (repeatable) and name the source and 
     HOME: base,
     XDG_CONFIG_HOME: join(base, 'cfg'),
     XDG_CACHE_HOME: join(base, 'cache'),
+    XDG_STATE_HOME: join(base, 'state'),
   };
   const capture = 'fixtures/qwen-code/qwen-code.blocked.raw';
   const bundled = await runCli(['explain', capture], env);

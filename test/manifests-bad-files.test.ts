@@ -19,6 +19,7 @@ const env = {
   ...process.env,
   XDG_CONFIG_HOME: join(dir, 'cfg'),
   XDG_CACHE_HOME: join(dir, 'cache'),
+  XDG_STATE_HOME: join(dir, 'state'),
 };
 const HEAD =
   `schema = 1\nid = "big"\nname = "Big"\nversion = "1"\nprocess = ["big"]\n[[rules]]\nstate = "blocked"\n`;

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { evaluate } from '../src/detect/evaluate.ts';
+import { Evaluator } from '../src/detect/evaluator.ts';
 import { runExamples } from '../src/detect/examples.ts';
 import { type Manifest, parseManifest } from '../src/detect/manifest.ts';
 import type { RuleState, ScreenInput } from '../src/detect/types.ts';
@@ -224,6 +225,35 @@ test('adversarial (Gemini, Qwen, opencode): the same reply question stays not bl
     assert.ok(s.rows.some((r) => r.includes('Would you like to add a regression test?')), file);
     assert.is(evaluate(s, manifest(id)).state, want, file);
   }
+});
+
+test('claude [activity]: a working screen says what Claude Code does (its spinner text); idle and blocked ones say nothing', () => {
+  const claude = manifest('claude');
+  const working = evaluate(render('claude-code', 'claude.working.raw'), claude);
+  assert.is(working.state, 'working');
+  assert.match(working.activity ?? '', /^[A-Z][a-z]+…$/, String(working.activity));
+  for (const f of ['claude.idle.after.raw', 'claude.blocked.raw']) {
+    assert.is(evaluate(render('claude-code', f), claude).activity, undefined, f);
+  }
+  // The active form of a task, as a todo list gives it, is kept whole.
+  const rows = Array(32).fill('');
+  rows[24] = '✻ Running the test suite… (12s · ↓ 230 tokens · esc to interrupt)';
+  rows[26] = '─'.repeat(120);
+  rows[27] = '❯ ';
+  rows[28] = '─'.repeat(120);
+  rows[29] = '  ⏵⏵ accept edits on · esc to interrupt';
+  const screen: ScreenInput = { rows, wrapped: rows.map(() => false), title: '', osc: new Map() };
+  const e = evaluate(screen, claude);
+  assert.is(e.state, 'working');
+  assert.is(e.activity, 'Running the test suite…'); // The sweep's evaluator (a cached result while the deciding rule's text is the same) gives
+  // the new activity when only the spinner line changed.
+  const ev = new Evaluator();
+  assert.is(ev.evaluate(screen, claude).activity, 'Running the test suite…');
+  const next = [...rows];
+  next[24] = '✶ Writing the report… (13s · ↓ 240 tokens · esc to interrupt)';
+  const later = ev.evaluate({ ...screen, rows: next }, claude);
+  assert.is(later.activity, 'Writing the report…');
+  assert.equal(later, evaluate({ ...screen, rows: next }, claude), 'as evaluate() says');
 });
 
 test.run();

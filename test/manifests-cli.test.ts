@@ -30,6 +30,7 @@ const EMPTY_HOME = {
   HOME: dir,
   XDG_CONFIG_HOME: join(dir, 'cfg'),
   XDG_CACHE_HOME: join(dir, 'cache'),
+  XDG_STATE_HOME: join(dir, 'state'),
 };
 
 test('list: every source with id, version, source, in force, last check, result, file', () => {

@@ -34,6 +34,7 @@ export function scratch(prefix: string) {
     HOME: dir,
     XDG_CONFIG_HOME: join(dir, 'config'),
     XDG_CACHE_HOME: join(dir, 'cache'),
+    XDG_STATE_HOME: join(dir, 'state'),
     AGENTWATCH_DIR: join(dir, 'sock'),
     AGENTWATCH_MANIFEST_URL: '',
   };
@@ -97,8 +98,9 @@ test('a running session takes a saved file of the person at its next sweep', asy
       const r = await runCli(['manifests', 'list'], env);
       return /toyagent\.toml:8: rules\[0\]\.any\[0\]: invalid regex/.test(r.stdout) && r.stdout;
     });
-    // a new process never saw a good version of that file: it lists the file as refused
-    assert.match(list, /\? +- +your folder +no +\S+ +refused +.*toyagent\.toml/);
+    // a new process never read a good version of that file, but the last good copy kept by
+    // the running one: it lists what the running session uses, and the refusal
+    assert.match(list, /toyagent +2 +your folder +yes +\S+ +refused +.*toyagent\.toml/);
     const now = (await listSessions(sock)).find((s) => s.name === 'toy')!;
     assert.is(now.state, 'working', 'the last good manifest stays in force');
 

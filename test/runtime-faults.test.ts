@@ -297,7 +297,8 @@ test('fault: an agent crashes (SIGKILL itself) -> exited with the signal; the ot
     const fb = new Follower(b.spec.socket);
     a.write('w');
     b.write('b');
-    await fa.next('working', t0);
+    const working = await fa.next('working', t0);
+    assert.is(working.activity, 'Working…', 'what the agent says it does, its spinner text');
     assert.is((await fb.next('blocked', t0)).question, 'Do you want to proceed?');
     assert.is(a.exit, null);
     assert.is(b.exit, null);
@@ -556,7 +557,7 @@ test('fault: the foreground addon missing (AGENTWATCH_NO_ADDON=1 in a run): stil
     until(what, async () => (await listSessions(s.dir)).find((i) => test(i)), 15000);
   try {
     const shell = await seen('bash in the foreground', (i) => i.foreground === 'bash');
-    assert.is(shell.state, 'exited');
+    assert.is(shell.state, 'shell', 'no agent ran yet: alive, nothing to do');
     assert.is(shell.by, 'foreground');
     run.stdin!.write(`${s.claude}\r`);
     const agent = await seen('the agent', (i) => i.foreground === 'claude');

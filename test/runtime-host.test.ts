@@ -247,7 +247,7 @@ test('sweep: working -> idle waits for a second evaluation; a spinner-less frame
   }
 });
 
-test('foreground: interactive bash, then `sleep 30`, then the shell back; an agent that exits over its own blocked dialog reads exited', async () => {
+test('foreground: interactive bash reads shell, `sleep 30` running sleep, the shell back shell again; an agent that exits over its own blocked dialog reads exited, and a command after it running', async () => {
   const { dir, agent, env } = scratch('aw-fg-');
   const host = createHost({ intervalMs: 100 }, env);
   try {
@@ -259,20 +259,20 @@ test('foreground: interactive bash, then `sleep 30`, then the shell back; an age
     });
     const w = host.watched(session.id)!;
     const f = new Follower(session.spec.socket);
-    const shell = await f.next('exited');
+    const shell = await f.next('shell');
     assert.is(shell.foreground, 'bash');
     assert.is(shell.by, 'foreground');
-    assert.match(shell.reason, /shell \(bash\)/);
+    assert.match(shell.reason, /bash/);
     assert.is(shell.exit, null, 'the PTY child still runs');
 
     session.write('sleep 30\r');
     await until('sleep in the foreground', () => w.foreground.name === 'sleep');
-    const sleeping = await f.next('idle', f.infos.indexOf(shell));
+    const sleeping = await f.next('running', f.infos.indexOf(shell));
     assert.is(sleeping.foreground, 'sleep');
-    assert.match(sleeping.reason, /no manifest for the foreground process sleep/);
+    assert.is(sleeping.reason, 'running sleep');
 
     session.write('\x03'); // Ctrl-C: sleep dies, bash takes the terminal back
-    const back = await f.next('exited', f.infos.indexOf(sleeping));
+    const back = await f.next('shell', f.infos.indexOf(sleeping));
     assert.is(back.foreground, 'bash');
 
     // a fake agent started from the shell: recognised by its process name, not forced
@@ -300,6 +300,13 @@ test('foreground: interactive bash, then `sleep 30`, then the shell back; an age
     await sleep(300);
     assert.is(w.record.state, 'exited', 'and it stays exited');
     assert.is(session.exit, null, 'bash still runs');
+    // a command after the agent: its rules no longer apply to what the screen still shows
+    session.write('sleep 30\r');
+    const after = await f.next('running', f.infos.indexOf(gone));
+    assert.is(after.reason, 'running sleep');
+    session.write('\x03');
+    const again = await f.next('exited', f.infos.indexOf(after));
+    assert.is(again.foreground, 'bash', 'the agent ran here: the shell back reads exited');
     f.close();
   } finally {
     await host.close();

@@ -65,7 +65,7 @@ test('decide: working -> idle waits for a second evaluation, blocked never waits
 
 test('decide: shell in the foreground means exited whatever the screen shows; exit code wins', () => {
   const r = decide(
-    initialState(0),
+    decide(initialState(0), input(1, 'working')),
     input(5, 'blocked', { foreground: 'shell', foregroundName: 'bash' }),
   );
   assert.is(r.state, 'exited');
@@ -175,10 +175,25 @@ test('readPrompt: details, an option wrapped in a narrow pane, a wrapped questio
   assert.is(p.question, 'Do you want to proceed?');
   assert.equal(p.options, [
     '1. Yes',
-    '2. Yes, and always allow access to / tmp/x/proj from this project',
+    '2. Yes, and always allow access to /tmp/x/proj from this project',
     '3. No',
-  ]);
+  ], 'a path broken at the right edge is joined without a blank');
   assert.equal(p.details, ['Bash command', 'touch hello.txt']);
+  // Broken between words (the row ends short of the edge): the blank stays, even after a '/'.
+  const words = readPrompt([
+    '────────────────────────────────────────',
+    ' Do you want to proceed?',
+    ' ❯ 1. Yes',
+    '   2. Yes, and always allow access to',
+    '      proj/ from this project',
+    '   3. Yes, and allow access to proj/',
+    '      from this project',
+    '   4. No',
+  ]);
+  assert.equal(words.options.slice(1, 3), [
+    '2. Yes, and always allow access to proj/ from this project',
+    '3. Yes, and allow access to proj/ from this project',
+  ]);
 });
 
 test('strippedTail: escapes gone, text after the last CR per line (the seed baseline)', () => {

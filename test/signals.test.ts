@@ -164,12 +164,49 @@ test('an idle_prompt notification never makes a pane blocked; Stop then idle_pro
   assert.equal(notices.filter(Boolean).map((n) => n!.kind), ['done']);
 });
 
-test('the shell back in the foreground means exited, over reports and the screen', () => {
-  const [a] = run([
+test('the shell back in the foreground after an agent means exited, over reports and the screen', () => {
+  const [, a] = run([
+    at(5, 'working', null),
     at(10, 'blocked', rep('blocked', 5), { foreground: 'shell', foregroundName: 'zsh' }),
   ]);
   assert.is(a.state, 'exited');
   assert.is(a.by, 'foreground');
+});
+
+test('a shell where no agent ever ran reads shell, alive; a command in it reads running NAME', () => {
+  const plain = { evaluation: null, foregroundName: 'bash' } as const;
+  const [a, b, c, d] = run([
+    at(10, null, null, { ...plain, foreground: 'shell' }),
+    at(20, null, null, { ...plain, foreground: 'other', foregroundName: 'sleep' }),
+    at(30, null, null, { ...plain, foreground: 'shell' }),
+    at(40, null, null, { ...plain, foreground: 'unknown', foregroundName: '' }),
+  ]);
+  assert.is(a.state, 'shell');
+  assert.is(a.by, 'foreground');
+  assert.is(b.state, 'running');
+  assert.is(b.reason, 'running sleep');
+  assert.is(c.state, 'shell', 'sleep ended: the shell again, not exited (no agent ran)');
+  assert.is(d.state, 'idle', 'an unknown foreground without a manifest keeps the old reading');
+  // Once an agent held the foreground, the shell back in front means the agent ended.
+  const [, , e, f] = run([
+    at(10, null, null, { ...plain, foreground: 'shell' }),
+    at(20, 'working', null, { foreground: 'agent', foregroundName: 'claude' }),
+    at(30, null, null, { ...plain, foreground: 'shell' }),
+    at(40, null, null, { ...plain, foreground: 'other', foregroundName: 'sleep' }),
+  ]);
+  assert.is(e.state, 'exited');
+  assert.is(f.state, 'running');
+});
+
+test('shell and running bring no notice', () => {
+  const gate = new NotifyGate({ done: true });
+  const info = (state: SessionInfo['state']) => ({ id: 'a', name: 'a', state }) as SessionInfo;
+  assert.is(gate.observe(info('working'), 0), null, 'the baseline');
+  assert.is(gate.observe(info('shell'), 60_000), null);
+  assert.is(gate.observe(info('running'), 120_000), null);
+  assert.is(gate.observe(info('working'), 180_000), null);
+  assert.is(gate.observe(info('running'), 240_000), null);
+  assert.is(gate.observe(info('shell'), 300_000), null);
 });
 
 test.run();

@@ -87,6 +87,19 @@ test('several states, several sessions: all by default, the first with --any', a
   assert.is(e.code, 0, e.stderr);
 });
 
+test('a plain shell is not exited: --until exited times out on it, --until shell,running is reached', async () => {
+  const sh = await session('sh1', 'shell');
+  const no = await cli(['wait', 'sh1', '--until', 'exited', '--timeout', '0.6'], env);
+  assert.is(no.code, 1, no.stderr);
+  const yes = cli(['wait', 'sh1', '--until', 'running', '--timeout', '30'], env);
+  await until('wait following', () => sh.subscribers() > 0, 20_000);
+  sh.set('running');
+  const r = await yes;
+  assert.is(r.code, 0, r.stderr);
+  const s2 = await cli(['wait', 'sh1', '--until', 'shell,running', '--timeout', '30'], env);
+  assert.is(s2.code, 0, s2.stderr);
+});
+
 test('usage: exit 2', async () => {
   for (
     const args of [['wait', 'x', '--until', 'sleeping'], ['wait', '--until', 'idle'], [

@@ -14,7 +14,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -29,6 +29,7 @@ import {
   transitionEvent,
 } from '../src/cli/watch.ts';
 import type { SessionHost } from '../src/runtime/host.ts';
+import { parseNewSession } from '../src/cli/new-session.ts';
 import { selfCommand } from '../src/cli/sim-agent.ts';
 import { lsCommand } from '../src/cli/ls.ts';
 import { listSessions, request } from '../src/runtime/control-client.ts';
@@ -132,7 +133,9 @@ test('board: a live shell that reads exited can be attached to, and q asks befor
   const dir = mkdtempSync(join(tmpdir(), 'aw-shell-'));
   const shellSock = join(dir, 'sh-0001.sock');
   const ops: string[] = [];
+  const conns: Socket[] = [];
   const server = createServer((c) => {
+    conns.push(c);
     c.on('error', () => {});
     c.once('data', (d) => {
       ops.push(JSON.parse(d.toString('utf8').split('\n')[0]).op);
@@ -148,7 +151,7 @@ test('board: a live shell that reads exited can be attached to, and q asks befor
         agent: '',
         state: 'exited',
         foreground: 'bash',
-        reason: 'the shell (bash) is in the foreground',
+        reason: 'the agent ended: the shell (bash) is back in the foreground',
         by: 'foreground',
         exit: null,
       }),
@@ -171,7 +174,7 @@ test('board: a live shell that reads exited can be attached to, and q asks befor
   try {
     assert.equal(book.liveLocal().map((i) => i.id), ['sh-0001']);
     ui.start();
-    assert.match(term.text(), /sh\s+-\s+exited\s+\d+s\s+shell \(bash\)/);
+    assert.match(term.text(), /sh\s+-\s+exited\s+\d+s\s+agent ended, shell \(bash\)/);
     assert.match(term.text(), /dead\s+claude\s+exited\s+\d+s\s+exited with code 0/);
 
     // q asks: the shell would end with the watch.
@@ -181,12 +184,19 @@ test('board: a live shell that reads exited can be attached to, and q asks befor
 
     // Enter on the dead one says so; on the shell (selected first) it attaches.
     term.type('j\r');
-    assert.match(term.text(), /dead has exited/);
+    assert.match(term.text(), /session dead has ended/);
     term.type('k\r');
     await until('the attach request', () => ops.includes('attach'));
     term.clear();
     term.type('\x1d'); // Ctrl-] detaches
     await until('the board again', () => /shell \(bash\)/.test(term.text()));
+    // Attached again, the session ends: the board says which, never "agentwatch ended".
+    const before = ops.length;
+    term.type('\r');
+    await until('attached again', () => ops.length > before);
+    term.clear();
+    for (const c of conns) c.end();
+    await until('the board says the session ended', () => /session sh ended/.test(term.text()));
   } finally {
     ui.restore();
     book.close();
@@ -403,6 +413,71 @@ test('splitGroups: every -- starts a command', () => {
   assert.throws(() => splitGroups(['--', 'a', '--']), /empty command/);
 });
 
+test('board: n starts a session with the name, agent and folder typed before its command', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-new-'));
+  const book = new SessionBook({
+    host: fakeHost(new Map()),
+    dir,
+    onChange: () => {},
+    remote: false,
+  });
+  const term = fakeTerminal();
+  const started: unknown[] = [];
+  const ui = new BoardUi({
+    book,
+    stdin: term.stdin,
+    stdout: term.stdout,
+    startSession: (s) => {
+      started.push(s);
+      return Promise.resolve();
+    },
+  });
+  try {
+    ui.start();
+    term.type('n');
+    assert.match(term.text(), /new session \(\[--name N\] \[--agent ID\] \[--cwd DIR\] CMD\)/);
+    term.type(`--name web --agent claude --cwd ${dir} npx claude\r`);
+    await until('started', () => started.length > 0);
+    assert.equal(started, [{ argv: ['npx', 'claude'], name: 'web', agent: 'claude', cwd: dir }]);
+    await until('the message', () => /started web: npx claude/.test(term.text()));
+    term.type('n');
+    term.type('--nmae web claude\r');
+    await until('the refusal', () => /cannot start: unknown option --nmae/.test(term.text()));
+    assert.is(started.length, 1);
+  } finally {
+    ui.restore();
+    book.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('parseNewSession: the board n takes a name, an agent and a folder before the command', () => {
+  assert.equal(parseNewSession(['claude', '--resume']), { argv: ['claude', '--resume'] });
+  assert.equal(
+    parseNewSession(
+      ['--name', 'api', '--agent=claude', '--cwd', '~/proj', 'npx', 'claude'],
+      '/b',
+      '/h',
+    ),
+    { argv: ['npx', 'claude'], name: 'api', agent: 'claude', cwd: '/h/proj' },
+  );
+  assert.equal(parseNewSession(['--cwd=sub', '--', '--weird'], '/b', '/h'), {
+    argv: ['--weird'],
+    cwd: '/b/sub',
+  });
+  assert.equal(parseNewSession([]), { argv: [] });
+  for (
+    const [words, message] of [
+      [['--nmae', 'x', 'claude'], /unknown option --nmae/],
+      [['--name'], /--name needs a value/],
+      [['--name', 'a', '--name', 'b', 'claude'], /--name given twice/],
+      [['--name', 'a'], /give the command/],
+    ] as const
+  ) {
+    assert.throws(() => parseNewSession(words), (e: Error) => message.test(e.message));
+  }
+});
+
 test('splitCommandLine: blanks, quotes and backslashes', () => {
   assert.equal(splitCommandLine(`claude --append-system-prompt "be brief" 'a b' c\\ d ""`), [
     'claude',
@@ -461,6 +536,8 @@ test('watch --json: hosted and run sessions come out as JSON lines; run sessions
       ...self.args,
       'watch',
       '--json',
+      '--name',
+      'api',
       '--agent',
       'claude',
       '--interval',
@@ -492,6 +569,8 @@ test('watch --json: hosted and run sessions come out as JSON lines; run sessions
     assert.is(first.prev, null);
     assert.is(first.state, 'idle');
     assert.is(first.agent, 'claude', 'named from --agent on the first line');
+    assert.is(first.name, 'api', 'watch --name names the session');
+    assert.match(first.id, /^api-[0-9a-f]{4}$/);
     const id = first.id;
 
     // Type a task through attach, as the board's Enter does; answer the prompt with '1'.

@@ -54,6 +54,8 @@ type PromptAnswer = {
   details: string[];
   /** Other names of each option (an ACP option's kind and optionId), when the session has them. */
   aliases?: string[][];
+  /** True when what the prompt approves is not all visible in the pane (see readPrompt). */
+  detailsCut?: boolean;
 };
 
 const isStrings = (v: unknown): v is string[] =>
@@ -61,7 +63,7 @@ const isStrings = (v: unknown): v is string[] =>
 
 /** A `prompt` answer checked for shape (a socket answers what it likes). */
 function promptOf(a: Record<string, unknown>): PromptAnswer {
-  const { question, options, selected, details, aliases } = a;
+  const { question, options, selected, details, aliases, detailsCut } = a;
   if (
     typeof question !== 'string' || !isStrings(options) || typeof selected !== 'number' ||
     (details !== undefined && !isStrings(details)) ||
@@ -75,6 +77,7 @@ function promptOf(a: Record<string, unknown>): PromptAnswer {
     selected,
     details: details ?? [],
     ...(aliases === undefined ? {} : { aliases: aliases as string[][] }),
+    ...(detailsCut === true ? { detailsCut: true } : {}),
   };
 }
 
@@ -134,8 +137,17 @@ export const answerCommand: Command = {
     );
     for (const d of prompt.details ?? []) io.stdout(`  | ${printable(d)}\n`);
     prompt.options.forEach((o, i) => io.stdout(`  ${i === index ? '>' : ' '} ${printable(o)}\n`));
+    if (prompt.detailsCut) {
+      io.stdout(
+        `  ! what this prompt approves (the command, the file) is not all visible in the pane ` +
+          `(${info.cols}x${info.rows}): make it taller or look at it before answering\n`,
+      );
+    }
     if (values.yes !== true) {
-      const ok = await confirmOnTty(`Answer "${printable(prompt.options[index])}"? [y/N] `);
+      const unseen = prompt.detailsCut ? ' without seeing all it approves' : '';
+      const ok = await confirmOnTty(
+        `Answer "${printable(prompt.options[index])}"${unseen}? [y/N] `,
+      );
       if (!ok) {
         io.stdout('not answered\n');
         return 1;

@@ -37,6 +37,7 @@ export function commandHelp(cmd: Command): string {
         : `${left}\n${' '.repeat(HELP_COLUMN)}${text}`,
     );
   }
+  if (cmd.notes) lines.push('', cmd.notes);
   return lines.join('\n') + '\n';
 }
 

@@ -28,7 +28,7 @@
  * a narrow terminal drops the AGENT, then the FOR column, then cuts the rest with `…`.
  */
 import type { SessionInfo } from '../runtime/protocol.ts';
-import type { SessionState } from '../detect/types.ts';
+import { SESSION_STATES, type SessionState } from '../detect/types.ts';
 import { duration, fit } from './format.ts';
 
 /** What the board shows besides the sessions. */
@@ -70,6 +70,8 @@ export interface AnswerPanel {
   options?: string[];
   /** What the prompt is about (the command, the file, the reason), as read with it. */
   details?: string[];
+  /** True when what the prompt approves is not all visible in the session's pane. */
+  detailsCut?: boolean;
   /** Index into `options` of the chosen one. */
   choice: number;
 }
@@ -80,6 +82,18 @@ export const ANSWER_KEYS = '↑/↓ or 1-9 choose · y answer · n/Esc cancel';
 /** The default key help. */
 export const WATCH_KEYS =
   '↑/↓ select · Enter attach (Ctrl-] detaches) · a/1-9 answer · n new · x clear exited · q quit';
+
+/** The board's keys, for `watch --help`. */
+export const BOARD_HELP = [
+  'keys on the board:',
+  '  ↑/↓, k/j       select a session',
+  '  Enter          attach to it (its screen, your keys go to it); Ctrl-] detaches',
+  '  a, 1-9         answer its prompt: a opens the panel, a digit opens it with that option',
+  '                 (in the panel: ↑/↓ or 1-9 choose, y answers, n/Esc cancels)',
+  '  n              start a new session (a command line)',
+  '  x              clear the rows of sessions whose process is gone',
+  '  q, Ctrl-C      quit (asks first when sessions started here would end)',
+].join('\n');
 
 /**
  * The key help in lines of at most `width` cells: broken between its ` · ` items onto a
@@ -98,7 +112,14 @@ function keyLines(keys: string, width: number): string[] {
   return rest ? [fit(first, width), fit(rest, width)] : [fit(first, width)];
 }
 
-const STATE_ORDER: Record<SessionState, number> = { blocked: 0, working: 1, idle: 1, exited: 2 };
+const STATE_ORDER: Record<SessionState, number> = {
+  blocked: 0,
+  working: 1,
+  idle: 1,
+  running: 1,
+  shell: 1,
+  exited: 2,
+};
 
 /**
  * `by` of the info the board makes up for a session hosted elsewhere whose control socket
@@ -116,11 +137,16 @@ export function processGone(info: SessionInfo): boolean {
   return info.exit != null || info.by === SOCKET_CLOSED_BY;
 }
 
-/** SGR per state: blocked red bold, working yellow, idle green, exited grey. */
+/**
+ * SGR per state: blocked red bold, working yellow, idle green, running cyan, shell dim,
+ * exited grey.
+ */
 export const STATE_SGR: Record<SessionState, string> = {
   blocked: '1;31',
   working: '33',
   idle: '32',
+  running: '36',
+  shell: '2',
   exited: '90',
 };
 
@@ -177,6 +203,8 @@ function printableInfo(info: SessionInfo): SessionInfo {
     reason: ageless(printable(info.reason)),
     foreground: printable(info.foreground),
     question: info.question === undefined ? undefined : printable(info.question),
+    activity: info.activity === undefined ? undefined : printable(info.activity),
+    stopReason: info.stopReason === undefined ? undefined : printable(info.stopReason),
     options: info.options?.map(printable),
     details: info.details?.map(printable),
   };
@@ -315,8 +343,16 @@ function panelLines(
     : (cells(`Answer '${chosen}'? y/N`) <= w
       ? `Answer '${chosen}'? y/N`
       : `Answer with option ${n} (marked >)? y/N`);
+  // The warning is wrapped, never cut: its end says what y would do.
+  const cut = panel.detailsCut
+    ? wrap(
+      `what this prompt approves is not all visible in ${panel.name}'s pane: make it taller or look at it (Enter) before answering`,
+      w,
+    ).map((l) => sgr('1;33', l))
+    : [];
   const tail = [
-    ...(warning ? [sgr('1;31', fit(`${warning}: y will be refused`, w))] : []),
+    ...cut,
+    ...(warning ? wrap(`${warning}: y will be refused`, w).map((l) => sgr('1;31', l)) : []),
     fit(confirm, w),
   ];
 
@@ -364,30 +400,74 @@ function panelLines(
 }
 
 /**
- * The detail column: the question for a blocked session; for an exited one, how its process
- * ended, or the shell still running in it; else how the state was decided.
+ * What a blocked prompt asks about, in a person's words: Claude Code's `Bash command` /
+ * `npm test` details (2.1.332) as `Bash: npm test`, else the first detail line without its
+ * leading glyph (opencode's `→ Edit hello.txt`, Qwen's `? Shell touch hello.txt ...`); '' when
+ * the prompt has no details.
  */
-export function detailOf(info: SessionInfo): string {
-  if (info.state === 'blocked') {
-    return info.question || info.options?.[0] || 'a prompt waits for you';
+export function askedAbout(details: readonly string[] | undefined): string {
+  if (!details?.length) return '';
+  const tool = /^(\S+) command$/i.exec(details[0]);
+  if (tool && details[1]) return `${tool[1]}: ${details[1]}`;
+  return details[0].replace(/^[^\p{L}\p{N}/~.]+\s+/u, '').replace(/\s*←$/, '');
+}
+
+/** An age for a person: '12 s', '2 m', '3 h'. */
+function ago(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} m`;
+  return `${Math.floor(s / 3600)} h`;
+}
+
+/**
+ * The detail column, in a person's words (how a rule decided is `explain`'s): a blocked
+ * session's prompt (what it is about, then the question); a working one's activity when the
+ * agent says it, else `working`; an idle one's `done 2 m ago`; the command a `running` pane
+ * runs; for an exited one, how its process ended, or the shell left in it. `now` in ms.
+ */
+export function detailOf(info: SessionInfo, now = Date.now()): string {
+  const state = info.state;
+  switch (state) {
+    case 'blocked': {
+      const what = askedAbout(info.details);
+      const question = info.question || (what ? '' : info.options?.[0]) || '';
+      return [what, question].filter(Boolean).join(' · ') || 'a prompt waits for you';
+    }
+    case 'working':
+      return info.activity || (info.by === 'acp' ? info.reason : 'working');
+    case 'idle':
+      if (info.by === 'start') return 'started, no task yet';
+      if (info.by === 'acp' && !info.reason.startsWith('turn ended')) return info.reason;
+      // An ACP turn's stop reason when it is not the usual one ('cancelled', 'refusal').
+      return `done ${ago(now - info.since)} ago${
+        info.stopReason && info.stopReason !== 'end_turn' ? ` (${info.stopReason})` : ''
+      }`;
+    case 'running':
+      return info.foreground || info.reason;
+    case 'shell':
+      return `${info.foreground || 'a shell'}, no agent started yet`;
+    case 'exited':
+      if (info.exit) {
+        return info.exit.signal
+          ? `ended by signal ${info.exit.signal}`
+          : `exited with code ${info.exit.code}`;
+      }
+      if (!processGone(info)) {
+        return `agent ended, shell (${info.foreground || 'no agent in the foreground'})`;
+      }
+      return info.reason;
+    default: {
+      const never: never = state;
+      return never;
+    }
   }
-  if (info.exit) {
-    return info.exit.signal
-      ? `ended by signal ${info.exit.signal}`
-      : `exited with code ${info.exit.code}`;
-  }
-  if (info.state === 'exited' && !processGone(info)) {
-    return `shell (${info.foreground || 'no agent in the foreground'})`;
-  }
-  return info.reason;
 }
 
 function counts(infos: readonly SessionInfo[]): string {
   const n: Record<string, number> = {};
   for (const i of infos) n[i.state] = (n[i.state] ?? 0) + 1;
-  const parts = (['blocked', 'working', 'idle', 'exited'] as const).filter((s) => n[s]).map((s) =>
-    `${n[s]} ${s}`
-  );
+  const parts = SESSION_STATES.filter((s) => n[s]).map((s) => `${n[s]} ${s}`);
   const total = `${infos.length} session${infos.length === 1 ? '' : 's'}`;
   return [total, ...parts].join(' · ');
 }
@@ -463,11 +543,17 @@ export function renderBoard(
   const keys = view.input && !view.answer
     ? []
     : keyLines(view.answer ? ANSWER_KEYS : view.keys ?? WATCH_KEYS, width - 1);
+  // The status message wrapped on up to 2 lines (a message's end often says what matters:
+  // '... : y will be refused'), cut only beyond that.
+  const statusWrapped = view.status ? wrap(view.status, width - 1) : [];
+  const status = statusWrapped.length > 2
+    ? [statusWrapped[0], fit(statusWrapped.slice(1).join(' '), width - 1)]
+    : statusWrapped;
   if (view.answer) {
     const panel = view.answer;
     // The panel's room: the screen less title, blank, table header, one row, the blank
     // under the panel, the status and the key help.
-    const fixedRows = 4 + 1 + (view.status ? 1 : 0) + Math.max(1, keys.length);
+    const fixedRows = 4 + 1 + status.length + Math.max(1, keys.length);
     const lines = panelLines(
       panel,
       infos.find((i) => i.id === panel.id),
@@ -477,7 +563,7 @@ export function renderBoard(
     );
     bottom.push(...lines.map((l) => ' ' + l), '');
   }
-  if (view.status) bottom.push(' ' + fit(view.status, width - 1));
+  bottom.push(...status.map((l) => ' ' + l));
   if (view.input && !view.answer) {
     const line = `${view.input.label}${view.input.text}`;
     const shown = [...line].length < width - 2
@@ -529,7 +615,7 @@ export function renderBoard(
         info.state,
         STATE_SGR[info.state],
         duration(view.now - info.since),
-        detailOf(info),
+        detailOf(info, view.now),
       );
       const detail = info.state === 'blocked' ? sgr('1', r.detail) : sgr('2', r.detail);
       const marker = selected ? (color ? '\x1b[1m > \x1b[0m' : ' > ') : '   ';

@@ -25,6 +25,8 @@ export interface Command {
   options: NonNullable<ParseArgsConfig['options']>;
   /** Help text per option name. */
   help?: Record<string, string>;
+  /** Text printed after the options in `COMMAND --help` (the board's keys), lines as given. */
+  notes?: string;
   /** The value's name in the help per string option ('LABELS.json'); default: the option's name in capitals. */
   placeholders?: Record<string, string>;
   /** True when arguments after `--` are passed through untouched (run, watch). */

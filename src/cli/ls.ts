@@ -2,7 +2,7 @@
 import type { Command } from './command.ts';
 import { listSessions } from '../runtime/control-client.ts';
 import { duration, fit } from './format.ts';
-import { ageless, printable } from './board.ts';
+import { ageless, detailOf, printable } from './board.ts';
 
 export const lsCommand: Command = {
   name: 'ls',
@@ -30,10 +30,9 @@ export const lsCommand: Command = {
     );
     for (const s of sessions) {
       // Texts from sessions are made printable: a name or question may hold escape sequences.
-      const reason = ageless(printable(s.reason)); // the time is FOR's, computed now
-      const detail = s.state === 'blocked' && s.question !== undefined
-        ? printable(s.question)
-        : reason;
+      // In a person's words, as on the board (how a rule decided is `explain`'s); an age
+      // written in a reason is dropped, times are computed now.
+      const detail = ageless(printable(detailOf(s, now)));
       const id = printable(s.id);
       const agent = printable(s.agent) || '-';
       io.stdout(

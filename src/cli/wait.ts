@@ -8,8 +8,9 @@ import { type Command, stringOption, UsageError, UserError } from './command.ts'
 import { listSessions, subscribe } from '../runtime/control-client.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
 import { printable } from './board.ts';
+import { SESSION_STATES } from '../detect/types.ts';
 
-const STATES = ['blocked', 'working', 'idle', 'exited'];
+const STATES: readonly string[] = SESSION_STATES;
 /** How often the socket folder is looked at while a named session does not exist yet (ms). */
 const APPEAR_POLL_MS = 250;
 
@@ -25,7 +26,9 @@ export const waitCommand: Command = {
   },
   placeholders: { until: 'STATES', timeout: 'SECONDS' },
   help: {
-    until: 'blocked, working, idle or exited; several separated by commas (any of them)',
+    until: `${
+      SESSION_STATES.slice(0, -1).join(', ')
+    } or exited; several separated by commas (any of them)`,
     timeout: 'give up after this many seconds: exit 1, or 4 if a session never appeared',
     all: 'every session live now',
     any: 'end when the first session reaches a state (default: when all have)',

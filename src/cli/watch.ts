@@ -31,7 +31,7 @@
  * and once for every session when first seen (`prev: null`); `t` and `since` in ms since the
  * epoch, `question` null unless blocked. It runs until SIGINT, SIGTERM or SIGHUP.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { type Command, type Io, stringList, stringOption, UsageError } from './command.ts';
@@ -48,6 +48,7 @@ import {
 } from './sweep-options.ts';
 import {
   type AnswerPanel,
+  BOARD_HELP,
   detailsChanged,
   processGone,
   renderBoard,
@@ -62,6 +63,7 @@ import { listSessions, request, subscribe } from '../runtime/control-client.ts';
 import { checkSocketDir, socketDir } from '../runtime/paths.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
 import type { SessionState } from '../detect/types.ts';
+import { type NewSession, parseNewSession } from './new-session.ts';
 import { createNotifier, Notifier } from '../runtime/notify.ts';
 import { GUARD_EXIT } from '../runtime/tools.ts';
 
@@ -391,7 +393,7 @@ const CTRL_BRACKET = 0x1d;
 export interface BoardUiOptions {
   book: SessionBook;
   /** Starts a session from a typed command line (the `n` key); throws UserError/UsageError. */
-  startSession?: (argv: string[]) => Promise<void>;
+  startSession?: (s: NewSession) => Promise<void>;
   /** Ask before quitting while hosted sessions are alive (default true). */
   confirmQuit?: boolean;
   title?: string;
@@ -413,6 +415,8 @@ interface PromptReply {
   options: string[];
   selected: number;
   details?: string[];
+  /** True when what the prompt approves is not all visible in the pane (readPrompt). */
+  detailsCut?: boolean;
 }
 
 /** Whether `p` has the shape of a {@link PromptReply} (a session answers what it likes). */
@@ -558,7 +562,9 @@ export class BoardUi {
       title: this.options.title,
       keys: this.options.keys ?? WATCH_KEYS,
       status,
-      input: this.#mode === 'input' ? { label: 'command to run: ', text: this.#input } : undefined,
+      input: this.#mode === 'input'
+        ? { label: 'new session ([--name N] [--agent ID] [--cwd DIR] CMD): ', text: this.#input }
+        : undefined,
       answer: this.#mode === 'answer' && this.#panel ? this.#panel : undefined,
       color: !process.env.NO_COLOR,
     });
@@ -654,7 +660,7 @@ export class BoardUi {
       case '\n': {
         const info = infos[at];
         if (!info) break;
-        if (processGone(info)) this.#message = `${info.name} has exited`;
+        if (processGone(info)) this.#message = `session ${info.name} has ended`;
         else this.#attach(info);
         break;
       }
@@ -749,6 +755,7 @@ export class BoardUi {
       panel.question = p.question;
       panel.options = p.options;
       panel.details = p.details ?? [];
+      panel.detailsCut = p.detailsCut === true;
       panel.choice = choice ?? Math.max(0, p.selected);
       panel.phase = 'choosing';
       this.render();
@@ -837,10 +844,10 @@ export class BoardUi {
     this.#mode = 'board';
     this.#input = '';
     try {
-      const argv = splitCommandLine(line);
-      if (!argv.length) return;
-      await this.options.startSession!(argv);
-      this.#message = `started ${argv.join(' ')}`;
+      const typed = parseNewSession(splitCommandLine(line));
+      if (!typed.argv.length) return;
+      await this.options.startSession!(typed);
+      this.#message = `started ${typed.name ? `${typed.name}: ` : ''}${typed.argv.join(' ')}`;
     } catch (e) {
       this.#message = `cannot start: ${(e as Error).message}`;
     }
@@ -894,7 +901,9 @@ export class BoardUi {
       this.#attachQueue = [];
     });
     sock.on('close', () => {
-      if (this.#attached === sock) this.#detach(answered ? `${info.name} ended` : undefined);
+      if (this.#attached === sock) {
+        this.#detach(answered ? `session ${info.name} ended` : undefined);
+      }
     });
     sock.on('connect', () => {
       sock.write(
@@ -917,6 +926,15 @@ export class BoardUi {
     if (this.#restored) return;
     this.#stdout.write(RESTORE_MODES + ENTER_BOARD);
     this.render(true);
+  }
+}
+
+/** Whether `path` is a folder. */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 
@@ -982,10 +1000,12 @@ export const watchCommand: Command = {
   name: 'watch',
   summary: 'the live board of every agent session on this machine (or --json events)',
   usage:
-    'watch [--json] [--agent ID] [--manifest FILE]... [--interval MS] [-- CMD ARGS... [-- CMD ARGS...]]',
+    'watch [--json] [--name NAME]... [--agent ID] [--manifest FILE]... [--interval MS] [-- CMD ARGS... [-- CMD ARGS...]]',
+  notes: BOARD_HELP,
   passthrough: true,
   options: {
     json: { type: 'boolean' },
+    name: { type: 'string', multiple: true },
     agent: { type: 'string' },
     ...sourceOptionSpec,
     ...sweepOptionSpec,
@@ -994,6 +1014,7 @@ export const watchCommand: Command = {
   placeholders: { agent: 'ID', ...optionPlaceholders },
   help: {
     json: 'print one JSON object per state change instead of the board',
+    name: "the name of the session each '-- CMD' starts, in order (repeatable)",
     agent: 'manifest id for the sessions started here whose process is not recognised',
     ...sourceOptionHelp,
     ...sweepOptionHelp,
@@ -1003,6 +1024,13 @@ export const watchCommand: Command = {
     checkSocketDir(socketDir()); // refuse a folder we cannot trust before showing anything
     const groups = splitGroups(positionals);
     const agent = stringOption(values, 'agent');
+    const names = stringList(values, 'name');
+    if (names.length > groups.length) {
+      throw new UsageError(
+        `${names.length} --name for ${groups.length} command${groups.length === 1 ? '' : 's'}: ` +
+          "each --name names the next '-- CMD', in order",
+      );
+    }
     const stdin = process.stdin;
     const stdout = process.stdout;
     const json = values.json === true || !(stdin.isTTY && stdout.isTTY);
@@ -1036,11 +1064,16 @@ export const watchCommand: Command = {
         ui?.requestRender();
       },
     });
-    const startSession = async (argv: string[]) => {
+    const startSession = async (s: NewSession) => {
+      if (s.cwd !== undefined && !isDirectory(s.cwd)) {
+        throw new UsageError(`no such folder: ${s.cwd}`);
+      }
       const session = await host.start({
-        command: argv[0],
-        args: argv.slice(1),
-        agent,
+        command: s.argv[0],
+        args: s.argv.slice(1),
+        agent: s.agent ?? agent,
+        ...(s.name ? { name: s.name } : {}),
+        ...(s.cwd ? { cwd: s.cwd } : {}),
         headless: true,
         ...sessionSize(stdout),
       });
@@ -1048,7 +1081,7 @@ export const watchCommand: Command = {
       book.addLocal(session.id);
     };
     try {
-      for (const g of groups) await startSession(g);
+      for (const [i, g] of groups.entries()) await startSession({ argv: g, name: names[i] });
       book.start();
       if (json) {
         const keepAlive = setInterval(() => {}, 1 << 30); // signal handlers alone do not keep Node running

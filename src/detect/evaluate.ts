@@ -39,6 +39,28 @@ function matchedBecause(rule: Rule, decisive: Pattern): string {
   return parts.join(', ');
 }
 
+/** Longest activity text kept, in characters. */
+const ACTIVITY_MAX = 80;
+
+/**
+ * What an agent says it does in `text` (its `[activity]` region's text): the first match of
+ * `patterns`, leading glyphs (a spinner frame) and trailing blanks dropped, at most
+ * {@link ACTIVITY_MAX} characters; undefined when none matches.
+ */
+export function activityIn(text: string, patterns: readonly Pattern[]): string | undefined {
+  for (const p of patterns) {
+    const said = findMatch(p, text)?.replace(/^[^\p{L}\p{N}]+/u, '').trim().slice(0, ACTIVITY_MAX);
+    if (said) return said;
+  }
+  return undefined;
+}
+
+/** What the agent says it does on the screen of `texts`, by `manifest`'s `[activity]`. */
+function activityOf(texts: RegionTexts, manifest: Manifest): string | undefined {
+  const a = manifest.activity;
+  return a ? activityIn(texts.text(a.region), a.any) : undefined;
+}
+
 /**
  * Classifies `screen` with `manifest`'s rules, in order; the first rule that matches decides.
  * No rule matching gives `idle` with reason {@link NO_RULE_MATCHED}: a false "needs you"
@@ -49,7 +71,9 @@ export function evaluate(screen: ScreenInput, manifest: Manifest): Evaluation {
   for (const rule of manifest.rules) {
     const text = texts.text(rule.region);
     const decisive = matchRule(rule, text);
-    if (decisive) return ruleEvaluation(rule, decisive, text);
+    if (!decisive) continue;
+    const activity = rule.state === 'working' ? activityOf(texts, manifest) : undefined;
+    return ruleEvaluation(rule, decisive, text, activity);
   }
   return NO_MATCH;
 }
@@ -64,9 +88,18 @@ export const NO_MATCH: Evaluation = Object.freeze({
   reason: NO_RULE_MATCHED,
 });
 
-/** The evaluation `rule` gives when `decisive` (one of its patterns) decided it on `text`. */
-export function ruleEvaluation(rule: Rule, decisive: Pattern, text: string): Evaluation {
+/**
+ * The evaluation `rule` gives when `decisive` (one of its patterns) decided it on `text`, with
+ * what the agent says it does (`activity`, for a working rule) when it says.
+ */
+export function ruleEvaluation(
+  rule: Rule,
+  decisive: Pattern,
+  text: string,
+  activity?: string,
+): Evaluation {
   return {
+    ...(activity ? { activity } : {}),
     state: rule.state,
     rule: rule.index,
     pattern: decisive.source,

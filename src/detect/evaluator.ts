@@ -7,7 +7,7 @@
  * deciding rule or its text changed. Pure: no I/O.
  */
 import type { Manifest } from './manifest.ts';
-import { matchRule, NO_MATCH, ruleEvaluation } from './evaluate.ts';
+import { activityIn, matchRule, NO_MATCH, ruleEvaluation } from './evaluate.ts';
 import type { Pattern } from './patterns.ts';
 import { RegionTexts } from './regions.ts';
 import type { Evaluation, ScreenInput } from './types.ts';
@@ -30,6 +30,8 @@ export class Evaluator {
   /** The last evaluation that a rule decided, with the rule's position and text. */
   #last: { position: number; text: string; decisive: Pattern; evaluation: Evaluation } | null =
     null;
+  /** The `[activity]` region's text last read, and what the agent said in it. */
+  #activity: { text: string; said: string | undefined } | null = null;
   /** Rule tests run and skipped so far (for the benchmark). */
   readonly stats = { tested: 0, skipped: 0 };
 
@@ -42,6 +44,7 @@ export class Evaluator {
       this.#manifest = manifest;
       this.#tested = [];
       this.#last = null;
+      this.#activity = null;
     }
     const texts = new RegionTexts(screen);
     const rules = manifest.rules;
@@ -57,14 +60,27 @@ export class Evaluator {
       }
       const decisive = tested.decisive;
       if (!decisive) continue;
+      const activity = rule.state === 'working' ? this.#said(texts, manifest) : undefined;
       const last = this.#last;
-      if (last && last.position === i && last.decisive === decisive && last.text === text) {
+      if (
+        last && last.position === i && last.decisive === decisive && last.text === text &&
+        last.evaluation.activity === activity
+      ) {
         return last.evaluation;
       }
-      const evaluation = ruleEvaluation(rule, decisive, text);
+      const evaluation = ruleEvaluation(rule, decisive, text, activity);
       this.#last = { position: i, text, decisive, evaluation };
       return evaluation;
     }
     return NO_MATCH;
+  }
+
+  /** What the agent says it does, by `manifest`'s `[activity]`, read again on a changed text. */
+  #said(texts: RegionTexts, manifest: Manifest): string | undefined {
+    const a = manifest.activity;
+    if (!a) return undefined;
+    const text = texts.text(a.region);
+    if (this.#activity?.text !== text) this.#activity = { text, said: activityIn(text, a.any) };
+    return this.#activity.said;
   }
 }

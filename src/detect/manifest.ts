@@ -74,7 +74,14 @@ export const MANIFEST_KEYS = [
   'examples',
   'integrations',
   'input',
+  'activity',
 ] as const;
+/**
+ * Keys of the optional `[activity]` table: where a working agent says what it does (Claude
+ * Code's spinner line, `✢ Running the tests…`). `region` as in a rule; `any`: patterns whose
+ * first match, its leading glyphs dropped, is shown on the board's row.
+ */
+export const ACTIVITY_KEYS = ['region', 'any'] as const;
 /**
  * Keys of the optional `[input]` table: where the agent's input box is and what it looks like
  * empty, so that `send` never appends to (and submits) a draft the person left there.
@@ -146,6 +153,12 @@ export interface Manifest {
     readonly region: Region;
     readonly regionLabel: string;
     readonly empty: readonly Pattern[];
+  } | null;
+  /** Where a working agent says what it does (`[activity]`); null or absent when not declared. */
+  readonly activity?: {
+    readonly region: Region;
+    readonly regionLabel: string;
+    readonly any: readonly Pattern[];
   } | null;
   /** What agentwatch adds when it starts the agent itself (`[integrations]`). */
   readonly integrations: { readonly hooks?: 'claude-code'; readonly acp?: string };
@@ -407,6 +420,7 @@ export function parseManifest(
   const examples = rawExamples.map((e, i) => parseExample(c, e, i));
   const integrations = parseIntegrations(c, doc.integrations);
   const input = parseInput(c, doc.input);
+  const activity = parseActivity(c, doc.activity);
   return {
     schema: 1,
     id,
@@ -418,8 +432,20 @@ export function parseManifest(
     examples,
     integrations,
     input,
+    activity,
     source,
   };
+}
+
+function parseActivity(c: Checker, value: unknown): Manifest['activity'] {
+  if (value === undefined) return null;
+  if (!isTable(value)) c.fail(['activity'], `expected a table, got ${typeName(value)}`);
+  c.knownKeys(value, ACTIVITY_KEYS, ['activity']);
+  const parsed = parseRegion(value.region);
+  if ('error' in parsed) c.fail(['activity', 'region'], parsed.error);
+  const any = c.patterns(value, 'any', ['activity']);
+  if (!any.length) c.fail(['activity'], "an [activity] table needs 'any' patterns");
+  return { region: parsed.region, regionLabel: regionLabel(parsed.region), any };
 }
 
 function parseInput(c: Checker, value: unknown): Manifest['input'] {

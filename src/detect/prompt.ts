@@ -37,7 +37,16 @@ export interface Prompt {
    * Claude Code puts them above the question, Codex below it.
    */
   details: string[];
+  /**
+   * True when what the prompt is about is not all on the screen: the dialog's top (its rule or
+   * header) is above the first row, or a line says rows are hidden (Claude Code 2.1.332 in a
+   * 40x12 pane: `↑ 8 more lines`). Absent otherwise.
+   */
+  detailsCut?: boolean;
 }
+
+/** A line saying rows of a dialog are scrolled out of sight (`↑ 8 more lines`, `… +3 lines`). */
+const HIDDEN_ROWS = /^(?:[↑↓]\s*\d+ more lines?|…\s*\+?\d+ (?:more )?lines?)\b/u;
 
 /** A row that only separates: a rule of box-drawing dashes (─ ━ ╌ ┄ ═), corners and blanks. */
 function separator(row: string): boolean {
@@ -172,6 +181,11 @@ export function readPrompt(
   type Option = { row: number; end: number; text: string; marked: boolean; indent: number };
   let options: Option[] = [];
   let current: Option[] = [];
+  // The dialog's right edge: its widest row (its rules span it). A word longer than a row is
+  // broken at that edge (Ink's wrap-ansi with `hard`: Claude Code 2.1.332 in a 40-column pane
+  // breaks '/tmp/...' as 'access to /' + 'tmp/...'), so a row that reaches the edge with a
+  // path at its end goes on without a blank.
+  const edge = rows.reduce((w, r) => Math.max(w, r.length), 0);
   for (let i = 0; i < rows.length; i++) {
     const m = OPTION_AT.exec(rows[i]);
     if (!m) {
@@ -180,7 +194,9 @@ export function readPrompt(
       if (
         last && i === last.end + 1 && strip(rows[i]) && lead >= last.indent && !separator(rows[i])
       ) {
-        last.text += ' ' + strip(rows[i]);
+        const prev = rows[last.end].replace(/[\s│┃|█]+$/, '');
+        const inPath = prev.length >= edge - 2 && /\S*[/\\]\S*$/.test(prev);
+        last.text += (inPath ? '' : ' ') + strip(rows[i]);
         last.end = i;
       }
       continue;
@@ -239,18 +255,21 @@ export function readPrompt(
     qStart = i;
   }
   const details: string[] = [];
+  let detailsCut = false;
   if (options.length) {
     let start = top - 1;
     // Up to the dialog's top: a full rule above it, or its own header row: Qwen Code 0.24's
     // and Gemini CLI's tool line `? Shell touch hello.txt ...` (Qwen 0.24 draws no box, and the
     // transcript above is not the dialog's).
-    while (
-      start > 0 && top - start < 12 && !fullRule(rows[start - 1]) &&
-      !/^\? \S/.test(strip(rows[start]))
-    ) start--;
+    const header = (row: string) => /^\? \S/.test(strip(row));
+    while (start > 0 && top - start < 12 && !fullRule(rows[start - 1]) && !header(rows[start])) {
+      start--;
+    }
+    if (start === 0 && !fullRule(rows[0]) && !header(rows[0])) detailsCut = true;
     for (let i = start; i < top && details.length < 8; i++) {
       const line = strip(rows[i]);
       if (!line || separator(rows[i]) || (i >= qStart && i <= qRow)) continue;
+      if (HIDDEN_ROWS.test(line)) detailsCut = true;
       details.push(line);
     }
   }
@@ -260,5 +279,6 @@ export function readPrompt(
     selected: options.findIndex((o) => o.marked),
     layout: 'vertical',
     details,
+    ...(detailsCut ? { detailsCut } : {}),
   };
 }

@@ -7,8 +7,25 @@
 /** The state a manifest rule can assign. `exited` is decided by the runtime, never by a rule. */
 export type RuleState = 'blocked' | 'working' | 'idle';
 
-/** Every state a session can be in. */
-export type SessionState = RuleState | 'exited';
+/**
+ * Every state a session can be in. Besides the rules' states, decided by the runtime from the
+ * process, never by a rule:
+ * - `shell`: a shell holds the pane's foreground and no agent has run in it (alive, nothing to do);
+ * - `running`: a command that is neither an agent nor a shell holds the foreground (`sleep 6`);
+ * - `exited`: the process is gone, or the agent that ran ended and its shell is back in the
+ *   foreground (DESIGN.md, "the shell is back in the foreground").
+ */
+export type SessionState = RuleState | 'shell' | 'running' | 'exited';
+
+/** Every {@link SessionState}, in the order the board and the help list them. */
+export const SESSION_STATES: readonly SessionState[] = [
+  'blocked',
+  'working',
+  'idle',
+  'running',
+  'shell',
+  'exited',
+];
 
 /**
  * What the detection layer reads of a terminal: a snapshot of the visible screen (no
@@ -49,4 +66,9 @@ export interface Evaluation {
   readonly region: string | null;
   /** Human-readable reason, e.g. 'rule 0 (blocked): all 2 patterns matched' or 'no rule matched'. */
   readonly reason: string;
+  /**
+   * For a working screen, what the agent says it does (its manifest's `[activity]`: Claude
+   * Code's spinner text, 'Running the tests…'); absent when it says nothing.
+   */
+  readonly activity?: string;
 }

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { lineReader, type Request, type SessionInfo } from './protocol.ts';
 import { checkSocketDir, ownSocket, socketDir } from './paths.ts';
 import { UserError } from '../errors.ts';
+import { SESSION_STATES } from '../detect/types.ts';
 
 /**
  * Sends `req` to the socket at `path` and resolves with the first answer line, which must
@@ -71,7 +72,7 @@ export function request<T = Record<string, unknown>>(
   });
 }
 
-const STATES: ReadonlySet<string> = new Set(['blocked', 'working', 'idle', 'exited']);
+const STATES: ReadonlySet<string> = new Set(SESSION_STATES);
 
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -79,8 +80,8 @@ const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isS
 
 /**
  * `value` as a {@link SessionInfo} when it has the shape of one, else null: every required
- * field present with its type (id and socket not empty, state one of the four), `exit` null,
- * absent or `{code, signal?}`. Optional prompt fields of the wrong type (question, options,
+ * field present with its type (id and socket not empty, state one of {@link SESSION_STATES}), `exit` null,
+ * absent or `{code, signal?}`. Optional fields of the wrong type (activity, question, options,
  * details) are left out. A session socket answers with whatever it likes: what the board and
  * `ls` use must not crash them.
  */
@@ -101,6 +102,7 @@ export function sessionInfoOf(value: unknown): SessionInfo | null {
   if (!ok) return null;
   const info = { ...v } as unknown as SessionInfo;
   if (info.question !== undefined && !isString(info.question)) delete info.question;
+  if (info.activity !== undefined && !isString(info.activity)) delete info.activity;
   if (info.options !== undefined && !isStrings(info.options)) delete info.options;
   if (info.details !== undefined && !isStrings(info.details)) delete info.details;
   if (

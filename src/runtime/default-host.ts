@@ -7,7 +7,7 @@ import { SessionHost } from './host.ts';
 import { ManifestSet, sourceLabel } from './manifest-set.ts';
 import type { Session } from './session.ts';
 import type { ForegroundRead } from './sweep.ts';
-import { catalogCacheDir, userManifestDir } from './user-dirs.ts';
+import { catalogCacheDir, lastGoodManifestDir, userManifestDir } from './user-dirs.ts';
 import type { Config } from './config.ts';
 import { CatalogUpdater } from './catalog-updater.ts';
 
@@ -73,6 +73,7 @@ export function personManifests(
     files,
     userDir: userManifestDir(env),
     cacheDir: catalogCacheDir(env),
+    lastGoodDir: lastGoodManifestDir(env),
     watch,
     yielding: watch,
   });

@@ -615,12 +615,17 @@ export function firedAt(said: unknown, now = Date.now()): number {
     : now;
 }
 
-/** What a subscriber sees change: state, agent, reason and, when blocked, the prompt. */
+/**
+ * What a subscriber sees change: state, agent, reason, what a working agent says it does
+ * and, when blocked, the prompt.
+ */
 interface Published {
   state: string;
   agent: string;
   reason: string;
   by: string;
+  /** What a working agent says it does (SessionInfo.activity), '' when nothing. */
+  activity: string;
   /** The prompt's question, options and details, joined; '' unless blocked. */
   prompt: string;
 }
@@ -637,13 +642,14 @@ function published(w: Watched): Published {
     agent: w.manifest?.id ?? '',
     reason: w.record.reason,
     by: w.record.by,
+    activity: (w.record.state === 'working' && w.record.evaluation?.activity) || '',
     prompt,
   };
 }
 
 function samePublished(a: Published, b: Published): boolean {
   return a.state === b.state && a.agent === b.agent && a.reason === b.reason && a.by === b.by &&
-    a.prompt === b.prompt;
+    a.activity === b.activity && a.prompt === b.prompt;
 }
 
 /** Paints `session`'s screen text on a client terminal: clear, each row, cursor back in place. */
@@ -677,6 +683,8 @@ export function sessionInfo(w: Watched): SessionInfo {
     host: process.pid,
     socket: s.spec.socket,
   };
+  const activity = w.record.state === 'working' ? w.record.evaluation?.activity : undefined;
+  if (activity) info.activity = activity;
   if (w.record.state === 'blocked') {
     const p = promptOn(s.terminal);
     if (p.question) info.question = p.question;

@@ -10,10 +10,22 @@
  * at each tick) compares every file's and folder's stat. A file that fails a check (bounded
  * read, parse, validation, limits, its own `[[examples]]`) never replaces the last good
  * manifest from that file; the error is kept and shown. Ids unknown to the bundled set are
- * accepted from sources 1-3.
+ * accepted from sources 1-3. A copy of each file of the person's folder that passed every
+ * check is kept in `lastGoodDir` (written atomically), so that a process started while the
+ * file is broken uses that last good copy too, as the processes already running do.
  */
-import { type FSWatcher, readdirSync, statSync, watch } from 'node:fs';
-import { join } from 'node:path';
+import {
+  type FSWatcher,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  watch,
+  writeFileSync,
+} from 'node:fs';
+import { basename, join } from 'node:path';
+import { readBoundedText } from './read-bounded.ts';
 import { ManifestError } from '../detect/errors.ts';
 import { runExamples } from '../detect/examples.ts';
 import type { Manifest } from '../detect/manifest.ts';
@@ -22,6 +34,7 @@ import {
   loadBundledManifests,
   loadManifestFile,
   loadManifestFileYielding,
+  MANIFEST_MAX_BYTES,
 } from './manifest-sources.ts';
 
 /** Where a manifest came from: `--manifest`, the person's folder, the catalog cache, bundled. */
@@ -62,6 +75,11 @@ export interface ManifestSetOptions {
   userDir?: string | null;
   /** The catalog's cache folder; null for none. */
   cacheDir?: string | null;
+  /**
+   * Where the last good copy of each file of the person's folder is kept (`NAME.toml`); null
+   * for none. Read only when it is ours and not writable by every user (see {@link unsafeDir}).
+   */
+  lastGoodDir?: string | null;
   /** The bundled set (default: parsed from resources/agent-detection). */
   bundled?: ReadonlyMap<string, Manifest>;
   /** Watch the folders with node:fs watch (default false: stat checks at refresh only). */
@@ -85,6 +103,8 @@ interface Slot {
   good: Manifest | null;
   error: string | null;
   lastCheck: number | null;
+  /** True when `good` is the last good copy kept in `lastGoodDir`, not read from `path`. */
+  fromCopy?: boolean;
 }
 
 /** Files over this size are reloaded a few patterns at a time (see `yielding`), bytes. */
@@ -315,6 +335,8 @@ export class ManifestSet {
       checkExamples(m);
       slot.good = m;
       slot.error = null;
+      slot.fromCopy = false;
+      if (slot.kind === 'user') this.#keepCopy(slot);
       if (this.#started) {
         this.#notice(true, `rules updated: ${m.id} ${m.version} (${KIND_LABEL[slot.kind]})`);
       }
@@ -326,10 +348,60 @@ export class ManifestSet {
       }
       const was = slot.error;
       slot.error = e.message;
+      if (!slot.good && slot.kind === 'user') this.#useCopy(slot);
       if (was !== e.message) {
-        const kept = slot.good ? `; ${slot.good.id} ${slot.good.version} stays in force` : '';
+        const kept = slot.good
+          ? `; ${slot.good.id} ${slot.good.version}${
+            slot.fromCopy ? ' (its last good copy)' : ''
+          } stays in force`
+          : '';
         this.#notice(false, `rules refused: ${e.message}${kept}`);
       }
+    }
+  }
+
+  /** Where the last good copy of user file `path` is kept, or null when none is. */
+  #copyPath(path: string): string | null {
+    const dir = this.#options.lastGoodDir;
+    return dir ? join(dir, basename(path)) : null;
+  }
+
+  /**
+   * Keeps the file of `slot`, which has just passed every check, as its last good copy:
+   * written to a temporary file and renamed over the copy (atomic); skipped when the file
+   * changed since it was read or the copy already holds it. A failure is only reported.
+   */
+  #keepCopy(slot: Slot): void {
+    const copy = this.#copyPath(slot.path);
+    if (!copy) return;
+    try {
+      const text = readBoundedText(slot.path, MANIFEST_MAX_BYTES);
+      if (statSig(slot.path) !== slot.sig) return; // changed meanwhile: the next read keeps it
+      try {
+        if (readFileSync(copy, 'utf8') === text) return;
+      } catch {
+        // no copy yet
+      }
+      mkdirSync(this.#options.lastGoodDir!, { recursive: true, mode: 0o700 });
+      const tmp = `${copy}.${process.pid}.tmp`;
+      writeFileSync(tmp, text, { mode: 0o600 });
+      renameSync(tmp, copy);
+    } catch (e) {
+      this.#notice(false, `cannot keep a copy of ${slot.path}: ${(e as Error).message}`);
+    }
+  }
+
+  /** Puts the last good copy of `slot`'s file in force (its own read failed), when one is kept. */
+  #useCopy(slot: Slot): void {
+    const copy = this.#copyPath(slot.path);
+    if (!copy || statSig(copy) === null || unsafeDir(this.#options.lastGoodDir!)) return;
+    try {
+      const m = loadManifestFile(copy);
+      checkExamples(m);
+      slot.good = m;
+      slot.fromCopy = true;
+    } catch {
+      // a copy that no longer passes (an older agentwatch wrote it): bundled stays
     }
   }
 

@@ -22,6 +22,8 @@ export interface SessionInfo {
   reason: string;
   /** Which input decided the state. */
   by: string;
+  /** For a working session: what the agent says it does (its spinner text), when it says. */
+  activity?: string;
   /** For a blocked session: the prompt's question, when one can be read. */
   question?: string;
   /** For a blocked session: the prompt's numbered options. */

@@ -4,7 +4,9 @@
  *
  * Order (DESIGN.md "How the signals combine", and its decision on the foreground):
  * 1. the PTY child exited -> `exited`;
- * 2. a shell holds the foreground -> `exited`, whatever the screen still shows;
+ * 2. a shell holds the foreground -> `exited` when an agent ran in the pane before (it ended),
+ *    `shell` when none ever did, whatever the screen still shows;
+ * 2b. a command that is no agent holds the foreground and no manifest applies -> `running`;
  * 3. a `blocked` read from the screen always counts (the one alert never suppressed);
  * 4. a recent report from the agent (hooks: `report`, `notify`) -> its state;
  * 5. the other screen rules (working, idle; no rule matched -> idle).
@@ -113,6 +115,8 @@ export interface StateRecord {
   screenBlocked?: boolean;
   /** When the screen last stopped reading blocked (a dialog answered or dismissed), ms. */
   screenUnblockedAt?: number;
+  /** True once an agent held the pane's foreground (a shell back in front then means it ended). */
+  agentSeen?: boolean;
 }
 
 /** The record of a session that has just started: idle (no prompt submitted yet). */
@@ -141,6 +145,7 @@ type Memo = Pick<
   | 'blockedSinceReport'
   | 'screenBlocked'
   | 'screenUnblockedAt'
+  | 'agentSeen'
 >;
 
 /** The state a screen evaluation reads from a matched rule, or null when no rule matched. */
@@ -163,6 +168,7 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
     blockedSinceReport: prev.blockedSinceReport,
     screenBlocked: ev?.state === 'blocked',
     screenUnblockedAt: prev.screenBlocked && ev?.state !== 'blocked' ? now : prev.screenUnblockedAt,
+    agentSeen: prev.agentSeen || input.foreground === 'agent',
   };
   if (r && r.at !== memo.reportSeenAt) {
     // A new report. A hook runs as a process and may report late: a blocked report (e.g.
@@ -194,14 +200,27 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
     return next(prev, 'exited', now, `process exited with ${how}`, 'exit', memo);
   }
   if (input.foreground === 'shell') {
+    if (!memo.agentSeen) {
+      return next(
+        prev,
+        'shell',
+        now,
+        `${input.foregroundName} is waiting for a command`,
+        'foreground',
+        memo,
+      );
+    }
     return next(
       prev,
       'exited',
       now,
-      `the shell (${input.foregroundName}) is in the foreground`,
+      `the agent ended: the shell (${input.foregroundName}) is back in the foreground`,
       'foreground',
       memo,
     );
+  }
+  if (input.foreground === 'other' && !ev) {
+    return next(prev, 'running', now, `running ${input.foregroundName}`, 'foreground', memo);
   }
   if (ev && ev.state === 'blocked') {
     return next(prev, 'blocked', now, ev.reason, byRule(ev), memo, ev);

@@ -316,7 +316,9 @@ export class Sweep<S extends SweptSession = Session> {
       w.foreground = { kind, name: fg.name };
       s.inputsVersion++;
     }
-    const manifest = byProcess ?? forced ?? w.manifest;
+    // A shell back in front: the agent that ran (if any) ended and its rules no longer apply; a
+    // command started next (`sleep 6`) reads `running`, not the old agent's screen.
+    const manifest = byProcess ?? forced ?? (kind === 'shell' ? null : w.manifest);
     if (manifest !== w.manifest) {
       w.manifest = manifest;
       s.inputsVersion++;

@@ -32,3 +32,15 @@ export function userManifestDir(env: NodeJS.ProcessEnv = process.env): string {
 export function catalogCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(base(env, 'XDG_CACHE_HOME', '.cache'), 'agentwatch', 'manifests');
 }
+
+/**
+ * The last good copy of each of the person's manifests: `$XDG_STATE_HOME/agentwatch/
+ * last-good-manifests` (else `~/.local/state/...`), state that must outlive a restart.
+ */
+export function lastGoodManifestDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(
+    base(env, 'XDG_STATE_HOME', join('.local', 'state')),
+    'agentwatch',
+    'last-good-manifests',
+  );
+}
