@@ -15,6 +15,7 @@
  */
 import { createConnection } from 'node:net';
 import { ownSocket } from '../runtime/paths.ts';
+import { toolState } from '../runtime/integrations.ts';
 
 /**
  * When this hook process started, ms since the epoch: about when the agent fired the hook.
@@ -33,9 +34,6 @@ const MAX_PAYLOAD = 256 * 1024;
  * lines of at most 1 MB, beyond which the session could not even log the payload as malformed.
  */
 const MAX_NOTIFY_PAYLOAD = 64 * 1024;
-
-/** Tools whose PreToolUse means a menu waits for the person (Claude Code 2.1.332). */
-export const MENU_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'ExitPlanMode']);
 
 /** Reads stdin until EOF, `max` bytes or `ms`; '' when stdin is a TTY or absent. */
 function readStdin(ms: number, max = MAX_PAYLOAD): Promise<string> {
@@ -75,16 +73,6 @@ function sendLine(path: string, obj: unknown, ms: number): Promise<void> {
     c.on('connect', () => c.write(JSON.stringify(obj) + '\n'));
     c.on('data', done);
   });
-}
-
-/** The state `report tool` gives for a PreToolUse payload: blocked for a menu tool, else working. */
-export function toolState(payload: string): 'blocked' | 'working' {
-  try {
-    const p = JSON.parse(payload) as { tool_name?: unknown };
-    return typeof p.tool_name === 'string' && MENU_TOOLS.has(p.tool_name) ? 'blocked' : 'working';
-  } catch {
-    return 'working';
-  }
 }
 
 const REPORTS = new Set(['working', 'tool', 'blocked', 'done', 'idle']);

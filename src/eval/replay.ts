@@ -14,7 +14,7 @@ import type { ExitInfo } from '../runtime/session.ts';
 import type { Report } from '../runtime/signals.ts';
 import type { SweptSession } from '../runtime/sweep.ts';
 import { Terminal } from '../vt/terminal.ts';
-import { toolState } from '../cli/hook.ts';
+import { toolState } from '../runtime/integrations.ts';
 import { analyse, type DetectorFigures, type RunLog } from './analysis.ts';
 import { VirtualClock } from './clock.ts';
 import { DetectorBank, SAMPLE_MS } from './detectors.ts';

@@ -81,3 +81,16 @@ export function readNotification(payload: string): NotificationReading {
     : 'idle';
   return { ok: true, state, source: `notify ${kind}` };
 }
+
+/** Tools whose PreToolUse means a menu waits for the person (Claude Code 2.1.332). */
+export const MENU_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'ExitPlanMode']);
+
+/** The state `report tool` gives for a PreToolUse payload: blocked for a menu tool, else working. */
+export function toolState(payload: string): 'blocked' | 'working' {
+  try {
+    const p = JSON.parse(payload) as { tool_name?: unknown };
+    return typeof p.tool_name === 'string' && MENU_TOOLS.has(p.tool_name) ? 'blocked' : 'working';
+  } catch {
+    return 'working';
+  }
+}
