@@ -18,29 +18,14 @@ import { type ChannelName, Notifier, terminalNotice } from '../src/runtime/notif
 import { notice } from '../src/runtime/notify-gate.ts';
 import { MAX_QUEUE, PushChannel } from '../src/runtime/push.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
+import { fakeInfo } from './support/fake-session.ts';
 import type { SessionState } from '../src/detect/types.ts';
 import { sleep, until } from './support/until.ts';
 
+/** A session info in `state` at time 0 (the gate's clock is scripted), with `over` on top. */
 function info(state: SessionState, over: Partial<SessionInfo> = {}): SessionInfo {
-  return {
-    id: 's-1',
-    name: 'backend',
-    agent: 'claude',
-    state,
-    since: 0,
-    reason: '',
-    by: 'screen',
-    pid: 1,
-    command: ['claude'],
-    foreground: 'claude',
-    rows: 32,
-    cols: 120,
-    startedAt: 0,
-    lastOutput: 0,
-    host: 1,
-    socket: '/tmp/x.sock',
-    ...over,
-  };
+  const base = { name: 'backend', state, since: 0, reason: '', startedAt: 0, lastOutput: 0 };
+  return { ...fakeInfo('s-1', '/tmp/x.sock', base), exit: undefined, ...over } as SessionInfo;
 }
 
 const prompt = (cmd: string, over: Partial<SessionInfo> = {}) =>

@@ -11,6 +11,7 @@ import {
   promptAction,
 } from '../src/runtime/notify-gate.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
+import { fakeInfo } from './support/fake-session.ts';
 import type { SessionState } from '../src/detect/types.ts';
 import { readPrompt } from '../src/detect/prompt.ts';
 
@@ -19,26 +20,10 @@ const PROCEED = {
   options: ['1. Yes', '2. Yes, and always allow access to proj/ from this project', '3. No'],
 };
 
+/** A session info in `state` at time 0 (the gate's clock is scripted), with `over` on top. */
 function info(state: SessionState, over: Partial<SessionInfo> = {}): SessionInfo {
-  return {
-    id: 's-1',
-    name: 'claude',
-    agent: 'claude',
-    state,
-    since: 0,
-    reason: '',
-    by: 'screen',
-    pid: 1,
-    command: ['claude'],
-    foreground: 'claude',
-    rows: 32,
-    cols: 120,
-    startedAt: 0,
-    lastOutput: 0,
-    host: 1,
-    socket: '/tmp/x.sock',
-    ...over,
-  };
+  const base = { name: 'claude', state, since: 0, reason: '', startedAt: 0, lastOutput: 0 };
+  return { ...fakeInfo('s-1', '/tmp/x.sock', base), exit: undefined, ...over } as SessionInfo;
 }
 
 /** Replays a scripted timeline: [ms, info]; returns every notice with its time. */
