@@ -74,6 +74,26 @@ export function stringOption(
   return typeof v === 'string' ? v : fallback;
 }
 
+/**
+ * Reads a number option within [min, max], or returns `fallback` when it is absent.
+ * @throws UsageError naming the option and the range when it is not such a number.
+ */
+export function numberOption(
+  values: OptionValues,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const text = stringOption(values, name);
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < min || n > max) {
+    throw new UsageError(`--${name} must be a number from ${min} to ${max}, got '${text}'`);
+  }
+  return n;
+}
+
 /** Reads a repeatable string option as a list. */
 export function stringList(values: OptionValues, name: string): string[] {
   const v = values[name];

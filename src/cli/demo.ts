@@ -15,7 +15,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Command, type Io, stringOption, UsageError } from './command.ts';
+import { type Command, type Io, numberOption, UsageError } from './command.ts';
 import {
   notifyOptionHelp,
   notifyOptionSpec,
@@ -203,22 +203,6 @@ export function formatSummary(stats: DemoStats[], durationMs: number): string {
     );
   }
   return lines.join('\n') + '\n';
-}
-
-function numberOption(
-  values: Record<string, unknown>,
-  name: string,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  const text = stringOption(values as never, name);
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!Number.isFinite(n) || n < min || n > max) {
-    throw new UsageError(`--${name} must be a number from ${min} to ${max}, got '${text}'`);
-  }
-  return n;
 }
 
 export const demoCommand: Command = {

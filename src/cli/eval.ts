@@ -10,28 +10,19 @@
  * `--manifest`, the bundled rules (before) against the given ones (after), and the diff.
  */
 import os from 'node:os';
-import { type Command, type Io, stringList, stringOption, UsageError } from './command.ts';
+import {
+  type Command,
+  type Io,
+  numberOption,
+  type OptionValues,
+  stringList,
+  UsageError,
+} from './command.ts';
 import { detectorCsv, detectorRecords, detectorTable, processTable } from './eval-format.ts';
 import { type LiveProgress, type LiveResult, runLive } from '../eval/live.ts';
 import { loadBundledManifests } from '../runtime/manifest-sources.ts';
 import { REFERENCE_RUN } from '../eval/reference.ts';
 import { formatReplay, replayCommandResult } from './eval-replay.ts';
-
-function numberOption(
-  values: Record<string, unknown>,
-  name: string,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  const text = stringOption(values as never, name);
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!Number.isFinite(n) || n < min || n > max) {
-    throw new UsageError(`--${name} must be a number from ${min} to ${max}, got '${text}'`);
-  }
-  return n;
-}
 
 /** The machine, as the table's heading states it. */
 export function machineLine(): string {
@@ -83,7 +74,7 @@ function progressWriter(io: Io): { update: (p: LiveProgress) => void; done: () =
   };
 }
 
-async function live(values: Record<string, unknown>, io: Io, format: Format): Promise<number> {
+async function live(values: OptionValues, io: Io, format: Format): Promise<number> {
   const seed = Math.floor(numberOption(values, 'seed', 7, 0, 2 ** 31));
   const tasks = Math.floor(numberOption(values, 'tasks', 30, 1, 10000));
   const speed = numberOption(values, 'speed', 1, 0.1, 100);
