@@ -31,7 +31,8 @@ import { acpDecide, askOf, oneLine, promptOf } from './acp-state.ts';
 import type { Pane } from './pane.ts';
 import { lineReader, type PermissionAsk, type Request, type SessionInfo } from './protocol.ts';
 import { resolveCommand } from './session.ts';
-import { choiceIndex, GUARD_EXIT, GuardRefusal } from './tools.ts';
+import { choiceIndex, confirmedExpect, GUARD_EXIT, GuardRefusal } from './tools.ts';
+import { EventLog } from './event-log.ts';
 
 /** What to start. */
 export interface AcpSpec {
@@ -106,7 +107,7 @@ export class AcpSession implements Pane {
   #publishedKey = '';
   readonly #changeListeners = new Set<(info: SessionInfo, prev: SessionState) => void>();
   readonly #eventListeners = new Set<(e: AcpEvent) => void>();
-  readonly #events: string[] = [];
+  readonly #events = new EventLog();
   readonly #transcript: string[] = [];
   readonly #exited: Promise<void>;
 
@@ -336,15 +337,14 @@ export class AcpSession implements Pane {
     this.#emit({ type: 'error', message });
   }
 
-  /** Adds a line to the session's event log (requests, answers, errors); keeps 50. */
+  /** Adds a line to the session's event log (see {@link EventLog}). */
   log(line: string): void {
-    this.#events.push(`${new Date().toISOString()} ${line}`);
-    if (this.#events.length > 50) this.#events.shift();
+    this.#events.log(line);
   }
 
   /** The event log, oldest first. */
   events(): string[] {
-    return [...this.#events];
+    return this.#events.events();
   }
 
   /**
@@ -578,13 +578,7 @@ export class AcpSession implements Pane {
         return { ...promptOf(entry.ask), selected: 0 };
       }
       case 'answer': {
-        if (req.confirmed !== true) {
-          throw new UserError('answer: the person has not confirmed it', GUARD_EXIT);
-        }
-        const expect = req.expect;
-        if (!expect || typeof expect.question !== 'string' || !Array.isArray(expect.options)) {
-          throw new UserError('answer: the confirmed prompt (expect) is missing');
-        }
+        const expect = confirmedExpect(req);
         const entry = this.#pending[0];
         const aliases = entry ? promptOf(entry.ask).aliases : [];
         const index = choiceIndex(String(req.choice), expect.options, aliases);

@@ -21,6 +21,7 @@ import { UserError } from '../errors.ts';
 import { launchArgs, readNotification } from './integrations.ts';
 import {
   choiceIndex,
+  confirmedExpect,
   currentPrompt,
   GUARD_EXIT,
   guardedAnswer,
@@ -451,13 +452,7 @@ export class SessionHost {
       case 'prompt':
         return currentPrompt(this.sweep, w).then((p) => ({ ...p }));
       case 'answer': {
-        if (req.confirmed !== true) {
-          throw new UserError('answer: the person has not confirmed it', GUARD_EXIT);
-        }
-        const expect = req.expect;
-        if (!expect || typeof expect.question !== 'string' || !Array.isArray(expect.options)) {
-          throw new UserError('answer: the confirmed prompt (expect) is missing');
-        }
+        const expect = confirmedExpect(req);
         const index = choiceIndex(String(req.choice), expect.options);
         return this.#checkAnswerer(socket).then(() => {
           this.noteInput(id);

@@ -16,6 +16,7 @@ import { accessSync, constants, readSync, statSync, writeSync } from 'node:fs';
 import { ptyMasterFd } from './foreground.ts';
 import { delimiter, join } from 'node:path';
 import { UserError } from '../errors.ts';
+import { EventLog } from './event-log.ts';
 
 /**
  * Finds `command` the way execvp(3) would (a name with a '/' as a path, else each PATH entry).
@@ -194,17 +195,16 @@ export class Session {
     return () => this.#exitListeners.delete(listener);
   }
 
-  readonly #events: string[] = [];
+  readonly #events = new EventLog();
 
-  /** Adds a line to the session's small event log (reports, ignored hook payloads); keeps 50. */
+  /** Adds a line to the session's event log (see {@link EventLog}). */
   log(line: string): void {
-    this.#events.push(`${new Date().toISOString()} ${line}`);
-    if (this.#events.length > 50) this.#events.shift();
+    this.#events.log(line);
   }
 
   /** The event log, oldest first. */
   events(): string[] {
-    return [...this.#events];
+    return this.#events.events();
   }
 
   /** Records a report from the agent's hooks; the sweep reads it on its next look. */

@@ -42,6 +42,28 @@ export function promptOn(terminal: Terminal): Prompt {
 
 /** Exit code of a refused `send`/`answer` (the pane is blocked, or no longer blocked). */
 export const GUARD_EXIT = 3;
+
+/**
+ * The prompt an `answer` request says the person confirmed, checked for shape: a PTY pane and an
+ * ACP pane both answer only a confirmed request that names its prompt.
+ * @throws UserError (exit {@link GUARD_EXIT}) when the person did not confirm, or when the
+ *   confirmed prompt is missing or malformed.
+ */
+export function confirmedExpect(
+  req: {
+    confirmed?: unknown;
+    expect?: { question?: unknown; options?: unknown; details?: unknown };
+  },
+): { question: string; options: string[]; details?: string[] } {
+  if (req.confirmed !== true) {
+    throw new UserError('answer: the person has not confirmed it', GUARD_EXIT);
+  }
+  const expect = req.expect;
+  if (!expect || typeof expect.question !== 'string' || !Array.isArray(expect.options)) {
+    throw new UserError('answer: the confirmed prompt (expect) is missing');
+  }
+  return expect as { question: string; options: string[]; details?: string[] };
+}
 /** Pause between the text and its Enter, and between answer keys, ms (Ink reads keys one by one). */
 export const KEY_GAP_MS = 60;
 /** How long `answer` waits for an arrow key to move the selection on screen, ms. */
