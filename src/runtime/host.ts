@@ -64,6 +64,8 @@ export interface StartOptions {
   rows?: number;
   cols?: number;
   headless: boolean;
+  /** False: without the hooks its manifest declares, whatever the host's `hooks` says. */
+  hooks?: boolean;
 }
 
 /** A transition as listeners see it. */
@@ -242,7 +244,7 @@ export class SessionHost {
     const launched = manifestForProcess(manifests, { name: opts.command, argv: [opts.command] });
     const defaults = launched ? this.options.agentArgs?.(launched.id) ?? [] : [];
     if (defaults.length) spec.args = [...defaults, ...opts.args];
-    if (launched?.integrations.hooks && this.options.hooks !== false) {
+    if (launched?.integrations.hooks && (opts.hooks ?? this.options.hooks) !== false) {
       const self = selfCommand();
       spec.args = launchArgs(launched.integrations.hooks, spec.args, [self.command, ...self.args]);
     }

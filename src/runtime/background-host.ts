@@ -1,0 +1,375 @@
+/**
+ * The per-user background host: one detached process (`agentwatch __host`) that hosts the
+ * sessions started with `run --detach` and from the board, so that they outlive the terminal
+ * and the board that started them (as tmux's server outlives its clients). It listens on its
+ * own socket in the private socket folder, {@link HOST_SOCKET}, speaking the control
+ * protocol's line format (protocol.ts; the same peer-uid check, control-server.ts) with the
+ * ops of {@link HostRequest}. It ends when its last session ends, or after
+ * {@link IDLE_GRACE_MS} when it never got one. A session's crash is that session's exit: the
+ * host and the others go on.
+ *
+ * One host per socket folder, also when two clients start one at once: a host binds a socket
+ * of its own name and then hard-links it to {@link HOST_SOCKET} (link(2) fails with EEXIST
+ * when the name is taken, atomically); the loser sees the winner alive and leaves. A socket
+ * left there by a dead host is first moved aside (rename(2), atomic) and removed only when it
+ * still refuses connections after the move; one found alive there is linked back.
+ */
+import { linkSync, lstatSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import type { Server } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { closeControl, listenControl, socketAlive } from './control-server.ts';
+import { ensureSocketDir, ownSocket, SOCKET_PATH_MAX, socketDir } from './paths.ts';
+import type { SessionHost } from './host.ts';
+import type { NotifyOptions } from './notify-config.ts';
+import { createNotifier, type Notifier } from './notify.ts';
+import { UserError } from '../errors.ts';
+
+/** The background host's socket, in the socket folder (not `*.sock`: `ls` never asks it). */
+export const HOST_SOCKET = 'host.socket';
+/** The background host's log (its stdout and stderr), in the socket folder. */
+export const HOST_LOG = 'host.log';
+/** How long a host that never started a session waits for one before it ends, ms. */
+export const IDLE_GRACE_MS = 10_000;
+
+/** The background host's socket path for this user (see {@link socketDir}). */
+export function hostSocketPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(socketDir(env), HOST_SOCKET);
+}
+
+/** The background host's log path for this user. */
+export function hostLogPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(socketDir(env), HOST_LOG);
+}
+
+/** What to start in the background host: a command and how its session looks. */
+export interface DetachedSpec {
+  command: string;
+  args: string[];
+  name?: string;
+  /** Manifest id to use (`--agent`). */
+  agent?: string;
+  /** Absolute folder the command starts in. */
+  cwd?: string;
+  /** The client's environment, laid over the host's. */
+  env?: Record<string, string>;
+  /** Size in cells (default 32x120). */
+  rows?: number;
+  cols?: number;
+  /** False: start the agent without the hooks its manifest declares (`--no-hooks`). */
+  hooks?: boolean;
+  /** The notification settings in force for this session (config and flags, resolved). */
+  notify?: NotifyOptions;
+}
+
+/** A request on the host socket. */
+export type HostRequest =
+  /** Starts a session; answered `{id, socket, pid}` once its control socket listens. */
+  | ({ op: 'start' } & DetachedSpec)
+  /** The host's pid and the ids of its sessions. */
+  | { op: 'status' };
+
+/** The answer to `start`. */
+export interface Started {
+  /** The session id (`ls`, `kill`, `attach` take it). */
+  id: string;
+  /** Its control socket. */
+  socket: string;
+  /** The pid of the command's process (it leads its own process group). */
+  pid: number;
+  /** The background host's pid. */
+  host: number;
+}
+
+/** The exit code of a request refused because the host is ending: ask again (a new host). */
+export const HOST_ENDING_EXIT = 75;
+
+/**
+ * Serves a {@link SessionHost} on the host socket and ends when it has nothing left to host.
+ * {@link claim} first; {@link ended} resolves once the host closed.
+ */
+export class BackgroundHost {
+  #server: Server | null = null;
+  /** The host socket's inode once claimed, to remove only our own at the end. */
+  #ino = -1;
+  #path: string;
+  #ending = false;
+  #startsInFlight = 0;
+  #startedAny = false;
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #notifiers = new Map<string, Notifier>();
+  readonly #env: NodeJS.ProcessEnv;
+  readonly #idleMs: number;
+  readonly #log: (line: string) => void;
+  #resolveEnded!: () => void;
+  /** Resolves once the host closed (its last session ended, idle, or {@link end}). */
+  readonly ended: Promise<void> = new Promise((r) => (this.#resolveEnded = r));
+
+  constructor(
+    readonly host: SessionHost,
+    opts: { env?: NodeJS.ProcessEnv; idleMs?: number; log?: (line: string) => void } = {},
+  ) {
+    this.#env = opts.env ?? process.env;
+    this.#idleMs = opts.idleMs ?? IDLE_GRACE_MS;
+    this.#log = opts.log ?? (() => {});
+    this.#path = hostSocketPath(this.#env);
+    host.notifyFailures = () => {
+      const all: Partial<Record<string, string>> = {};
+      for (const n of this.#notifiers.values()) Object.assign(all, n.failures());
+      return all;
+    };
+    host.onPublish((info) => this.#notifiers.get(info.id)?.observe(info));
+  }
+
+  /**
+   * Binds the host socket. Returns false when another host already serves this folder (this
+   * one has then nothing to do).
+   * @throws UserError when the folder fails its checks or something that is not a socket of
+   *   ours holds the name.
+   */
+  async claim(): Promise<boolean> {
+    const dir = ensureSocketDir(this.#env);
+    const own = join(dir, `host-${process.pid}-${randomBytes(3).toString('hex')}.tmp`);
+    if (Buffer.byteLength(own) > SOCKET_PATH_MAX) {
+      throw new UserError(`${own}: socket path too long; use a shorter AGENTWATCH_DIR`);
+    }
+    const server = await listenControl(own, (req) => this.#handle(req as unknown as HostRequest));
+    try {
+      for (;;) {
+        try {
+          linkSync(own, this.#path);
+          break;
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        }
+        if (await socketAlive(this.#path)) {
+          await closeControl(server);
+          return false;
+        }
+        if (!ownSocket(this.#path)) {
+          throw new UserError(
+            `${this.#path}: exists and is not a socket of ours; refusing to replace it`,
+          );
+        }
+        if (!(await this.#removeStale(dir))) {
+          await closeControl(server);
+          return false;
+        }
+      }
+    } catch (e) {
+      await closeControl(server);
+      throw e instanceof UserError
+        ? e
+        : new UserError(`${this.#path}: cannot claim (${(e as Error).message})`);
+    } finally {
+      try {
+        unlinkSync(own); // the server goes on listening: the host socket names the same inode
+      } catch {
+        // closeControl removed it
+      }
+    }
+    this.#server = server;
+    this.#ino = statSync(this.#path).ino;
+    this.#log(`host ${process.pid} listening on ${this.#path}`);
+    this.#checkIdle();
+    return true;
+  }
+
+  /**
+   * Moves a dead host's socket aside and removes it; false when what was moved turned out to
+   * be alive (another host linked its socket there in between: it is put back).
+   */
+  async #removeStale(dir: string): Promise<boolean> {
+    const aside = join(dir, `host-${process.pid}-${randomBytes(3).toString('hex')}.stale`);
+    try {
+      renameSync(this.#path, aside);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return true; // someone else did
+      throw e;
+    }
+    const alive = await socketAlive(aside);
+    if (alive) {
+      try {
+        linkSync(aside, this.#path);
+      } catch {
+        // a third host took the name meanwhile: it serves
+      }
+    }
+    if (lstatSync(aside).isSocket()) unlinkSync(aside);
+    return !alive;
+  }
+
+  #handle(req: HostRequest): Promise<Record<string, unknown>> | Record<string, unknown> {
+    if (this.#ending) {
+      throw new UserError('the background host is ending; ask again', HOST_ENDING_EXIT);
+    }
+    switch (req.op) {
+      case 'status':
+        return { pid: process.pid, sessions: [...this.host.sessions.keys()] };
+      case 'start':
+        return this.#start(checkSpec(req as unknown as Record<string, unknown>));
+      default:
+        throw new UserError(`unknown op '${(req as { op: string }).op}' (host: start, status)`);
+    }
+  }
+
+  async #start(spec: DetachedSpec): Promise<Record<string, unknown>> {
+    clearTimeout(this.#idleTimer);
+    this.#startsInFlight++;
+    try {
+      const settings = spec.notify;
+      const notifier = settings &&
+        createNotifier(settings, {
+          focused: (sid) => this.host.focused(sid, settings.focusMs),
+          onFailure: (channel, error) => this.#log(`${channel}: ${error}`),
+        });
+      const session = await this.host.start({
+        command: spec.command,
+        args: spec.args,
+        name: spec.name,
+        agent: spec.agent,
+        cwd: spec.cwd,
+        env: spec.env,
+        rows: spec.rows,
+        cols: spec.cols,
+        hooks: spec.hooks,
+        headless: true,
+      });
+      this.#startedAny = true;
+      const id = session.id;
+      if (notifier) {
+        notifier.observe(this.host.info(id)); // its first state is not news
+        this.#notifiers.set(id, notifier);
+      }
+      this.#log(`started ${id} (pid ${session.pid}): ${[spec.command, ...spec.args].join(' ')}`);
+      session.onExit((exit) => void this.#ended(id, exit));
+      const started: Started = {
+        id,
+        socket: session.spec.socket,
+        pid: session.pid,
+        host: process.pid,
+      };
+      return { ...started };
+    } finally {
+      this.#startsInFlight--;
+      this.#checkIdle();
+    }
+  }
+
+  /** A session's command exited: its `exited` is published (the sweep), then it is let go. */
+  async #ended(id: string, exit: { code: number; signal?: number }): Promise<void> {
+    this.#log(`ended ${id} (${exit.signal ? `signal ${exit.signal}` : `exit ${exit.code}`})`);
+    const w = this.host.watched(id);
+    if (w) this.host.sweep.evaluate(w);
+    this.#notifiers.get(id)?.close();
+    this.#notifiers.delete(id);
+    try {
+      await this.host.forget(id);
+    } catch (e) {
+      this.#log(`${id}: ${(e as Error).message}`);
+    }
+    this.#checkIdle();
+  }
+
+  /** Ends now when the last session ended; a host that never had one waits for the grace. */
+  #checkIdle(): void {
+    if (this.#ending || !this.#server) return;
+    if (this.host.sessions.size || this.#startsInFlight) return;
+    clearTimeout(this.#idleTimer);
+    if (this.#startedAny) void this.end('its last session ended');
+    else this.#idleTimer = setTimeout(() => void this.end('no session to host'), this.#idleMs);
+  }
+
+  /**
+   * Stops taking requests, removes the host socket (only ours), ends every session still
+   * running (SIGHUP, then SIGKILL after a grace: {@link SessionHost.close}) and resolves
+   * {@link ended}.
+   */
+  async end(why: string): Promise<void> {
+    if (this.#ending) return this.ended;
+    this.#ending = true;
+    clearTimeout(this.#idleTimer);
+    this.#log(`host ${process.pid} ending: ${why}`);
+    try {
+      if (statSync(this.#path).ino === this.#ino) unlinkSync(this.#path);
+    } catch {
+      // already gone
+    }
+    if (this.#server) await closeControl(this.#server);
+    for (const n of this.#notifiers.values()) n.close();
+    await this.host.close();
+    this.#resolveEnded();
+    return this.ended;
+  }
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+
+/**
+ * `req` as a {@link DetachedSpec}, checked field by field (the host socket is reached only by
+ * our uid, but a client may be of another version).
+ * @throws UserError naming the first field that is wrong.
+ */
+export function checkSpec(req: Record<string, unknown>): DetachedSpec {
+  const bad = (field: string, want: string) => new UserError(`start: '${field}' must be ${want}`);
+  if (!isString(req.command) || !req.command) throw bad('command', 'a non-empty string');
+  if (!Array.isArray(req.args) || !req.args.every(isString)) {
+    throw bad('args', 'a list of strings');
+  }
+  for (const f of ['name', 'agent', 'cwd'] as const) {
+    if (req[f] !== undefined && !isString(req[f])) throw bad(f, 'a string');
+  }
+  if (req.cwd !== undefined && !(req.cwd as string).startsWith('/')) {
+    throw bad('cwd', 'an absolute path');
+  }
+  if (req.cwd !== undefined) {
+    let dir = false;
+    try {
+      dir = statSync(req.cwd as string).isDirectory();
+    } catch {
+      // not there
+    }
+    if (!dir) throw new UserError(`no such folder: ${req.cwd}`);
+  }
+  const env = req.env;
+  if (
+    env !== undefined &&
+    (typeof env !== 'object' || env === null || Array.isArray(env) ||
+      !Object.values(env).every(isString))
+  ) throw bad('env', 'an object of strings');
+  for (const [f, max] of [['rows', 500], ['cols', 1000]] as const) {
+    const v = req[f];
+    if (v !== undefined && !(Number.isInteger(v) && (v as number) >= 1 && (v as number) <= max)) {
+      throw bad(f, `a whole number from 1 to ${max}`);
+    }
+  }
+  if (req.hooks !== undefined && typeof req.hooks !== 'boolean') throw bad('hooks', 'a boolean');
+  const notify = req.notify;
+  if (notify !== undefined && !isNotifyOptions(notify)) {
+    throw bad('notify', 'resolved notification settings');
+  }
+  return {
+    command: req.command,
+    args: req.args as string[],
+    name: req.name as string | undefined,
+    agent: req.agent as string | undefined,
+    cwd: req.cwd as string | undefined,
+    env: env as Record<string, string> | undefined,
+    rows: req.rows as number | undefined,
+    cols: req.cols as number | undefined,
+    hooks: req.hooks as boolean | undefined,
+    notify: notify as NotifyOptions | undefined,
+  };
+}
+
+/** True when `v` has the shape of {@link NotifyOptions} (every field of its type). */
+function isNotifyOptions(v: unknown): v is NotifyOptions {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const o = v as Record<string, unknown>;
+  const bools = ['desktop', 'terminal', 'title', 'done', 'includeText'];
+  return bools.every((k) => typeof o[k] === 'boolean') &&
+    (o.format === 'json' || o.format === 'text') &&
+    typeof o.focusMs === 'number' && Number.isFinite(o.focusMs) &&
+    (o.command === undefined || isString(o.command)) &&
+    (o.url === undefined || (isString(o.url) && /^https?:\/\/\S+$/i.test(o.url)));
+}
