@@ -70,7 +70,7 @@ export const runCommand: Command & {
   summary: 'run an agent in this terminal while agentwatch follows its state',
   usage:
     'run [--agent ID] [--manifest FILE]... [--name NAME] [--interval MS] [--no-hooks] -- CMD ARGS...\n' +
-    '       run --detach [--agent ID] [--name NAME] [--no-hooks] -- CMD ARGS...',
+    '       agentwatch run --detach [--agent ID] [--name NAME] [--no-hooks] -- CMD ARGS...',
   passthrough: true,
   options: {
     agent: { type: 'string' },
