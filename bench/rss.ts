@@ -9,7 +9,9 @@
  *   person's terminal that stays);
  * - `host-N+flags`, `run-N+flags`: the same with `--flags=...` in NODE_OPTIONS, so the effect
  *   of V8 flags on memory and CPU shows beside the case without them (with an executable
- *   built without them: NODE_OPTIONS cannot take back a flag built in).
+ *   built without them: NODE_OPTIONS cannot take back a flag built in);
+ * - `host-N before`, `run-N before`: the same with `--before EXECUTABLE` (an older build, say
+ *   one without build.ts's SEA_EXEC_ARGV), so a change shows beside what it replaced.
  *
  * Only agentwatch's own processes are measured (not the commands in the sessions), after
  * `--settle` seconds (default 20: V8 shrinks an idle heap after some seconds), from
@@ -19,7 +21,7 @@
  * system time over the settle window, % of one core. `--cmd idle` (default) runs `bash
  * --norc` waiting at its prompt, `--cmd busy` a shell printing a line every 0.2 s. `--json`
  * prints `{cases: [{name, sessions, processes, rssMB, pssMB, privateMB, perSession: {rssMB,
- * pssMB, privateMB}, cpuPct}]}`. Linux only (/proc).
+ * pssMB, privateMB}, cpuPct}]}`; `--only host|run` runs only those cases. Linux only (/proc).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -41,6 +43,8 @@ const { values } = parseArgs({
     cmd: { type: 'string', default: 'idle' },
     settle: { type: 'string', default: '20' },
     flags: { type: 'string' },
+    only: { type: 'string' },
+    before: { type: 'string' },
     json: { type: 'boolean' },
   },
 });
@@ -169,9 +173,14 @@ const alive = (pid: number) => {
 };
 
 /** N sessions in one background host of the executable. */
-async function hostCase(n: number, name: string, nodeOptions = ''): Promise<CaseResult> {
+async function hostCase(
+  n: number,
+  name: string,
+  nodeOptions = '',
+  exe = EXE,
+): Promise<CaseResult> {
   const { dir, env } = sandbox(nodeOptions);
-  const host = spawn(EXE, ['__host'], { env, detached: true, stdio: 'ignore' });
+  const host = spawn(exe, ['__host'], { env, detached: true, stdio: 'ignore' });
   try {
     await until('the host', () => socketAlive(hostSocketPath(env)));
     for (let i = 0; i < n; i += 10) {
@@ -199,13 +208,18 @@ async function hostCase(n: number, name: string, nodeOptions = ''): Promise<Case
 }
 
 /** N `agentwatch run` processes, with `nodeOptions` in their environment. */
-async function runCase(n: number, name: string, nodeOptions = ''): Promise<CaseResult> {
+async function runCase(
+  n: number,
+  name: string,
+  nodeOptions = '',
+  exe = EXE,
+): Promise<CaseResult> {
   const { dir, env } = sandbox(nodeOptions);
   const runs: ChildProcess[] = [];
   try {
     for (let i = 0; i < n; i++) {
       runs.push(
-        spawn(EXE, ['run', '--no-update', '--name', `r${i}`, '--', ...COMMAND], {
+        spawn(exe, ['run', '--no-update', '--name', `r${i}`, '--', ...COMMAND], {
           env,
           cwd: dir,
           stdio: ['pipe', 'ignore', 'ignore'],
@@ -229,10 +243,16 @@ async function runCase(n: number, name: string, nodeOptions = ''): Promise<CaseR
 async function main(): Promise<void> {
   const results: CaseResult[] = [];
   for (const n of COUNTS) {
-    results.push(await hostCase(n, `host-${n}`));
-    if (FLAGS) results.push(await hostCase(n, `host-${n}+flags`, FLAGS));
-    results.push(await runCase(n, `run-${n}`));
-    if (FLAGS) results.push(await runCase(n, `run-${n}+flags`, FLAGS));
+    if (values.only !== 'run') {
+      results.push(await hostCase(n, `host-${n}`));
+      if (FLAGS) results.push(await hostCase(n, `host-${n}+flags`, FLAGS));
+      if (values.before) results.push(await hostCase(n, `host-${n} before`, '', values.before));
+    }
+    if (values.only !== 'host') {
+      results.push(await runCase(n, `run-${n}`));
+      if (FLAGS) results.push(await runCase(n, `run-${n}+flags`, FLAGS));
+      if (values.before) results.push(await runCase(n, `run-${n} before`, '', values.before));
+    }
   }
   if (values.json) {
     console.log(JSON.stringify({ cases: results }));
@@ -244,6 +264,7 @@ async function main(): Promise<void> {
     } s; ${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
   );
   if (FLAGS) console.log(`+flags: NODE_OPTIONS='${FLAGS}'`);
+  if (values.before) console.log(`before: ${values.before}`);
   const head = [
     'case',
     'procs',
