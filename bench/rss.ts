@@ -16,12 +16,12 @@
  * Only agentwatch's own processes are measured (not the commands in the sessions), after
  * `--settle` seconds (default 20: V8 shrinks an idle heap after some seconds), from
  * /proc/PID/smaps_rollup: RSS, PSS (shared pages split between the processes that map them:
- * the executable's pages are shared by every `run`) and private (pages only this process
- * maps), summed over the case's processes and divided by N; CPU is the processes' user +
+ * the executable's pages are shared by every `run`) and anon (pages backed by no file: the
+ * JS heap, malloc, stacks; what a process costs beyond the executable's pages), summed over the case's processes and divided by N; CPU is the processes' user +
  * system time over the settle window, % of one core. `--cmd idle` (default) runs `bash
  * --norc` waiting at its prompt, `--cmd busy` a shell printing a line every 0.2 s. `--json`
- * prints `{cases: [{name, sessions, processes, rssMB, pssMB, privateMB, perSession: {rssMB,
- * pssMB, privateMB}, cpuPct}]}`; `--only host|run` runs only those cases. Linux only (/proc).
+ * prints `{cases: [{name, sessions, processes, rssMB, pssMB, anonMB, perSession: {rssMB,
+ * pssMB, anonMB}, cpuPct}]}`; `--only host|run` runs only those cases. Linux only (/proc).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -70,7 +70,8 @@ const FLAGS = values.flags ?? '';
 interface Memory {
   rss: number;
   pss: number;
-  priv: number;
+  /** Pages backed by no file (the JS heap, malloc, stacks): this process's own. */
+  anon: number;
 }
 
 /** A process's memory from /proc/PID/smaps_rollup, in bytes (zeros when it is gone). */
@@ -81,10 +82,10 @@ function memoryOf(pid: number): Memory {
     return {
       rss: kb('Rss') * 1024,
       pss: kb('Pss') * 1024,
-      priv: (kb('Private_Clean') + kb('Private_Dirty')) * 1024,
+      anon: kb('Anonymous') * 1024,
     };
   } catch {
-    return { rss: 0, pss: 0, priv: 0 };
+    return { rss: 0, pss: 0, anon: 0 };
   }
 }
 
@@ -105,8 +106,8 @@ interface CaseResult {
   processes: number;
   rssMB: number;
   pssMB: number;
-  privateMB: number;
-  perSession: { rssMB: number; pssMB: number; privateMB: number };
+  anonMB: number;
+  perSession: { rssMB: number; pssMB: number; anonMB: number };
   cpuPct: number;
 }
 
@@ -120,8 +121,8 @@ async function measure(name: string, sessions: number, pids: number[]): Promise<
   const cpu1 = pids.reduce((a, p) => a + cpuMs(p), 0);
   const wall = Date.now() - t0;
   const sum = pids.map(memoryOf).reduce(
-    (a, m) => ({ rss: a.rss + m.rss, pss: a.pss + m.pss, priv: a.priv + m.priv }),
-    { rss: 0, pss: 0, priv: 0 },
+    (a, m) => ({ rss: a.rss + m.rss, pss: a.pss + m.pss, anon: a.anon + m.anon }),
+    { rss: 0, pss: 0, anon: 0 },
   );
   return {
     name,
@@ -129,11 +130,11 @@ async function measure(name: string, sessions: number, pids: number[]): Promise<
     processes: pids.length,
     rssMB: mb(sum.rss),
     pssMB: mb(sum.pss),
-    privateMB: mb(sum.priv),
+    anonMB: mb(sum.anon),
     perSession: {
       rssMB: mb(sum.rss / sessions),
       pssMB: mb(sum.pss / sessions),
-      privateMB: mb(sum.priv / sessions),
+      anonMB: mb(sum.anon / sessions),
     },
     cpuPct: Math.round(((cpu1 - cpu0) / wall) * 1000) / 10,
   };
@@ -270,10 +271,10 @@ async function main(): Promise<void> {
     'procs',
     'RSS MB',
     'PSS MB',
-    'private MB',
+    'anon MB',
     'per session: RSS',
     'PSS',
-    'private',
+    'anon',
     'CPU %',
   ];
   const rows = results.map((r) => [
@@ -281,10 +282,10 @@ async function main(): Promise<void> {
     String(r.processes),
     r.rssMB.toFixed(1),
     r.pssMB.toFixed(1),
-    r.privateMB.toFixed(1),
+    r.anonMB.toFixed(1),
     r.perSession.rssMB.toFixed(2),
     r.perSession.pssMB.toFixed(2),
-    r.perSession.privateMB.toFixed(2),
+    r.perSession.anonMB.toFixed(2),
     r.cpuPct.toFixed(1),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
@@ -299,7 +300,7 @@ async function main(): Promise<void> {
     console.log(
       `host: each session from ${a.sessions} to ${b.sessions} adds ${
         ((b.rssMB - a.rssMB) / (b.sessions - a.sessions)).toFixed(2)
-      } MB RSS, ${((b.privateMB - a.privateMB) / (b.sessions - a.sessions)).toFixed(2)} MB private`,
+      } MB RSS, ${((b.anonMB - a.anonMB) / (b.sessions - a.sessions)).toFixed(2)} MB anon`,
     );
   }
 }

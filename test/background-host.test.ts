@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cli } from './support/cli.ts';
@@ -114,17 +115,34 @@ test('run --detach: the session ends by itself, and a new one starts after (a ne
     const sent = await cli(['send', 'short', 'exit'], env);
     assert.is(sent.code, 0, sent.stderr);
     await until('the first host to end', () => !alive(first.host), 15_000);
-    const b = await cli(['run', '--detach', '--name', 'second', '--', 'bash', '--norc'], env);
+    const b = await cli(['run', '--detach', '--name', 'second', '--', 'bash', '--norc'], {
+      ...env,
+      AW_FIRST_CLIENT: 'yes',
+    });
     assert.is(b.code, 0, b.stderr);
     const [second] = await sessions(env);
     hosts.add(second.host);
     assert.is(second.name, 'second');
     assert.is.not(second.host, first.host);
-    // ... and a third while the host is up joins it.
-    const c = await cli(['run', '--detach', '--name', 'third', '--', 'bash', '--norc'], env);
+    // ... and a third while the host is up joins it, with its own client's environment and
+    // folder (not those of the client that started the host).
+    const c = await cli(['run', '--detach', '--name', 'third', '--', 'bash', '--norc'], {
+      ...env,
+      AW_THIRD_CLIENT: 'yes',
+    });
     assert.is(c.code, 0, c.stderr);
     const all = await sessions(env);
     assert.equal(all.map((s) => s.host), [second.host, second.host]);
+    const echo = await cli(
+      ['send', 'third', 'echo "env:$AW_FIRST_CLIENT:$AW_THIRD_CLIENT:$PWD"'],
+      env,
+    );
+    assert.is(echo.code, 0, echo.stderr);
+    const root = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
+    await until('the echo', async () => {
+      const s = await cli(['explain', 'third'], env);
+      return s.stdout.includes(`env::yes:${root}`);
+    });
   } finally {
     await cleanup(dir, env, hosts);
   }

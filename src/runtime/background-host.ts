@@ -51,7 +51,7 @@ export interface DetachedSpec {
   agent?: string;
   /** Absolute folder the command starts in. */
   cwd?: string;
-  /** The client's environment, laid over the host's. */
+  /** The client's environment: the command's whole environment (default: the host's). */
   env?: Record<string, string>;
   /** Size in cells (default 32x120). */
   rows?: number;
@@ -233,6 +233,9 @@ export class BackgroundHost {
         rows: spec.rows,
         cols: spec.cols,
         hooks: spec.hooks,
+        // The client's environment, not this host's (the first client's): a variable the
+        // person unset, or one an agent's tool had when it started the host, stays unset.
+        fullEnv: spec.env !== undefined,
         headless: true,
       });
       this.#startedAny = true;

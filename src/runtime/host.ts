@@ -66,6 +66,8 @@ export interface StartOptions {
   headless: boolean;
   /** False: without the hooks its manifest declares, whatever the host's `hooks` says. */
   hooks?: boolean;
+  /** True: `env` is the command's whole environment, not laid over this process's. */
+  fullEnv?: boolean;
 }
 
 /** A transition as listeners see it. */
@@ -230,6 +232,7 @@ export class SessionHost {
       args: opts.args,
       cwd: opts.cwd,
       env: opts.env,
+      fullEnv: opts.fullEnv,
       rows: opts.rows ?? 32,
       cols: opts.cols ?? 120,
       agent: opts.agent,
