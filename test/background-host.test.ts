@@ -4,10 +4,19 @@
  * the host ends with its last session. Real processes and sockets in a temporary
  * AGENTWATCH_DIR; readiness is awaited with until().
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { existsSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -240,18 +249,34 @@ test('run --detach: refusals are clear and start no session', async () => {
   }
 });
 
-test('background host in-process: two claims at once, one host; idle grace ends it', async () => {
+/** Leaves a socket nobody listens on at `path` (as a host killed with SIGKILL does). */
+async function staleSocket(path: string): Promise<void> {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(path, r));
+  linkSync(path, `${path}.keep`);
+  await new Promise((r) => server.close(r)); // removes `path`, not its other name
+  renameSync(`${path}.keep`, path);
+}
+
+test("background host in-process: four claims at once over a dead host's socket, one host; idle grace ends it", async () => {
   const { dir, env } = sandbox();
   try {
+    const path = join(env.AGENTWATCH_DIR!, HOST_SOCKET);
+    await staleSocket(path);
+    assert.ok(existsSync(path));
     const make = () =>
       new BackgroundHost(createHost({}, env, { hooks: false }), { env, idleMs: 300 });
-    const a = make();
-    const b = make();
-    const claims = await Promise.all([a.claim(), b.claim()]);
-    const winner = claims[0] ? a : b;
-    assert.equal([...claims].sort(), [false, true], 'exactly one wins');
-    await b.host.close();
-    await a.host.close();
+    const hosts = [make(), make(), make(), make()];
+    const claims = await Promise.all(hosts.map((h) => h.claim()));
+    assert.equal(claims.filter(Boolean).length, 1, `exactly one wins: ${claims}`);
+    const winner = hosts[claims.indexOf(true)];
+    for (const h of hosts) if (h !== winner) await h.host.close();
+    assert.equal(
+      readdirSync(env.AGENTWATCH_DIR!).filter((n) => n.startsWith('host')).sort(),
+      [HOST_SOCKET],
+      'nothing left beside the host socket',
+    );
     await winner.ended; // no session came within the grace
     assert.not.ok(existsSync(join(env.AGENTWATCH_DIR!, HOST_SOCKET)));
     // A client after it starts a fresh host process.

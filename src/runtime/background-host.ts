@@ -8,13 +8,22 @@
  * {@link IDLE_GRACE_MS} when it never got one. A session's crash is that session's exit: the
  * host and the others go on.
  *
- * One host per socket folder, also when two clients start one at once: a host binds a socket
- * of its own name and then hard-links it to {@link HOST_SOCKET} (link(2) fails with EEXIST
- * when the name is taken, atomically); the loser sees the winner alive and leaves. A socket
- * left there by a dead host is first moved aside (rename(2), atomic) and removed only when it
- * still refuses connections after the move; one found alive there is linked back.
+ * One host per socket folder, also when several clients start one at once: a host listens on
+ * a socket of its own name, then, holding the claim lock ({@link CLAIM_LOCK}, a directory made
+ * with mkdir(2), atomic), looks at {@link HOST_SOCKET}: alive, it leaves (the client talks to
+ * that host); a dead host's socket of ours (it refuses connections) is removed; then it
+ * hard-links its socket to that name. So the name appears only once the host listens.
  */
-import { linkSync, lstatSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  renameSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+} from 'node:fs';
 import type { Server } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -134,28 +143,21 @@ export class BackgroundHost {
       throw new UserError(`${own}: socket path too long; use a shorter AGENTWATCH_DIR`);
     }
     const server = await listenControl(own, (req) => this.#handle(req as unknown as HostRequest));
+    let won = false;
     try {
-      for (;;) {
-        try {
-          linkSync(own, this.#path);
-          break;
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      won = await withClaimLock(dir, async () => {
+        if (await socketAlive(this.#path)) return false; // another host serves
+        if (existsSync(this.#path) || isSymlink(this.#path)) {
+          if (!ownSocket(this.#path)) {
+            throw new UserError(
+              `${this.#path}: exists and is not a socket of ours; refusing to replace it`,
+            );
+          }
+          unlinkSync(this.#path); // a dead host's (it refused the connection)
         }
-        if (await socketAlive(this.#path)) {
-          await closeControl(server);
-          return false;
-        }
-        if (!ownSocket(this.#path)) {
-          throw new UserError(
-            `${this.#path}: exists and is not a socket of ours; refusing to replace it`,
-          );
-        }
-        if (!(await this.#removeStale(dir))) {
-          await closeControl(server);
-          return false;
-        }
-      }
+        linkSync(own, this.#path);
+        return true;
+      });
     } catch (e) {
       await closeControl(server);
       throw e instanceof UserError
@@ -168,35 +170,15 @@ export class BackgroundHost {
         // closeControl removed it
       }
     }
+    if (!won) {
+      await closeControl(server);
+      return false;
+    }
     this.#server = server;
     this.#ino = statSync(this.#path).ino;
     this.#log(`host ${process.pid} listening on ${this.#path}`);
     this.#checkIdle();
     return true;
-  }
-
-  /**
-   * Moves a dead host's socket aside and removes it; false when what was moved turned out to
-   * be alive (another host linked its socket there in between: it is put back).
-   */
-  async #removeStale(dir: string): Promise<boolean> {
-    const aside = join(dir, `host-${process.pid}-${randomBytes(3).toString('hex')}.stale`);
-    try {
-      renameSync(this.#path, aside);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return true; // someone else did
-      throw e;
-    }
-    const alive = await socketAlive(aside);
-    if (alive) {
-      try {
-        linkSync(aside, this.#path);
-      } catch {
-        // a third host took the name meanwhile: it serves
-      }
-    }
-    if (lstatSync(aside).isSocket()) unlinkSync(aside);
-    return !alive;
   }
 
   #handle(req: HostRequest): Promise<Record<string, unknown>> | Record<string, unknown> {
@@ -307,6 +289,67 @@ export class BackgroundHost {
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string';
+
+/** The claim lock's name in the socket folder: a directory, made with mkdir(2) (atomic). */
+export const CLAIM_LOCK = 'host.lock';
+/** A claim lock older than this was left by a host that died while claiming, ms. */
+const LOCK_STALE_MS = 10_000;
+/** How long a host waits for the claim lock before giving up, ms. */
+const LOCK_WAIT_MS = 15_000;
+
+/**
+ * Runs `f` holding the claim lock of socket folder `dir`, so that one host at a time checks
+ * and takes the host socket's name (without it, two hosts that each found a dead host's
+ * socket could both replace it). The lock is held for the few ms of a claim; one older than
+ * {@link LOCK_STALE_MS} is a dead claimer's and is removed (moved aside first, atomically).
+ * @throws UserError when the lock is not a directory of ours, or stays held for
+ *   {@link LOCK_WAIT_MS}.
+ */
+async function withClaimLock<T>(dir: string, f: () => Promise<T>): Promise<T> {
+  const lock = join(dir, CLAIM_LOCK);
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      mkdirSync(lock, { mode: 0o700 });
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    try {
+      const st = lstatSync(lock);
+      if (!st.isDirectory() || st.uid !== process.getuid?.()) {
+        throw new UserError(`${lock}: exists and is not our claim lock; refusing to use it`);
+      }
+      if (Date.now() - st.mtimeMs > LOCK_STALE_MS) {
+        const aside = `${lock}-${process.pid}-${randomBytes(3).toString('hex')}`;
+        renameSync(lock, aside);
+        rmdirSync(aside);
+        continue;
+      }
+    } catch (e) {
+      if (e instanceof UserError) throw e;
+      continue; // released (or removed) meanwhile: try again
+    }
+    if (Date.now() > deadline) {
+      throw new UserError(`${lock}: held for ${LOCK_WAIT_MS / 1000} s; remove it if no host runs`);
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  try {
+    return await f();
+  } finally {
+    rmdirSync(lock);
+  }
+}
+
+/** True when `path` is a symbolic link (dangling or not). */
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
 
 /**
  * `req` as a {@link DetachedSpec}, checked field by field (the host socket is reached only by
