@@ -33,7 +33,11 @@ import { HOOK_BUDGET_MS } from '../src/cli/hook.ts';
 import { request } from '../src/runtime/control-client.ts';
 import { createHost } from '../src/runtime/default-host.ts';
 import type { SessionHost } from '../src/runtime/host.ts';
-import { claudeHookSettings, launchArgs, shellQuote } from '../src/runtime/integrations.ts';
+import {
+  claudeHookSettings,
+  launchArgs,
+  shellQuote,
+} from '../src/runtime/integrations/claude-code.ts';
 import { type Notice, Notifier } from '../src/runtime/notify.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import type { Session } from '../src/runtime/session.ts';

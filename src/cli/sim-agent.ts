@@ -11,7 +11,7 @@
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { type Command, stringOption, UsageError, UserError } from './command.ts';
-import { SimAgent, type TrueState } from '../eval/sim-agent.ts';
+import { SimAgent, type TrueState } from '../sim/agent.ts';
 export { selfCommand } from '../runtime/self-command.ts';
 
 function positiveNumber(values: Record<string, unknown>, name: string, fallback: number): number {
