@@ -13,6 +13,11 @@
  * accepted from sources 1-3. A copy of each file of the person's folder that passed every
  * check is kept in `lastGoodDir` (written atomically), so that a process started while the
  * file is broken uses that last good copy too, as the processes already running do.
+ *
+ * Why one file over 400 lines: the class is one state, the slots of the four sources and the
+ * effective set recomputed from them, changed by scans, watch events, reloads and adoptions
+ * that must see each other's results; the checks a file passes and its last good copies are
+ * in manifest-files.ts.
  */
 import { type FSWatcher, readdirSync, watch } from 'node:fs';
 import { join } from 'node:path';

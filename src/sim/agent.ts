@@ -23,6 +23,11 @@
  * Its true state goes to `onState` (the CLI writes it to the `--truth` file), never to the
  * screen. Every choice comes from a seeded PRNG, so a seed gives the same run (for the same
  * answers from the user). No I/O here: the CLI wires `write`, keys and resizes.
+ *
+ * Why one file over 400 lines: the class is one state machine (idle, working, prompt, ended)
+ * driven by one clock and one seeded PRNG; what a task does is drawn in plan.ts and how frames
+ * become bytes is diff-renderer.ts, and what is left (the phases, the keys each reads, the
+ * frame each draws) shares the phase and the timers.
  */
 
 import { DiffRenderer, type Line, plain } from './diff-renderer.ts';
