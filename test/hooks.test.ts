@@ -54,8 +54,6 @@ const REPLAY_SPEED = 6;
 const REPLAY_END_S = 45;
 const TAIL = ' >/dev/null 2>&1 || true';
 
-/** Resolves after `ms` milliseconds. */
-
 /** A temporary AGENTWATCH_DIR, the env pointing at it, and a probe preload (see {@link hook}). */
 function scratch(prefix: string) {
   const dir = mkdtempSync(join(tmpdir(), prefix));

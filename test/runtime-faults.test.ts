@@ -31,48 +31,13 @@ import { lineReader, type SessionInfo } from '../src/runtime/protocol.ts';
 import type { Session } from '../src/runtime/session.ts';
 import { sleep, until } from './support/until.ts';
 import { cli as runCli } from './support/cli.ts';
+import { writeFakeClaude } from './support/fake-claude.ts';
 
 const cli = runCli;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const MANIFESTS = loadBundledManifests();
-
-/**
- * A fake Claude Code (plain node, CommonJS): full frames on the main screen, one per key:
- * i idle footer, w spinner + working footer, b permission dialog, x exit 0, k SIGKILL itself,
- * s its size as the kernel reports it (also drawn on every SIGWINCH). READY once in raw mode.
- */
-const FAKE_CLAUDE = String.raw`
-const out = process.stdout;
-const rows = () => out.rows || 32;
-const cols = () => out.columns || 120;
-const rule = () => '─'.repeat(cols());
-function frame(bottom) {
-  const lines = [' ✻ Claude Code v2.1.332 (fake)', '', '❯ please create hello.txt', ''];
-  while (lines.length < rows() - bottom.length) lines.push('');
-  lines.push(...bottom);
-  return '\x1b[H\x1b[2J' + lines.slice(-rows()).map((l, i) => '\x1b[' + (i + 1) + ';1H' + l).join('');
-}
-const screens = {
-  i: () => frame([rule(), '❯ ', rule(), '  ⏸ manual mode on · ? for shortcuts']),
-  w: () => frame(['✻ Working… (esc to interrupt)', '', rule(), '❯ ', rule(),
-    '  ⏸ manual mode on · esc to interrupt']),
-  b: () => frame([rule(), ' Bash command', '', '   touch hello.txt', '', ' Do you want to proceed?',
-    ' ❯ 1. Yes', '   2. No', '', ' Esc to cancel · Tab to amend']),
-  s: () => '\x1b[H\x1b[2Jsize ' + rows() + 'x' + cols(),
-};
-if (process.stdin.isTTY) process.stdin.setRawMode(true);
-out.write(screens.i() + '\x1b[1;60HREADY');
-process.stdin.on('data', (d) => {
-  for (const k of d.toString()) {
-    if (screens[k]) out.write(screens[k]());
-    else if (k === 'x') process.exit(0);
-    else if (k === 'k') process.kill(process.pid, 'SIGKILL');
-  }
-});
-out.on('resize', () => out.write(screens.s()));
-`;
 
 /**
  * Writes random printable text, cursor moves, erases, SGR colours and UTF-8 characters as
@@ -150,8 +115,6 @@ while :; do
 done
 `;
 
-/** Resolves after `ms` milliseconds. */
-
 /** A temporary AGENTWATCH_DIR holding the fake agents' scripts too. */
 interface Scratch {
   dir: string;
@@ -175,7 +138,7 @@ function scratch(prefix: string): Scratch {
   return {
     dir,
     env: { ...process.env, AGENTWATCH_DIR: dir },
-    claude: script('claude', `#!${process.execPath}\n${FAKE_CLAUDE}`),
+    claude: writeFakeClaude(dir),
     script,
     done: () => rmSync(dir, { recursive: true, force: true }),
   };
