@@ -19,7 +19,7 @@ import { RegionTexts } from '../src/detect/regions.ts';
 import type { Region } from '../src/detect/types.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import { Terminal } from '../src/vt/terminal.ts';
-import { prng } from './support/random-stream.ts';
+import { prng } from '../src/sim/rng.ts';
 
 test('required literals are read conservatively', () => {
   const cases: [string, string[][]][] = [

@@ -335,7 +335,8 @@ test('fault: a 50 MB/s flood for 2 s; two other sessions keep being classified a
         await sleep(100);
       }
     })();
-    await sleep(500);
+    // the flood under way (its first MB through the PTY) before the state changes
+    await until('the flood under way', () => flooder.bytesOut > 2 ** 20, 10_000);
     let t = Date.now();
     a.write('b');
     transitions.push((await fa.next('blocked', t)).at - t);
@@ -588,7 +589,9 @@ test('fault: 100 sessions in one host: all reach their states, ls lists 100, clo
     closed = true;
     await until('every PTY child reported its exit', () => sessions.every((x) => x.exit), 10000);
     await until('no process left', () => sessions.every((x) => !processLives(x.pid)), 5000);
-    await sleep(100);
+    // the PTY masters and sockets close as their handles are released: wait for them (the
+    // assertion below says how many were left if they never do)
+    await until('the descriptors closed', () => openFds() - fds0 <= 5, 5000).catch(() => {});
     const fds2 = openFds();
     assert.equal(readdirSync(s.dir).filter((n) => n.endsWith('.sock')), [], 'sockets removed');
     console.log(

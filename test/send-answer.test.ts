@@ -39,8 +39,6 @@ const QUESTION = 'Do you want to proceed?';
 /** How long the slow dialog takes per key, ms (more than the guard's 60 ms between keys). */
 const SLOW_KEY_MS = 150;
 
-/** Resolves after `ms` milliseconds. */
-
 /** The truth file's lines so far ([] before it exists). */
 function truth(path: string): TruthEvent[] {
   try {
