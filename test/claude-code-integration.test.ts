@@ -6,23 +6,25 @@
  * - payloads Claude Code may send that the recording lacks: ExitPlanMode, elicitation_dialog,
  *   a PreToolUse payload cut short (the tool still named), malformed and non-object
  *   Notification payloads (an error, no state), an event agentwatch does not install (null);
- * - the settings install exactly the events of CLAUDE_HOOKS, and each has a reading.
+ * - the settings install exactly the events of CLAUDE_HOOKS, and each has a reading;
+ * - `report --help` and `notify --help` print the one help of hook-commands.ts (main.ts sends
+ *   them to the app, not to the hook runner), exit 0.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { notifyCommand, reportCommand } from '../src/cli/hook-commands.ts';
 import {
   CLAUDE_HOOKS,
   claudeHookSettings,
   reportFromHook,
 } from '../src/runtime/integrations/claude-code.ts';
 
-const HOOKS = join(
-  fileURLToPath(new URL('..', import.meta.url)),
-  'fixtures/claude-code/recordings/hooks.hooks.jsonl',
-);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const HOOKS = join(ROOT, 'fixtures/claude-code/recordings/hooks.hooks.jsonl');
 
 test('reportFromHook over the recorded hooks of a real session: each event, in order', () => {
   const events = readFileSync(HOOKS, 'utf8').trim().split('\n').map((l) =>
@@ -113,6 +115,19 @@ test('the settings install exactly CLAUDE_HOOKS, and every installed event has a
     assert.is(entry.hooks[0].command, `/usr/bin/agentwatch ${h.command} >/dev/null 2>&1 || true`);
     const payload = h.event === 'Notification' ? '{"notification_type":"idle_prompt"}' : '{}';
     assert.ok(reportFromHook(h.event, payload)?.ok, h.event);
+  }
+});
+
+test('report --help and notify --help: the help of hook-commands.ts, once', () => {
+  for (const cmd of [reportCommand, notifyCommand]) {
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), cmd.name, '--help'],
+      { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
+    );
+    assert.is(r.status, 0, r.stderr);
+    assert.ok(r.stdout.startsWith(`usage: agentwatch ${cmd.usage}\n`), r.stdout);
+    assert.ok(r.stdout.includes(cmd.summary), r.stdout);
   }
 });
 
