@@ -1,6 +1,6 @@
 /**
  * `agentwatch sim-agent [--seed N] [--tasks N] [--truth FILE] [--speed X] [--mode M]` (hidden):
- * the simulated agent of `src/eval/sim-agent.ts` on this process's terminal. The demo, the
+ * the simulated agent of `src/sim/agent.ts` on this process's terminal. The demo, the
  * eval and the tests start it in a PTY through {@link selfCommand}.
  *
  * `--truth FILE` receives one JSON line `{"t": ms since the epoch, "state": "idle" | "working"
