@@ -189,7 +189,14 @@ test(`guard: ${TRIALS} random sends against a flipping dialog; none reaches it b
       trial.writes = probes.slice(from);
       trials.push(trial);
     }
-    await sleep(100);
+    // The child has read every byte once it logged the last sent marker.
+    const last = [...trials].reverse().find((t) => t.outcome === 'sent');
+    const readSoFar = () =>
+      Buffer.concat(readLog(logPath).flatMap((e) => (e.k === 'I' ? [e.bytes] : []))).toString();
+    if (last) {
+      await until('the flipper read the last send', () => readSoFar().includes(last.marker), 5000)
+        .catch(() => {}); // the checks below say what it read
+    }
     session.kill('SIGTERM');
     await until('the flipper to exit', () => session.exit, 5000);
 
