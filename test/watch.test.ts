@@ -9,7 +9,7 @@
  * session only says it is not waiting; on a blocked one it opens the answer panel, ↓ moves the
  * choice and `y` answers (the agent's truth file gets option 2); `a` then `n`, and `3` then
  * Esc, send nothing (the prompt stays).
- * Plus the pure helpers (command groups, typed command lines, the JSON shape).
+ * Plus the pure helpers (typed command lines, the JSON shape).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
@@ -23,8 +23,6 @@ import {
   BoardUi,
   GONE_ROW_MS,
   SessionBook,
-  splitCommandLine,
-  splitGroups,
   type TransitionEvent,
   transitionEvent,
 } from '../src/cli/watch.ts';
@@ -404,15 +402,6 @@ test('board: the answer panel shows what is approved; y is refused when the prom
   }
 });
 
-test('splitGroups: every -- starts a command', () => {
-  assert.equal(splitGroups([]), []);
-  assert.equal(splitGroups(['--', 'claude', '--resume', '--', 'codex']), [['claude', '--resume'], [
-    'codex',
-  ]]);
-  assert.throws(() => splitGroups(['claude']), /after '--'/);
-  assert.throws(() => splitGroups(['--', 'a', '--']), /empty command/);
-});
-
 test('board: n starts a session with the name, agent and folder typed before its command', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-new-'));
   const book = new SessionBook({
@@ -476,18 +465,6 @@ test('parseNewSession: the board n takes a name, an agent and a folder before th
   ) {
     assert.throws(() => parseNewSession(words), (e: Error) => message.test(e.message));
   }
-});
-
-test('splitCommandLine: blanks, quotes and backslashes', () => {
-  assert.equal(splitCommandLine(`claude --append-system-prompt "be brief" 'a b' c\\ d ""`), [
-    'claude',
-    '--append-system-prompt',
-    'be brief',
-    'a b',
-    'c d',
-    '',
-  ]);
-  assert.throws(() => splitCommandLine('claude "oops'), /unterminated/);
 });
 
 test('transitionEvent: the JSON shape', () => {

@@ -5,14 +5,7 @@
  * socket and notifications go out. The terminal is restored on exit, on a signal and on a
  * crash.
  */
-import {
-  type Command,
-  type Io,
-  type OptionValues,
-  stringList,
-  stringOption,
-  UsageError,
-} from './command.ts';
+import { type Command, type Io, type OptionValues, stringList, stringOption } from './command.ts';
 import {
   notifyOptionHelp,
   notifyOptionSpec,
@@ -30,17 +23,7 @@ import { createNotifier } from '../runtime/notify.ts';
 import type { SessionHost } from '../runtime/host.ts';
 import type { Session } from '../runtime/session.ts';
 import { RunTitle, setsTitle } from './run-title.ts';
-
-/** Splits `-- CMD ARGS...` (as main passes it) into the command and its arguments. */
-export function splitCommand(positionals: string[]): { command: string; args: string[] } {
-  const dd = positionals.indexOf('--');
-  if (dd !== 0 && positionals.length) {
-    throw new UsageError(`put the command after '--': agentwatch run -- ${positionals.join(' ')}`);
-  }
-  const rest = positionals.slice(dd + 1);
-  if (!rest.length) throw new UsageError("no command given after '--'");
-  return { command: rest[0], args: rest.slice(1) };
-}
+import { splitCommand } from './argv.ts';
 
 /** Sequences that undo what an agent may leave on: mouse tracking, bracketed paste, focus events, hidden cursor, SGR. */
 const RESTORE =

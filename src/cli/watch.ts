@@ -64,6 +64,7 @@ import { checkSocketDir, socketDir } from '../runtime/paths.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
 import type { SessionState } from '../detect/types.ts';
 import { type NewSession, parseNewSession } from './new-session.ts';
+import { splitCommandLine, splitGroups } from './argv.ts';
 import { createNotifier, Notifier } from '../runtime/notify.ts';
 import { GUARD_EXIT } from '../runtime/tools.ts';
 
@@ -105,63 +106,6 @@ export function transitionEvent(
     since: info.since,
     question: info.state === 'blocked' ? info.question ?? null : null,
   };
-}
-
-/**
- * Splits the passthrough part (`-- CMD ARGS... -- CMD ...`, as main passes it) into commands.
- * Every `--` starts a new command, so a command cannot itself take a `--` argument.
- * @throws UsageError for arguments before the first `--` or an empty group.
- */
-export function splitGroups(positionals: string[]): string[][] {
-  if (!positionals.length) return [];
-  if (positionals[0] !== '--') {
-    throw new UsageError(
-      `put each command after '--': agentwatch watch -- ${positionals.join(' ')}`,
-    );
-  }
-  const groups: string[][] = [];
-  for (const p of positionals) {
-    if (p === '--') groups.push([]);
-    else groups[groups.length - 1].push(p);
-  }
-  if (groups.some((g) => !g.length)) throw new UsageError("an empty command after '--'");
-  return groups;
-}
-
-/**
- * Splits a command line typed at the board into words: blanks separate, '...' and "..."
- * quote, a backslash escapes the next character. No variables, globs or pipes.
- * @throws UsageError for an unterminated quote.
- */
-export function splitCommandLine(line: string): string[] {
-  const words: string[] = [];
-  let word = '';
-  let has = false;
-  let quote: string | null = null;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (quote) {
-      if (c === quote) quote = null;
-      else if (c === '\\' && quote === '"' && i + 1 < line.length) word += line[++i];
-      else word += c;
-    } else if (c === "'" || c === '"') {
-      quote = c;
-      has = true;
-    } else if (c === '\\' && i + 1 < line.length) {
-      word += line[++i];
-      has = true;
-    } else if (/\s/.test(c)) {
-      if (has) words.push(word);
-      word = '';
-      has = false;
-    } else {
-      word += c;
-      has = true;
-    }
-  }
-  if (quote) throw new UsageError(`unterminated ${quote} quote`);
-  if (has) words.push(word);
-  return words;
 }
 
 interface Followed {
