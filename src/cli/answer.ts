@@ -8,7 +8,8 @@
 import { closeSync, createReadStream, createWriteStream, openSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { type Command, UsageError } from './command.ts';
-import { findSession, request } from '../runtime/control-client.ts';
+import { request } from '../runtime/control-client.ts';
+import { findSession } from '../runtime/session-directory.ts';
 import { choiceIndex, GUARD_EXIT } from '../runtime/tools.ts';
 import { UserError } from '../errors.ts';
 import { printable } from './board.ts';

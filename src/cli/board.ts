@@ -30,6 +30,9 @@
 import type { SessionInfo } from '../runtime/protocol.ts';
 import { SESSION_STATES, type SessionState } from '../detect/types.ts';
 import { duration, fit } from './format.ts';
+import { processGone } from '../runtime/session-directory.ts';
+
+export { processGone, SOCKET_CLOSED_BY } from '../runtime/session-directory.ts';
 
 /** What the board shows besides the sessions. */
 export interface BoardView {
@@ -120,22 +123,6 @@ const STATE_ORDER: Record<SessionState, number> = {
   shell: 1,
   exited: 2,
 };
-
-/**
- * `by` of the info the board makes up for a session hosted elsewhere whose control socket
- * closed without its exit being told: its host is gone, and the process with it.
- */
-export const SOCKET_CLOSED_BY = 'socket';
-
-/**
- * Whether `info`'s process is gone: its PTY child ended (`exit` set), or its control socket
- * closed. Not the same as the `exited` state, which only means that no agent is in the
- * foreground: a shell left after the agent (`run -- bash`, `watch -- bash`) is alive, can be
- * attached to, and ends with the watch that hosts it.
- */
-export function processGone(info: SessionInfo): boolean {
-  return info.exit != null || info.by === SOCKET_CLOSED_BY;
-}
 
 /**
  * SGR per state: blocked red bold, working yellow, idle green, running cyan, shell dim,

@@ -28,7 +28,8 @@ import {
 import { createNotifier, type Notice } from '../runtime/notify.ts';
 import type { NotifyOptions } from '../runtime/notify-config.ts';
 import { selfCommand } from './sim-agent.ts';
-import { BoardUi, guardTerminal, SessionBook } from './watch.ts';
+import { BoardUi, guardTerminal } from './watch.ts';
+import { SessionDirectory } from '../runtime/session-directory.ts';
 import { printable } from './board.ts';
 import { createHost } from '../runtime/default-host.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
@@ -292,7 +293,7 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
     };
   }
   let ui: BoardUi | null = null;
-  const book = new SessionBook({
+  const book = new SessionDirectory({
     host,
     remote: false, // the demo shows its own sessions only
     onChange: (info: SessionInfo, prev) => {

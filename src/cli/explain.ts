@@ -4,7 +4,8 @@
  */
 import { existsSync } from 'node:fs';
 import { type Command, type Io, UsageError } from './command.ts';
-import { findSession, request } from '../runtime/control-client.ts';
+import { request } from '../runtime/control-client.ts';
+import { findSession } from '../runtime/session-directory.ts';
 import { classifySetup } from './classify.ts';
 import { manifestForFile } from './agent-of.ts';
 import { explain, formatExplain } from '../detect/explain.ts';

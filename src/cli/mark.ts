@@ -3,7 +3,8 @@
  * idle, and why) to a session that `agentwatch record` records, from another terminal.
  */
 import { type Command, UsageError } from './command.ts';
-import { findSession, request } from '../runtime/control-client.ts';
+import { request } from '../runtime/control-client.ts';
+import { findSession } from '../runtime/session-directory.ts';
 import { printable } from './board.ts';
 
 export const markCommand: Command = {

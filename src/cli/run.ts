@@ -169,10 +169,8 @@ export const runCommand: Command & {
     stdin.on('end', () => {
       if (!tty) {
         sendEofWhenQuiet(session, () => {
-          const w = host.watched(session.id);
-          if (!w) return 'exited';
-          host.sweep.evaluate(w);
-          return w.record.state;
+          host.classifyNow(session.id);
+          return host.watched(session.id)?.record.state ?? 'exited';
         });
       }
     });
@@ -187,7 +185,7 @@ export const runCommand: Command & {
     const exit = await new Promise<{ code: number; signal?: number }>((resolve) =>
       session.onExit(resolve)
     );
-    host.sweep.evaluate(host.watched(session.id)!);
+    host.classifyNow(session.id);
     stdin.pause();
     restore();
     await host.close();

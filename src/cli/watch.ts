@@ -31,9 +31,8 @@
  * and once for every session when first seen (`prev: null`); `t` and `since` in ms since the
  * epoch, `question` null unless blocked. It runs until SIGINT, SIGTERM or SIGHUP.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
-import { join } from 'node:path';
 import { type Command, type Io, stringList, stringOption, UsageError } from './command.ts';
 import {
   notifyOptionHelp,
@@ -50,16 +49,15 @@ import {
   type AnswerPanel,
   BOARD_HELP,
   detailsChanged,
-  processGone,
   renderBoard,
-  SOCKET_CLOSED_BY,
   sortSessions,
   WATCH_KEYS,
 } from './board.ts';
 import { createHost } from '../runtime/default-host.ts';
 import { loadConfig } from '../runtime/config.ts';
 import type { SessionHost } from '../runtime/host.ts';
-import { listSessions, request, subscribe } from '../runtime/control-client.ts';
+import { request } from '../runtime/control-client.ts';
+import { processGone, SessionDirectory } from '../runtime/session-directory.ts';
 import { checkSocketDir, socketDir } from '../runtime/paths.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
 import type { SessionState } from '../detect/types.ts';
@@ -67,9 +65,8 @@ import { type NewSession, parseNewSession } from './new-session.ts';
 import { splitCommandLine, splitGroups } from './argv.ts';
 import { createNotifier, Notifier } from '../runtime/notify.ts';
 import { GUARD_EXIT } from '../runtime/tools.ts';
+import { DEFAULT_INTERVAL_MS } from '../runtime/sweep.ts';
 
-/** How often the socket directory is read for new sessions, ms. */
-export const POLL_MS = 1000;
 /** Shortest time between two board frames, ms (at most 10 a second). */
 export const FRAME_MS = 100;
 /** How long the board keeps the row of a session whose process is gone, ms. */
@@ -108,225 +105,6 @@ export function transitionEvent(
   };
 }
 
-interface Followed {
-  info: SessionInfo;
-  /** Hosted by this process. */
-  local: boolean;
-  /** True once `onChange` was called for it. */
-  announced: boolean;
-  /** The subscription of a session hosted elsewhere, while open. */
-  socket?: Socket;
-  /** When the book first saw its process gone (see {@link processGone}), ms since the epoch. */
-  goneAt?: number;
-}
-
-/** How a {@link SessionBook} is set up. */
-export interface BookOptions {
-  /** The host of this process's own sessions. */
-  host: SessionHost;
-  /** The socket directory to read (default: {@link socketDir}). */
-  dir?: string;
-  /** Called for every state change, and once per session when first seen (`prev` null). */
-  onChange: (info: SessionInfo, prev: SessionState | null) => void;
-  /**
-   * Called for every info a session hosted elsewhere pushes, state change or not (its agent,
-   * reason, question or details changed): what the board shows must be redrawn.
-   */
-  onUpdate?: (info: SessionInfo) => void;
-  /** Also follow sessions hosted elsewhere (default true). */
-  remote?: boolean;
-  /** Tell the hosts of sessions followed that this board announces them (default false). */
-  alerts?: boolean;
-}
-
-/**
- * Every session the board shows: those hosted here (from the host's transitions) and those
- * hosted elsewhere (found in the socket directory, followed by subscription). A session seen
- * once stays, as `exited` when its socket closes without saying so, until
- * {@link SessionBook.clearGone} clears it.
- */
-export class SessionBook {
-  readonly followed = new Map<string, Followed>();
-  readonly dir: string;
-  /** Ids of sessions cleared: not followed again (another watch may still list them). */
-  readonly #cleared = new Set<string>();
-  #timer?: ReturnType<typeof setInterval>;
-  #polling = false;
-  #closed = false;
-  #offTransition: () => void;
-
-  constructor(readonly options: BookOptions) {
-    this.dir = options.dir ?? socketDir();
-    this.#offTransition = options.host.onTransition(({ info, prev }) => {
-      if (this.#cleared.has(info.id)) return;
-      let f = this.followed.get(info.id);
-      if (f) f.info = info;
-      else this.followed.set(info.id, f = { info, local: true, announced: true });
-      this.#noteGone(f);
-      this.options.onChange(info, prev.state);
-    });
-  }
-
-  /** Starts reading the socket directory (now, then every {@link POLL_MS}). */
-  start(): void {
-    if (this.options.remote === false) return;
-    void this.poll();
-    this.#timer = setInterval(() => void this.poll(), POLL_MS);
-    this.#timer.unref?.();
-  }
-
-  /** Registers a session this process just started on its host. */
-  addLocal(id: string): SessionInfo {
-    // Classify afresh now: the first line then names the agent (the manifest is chosen on the
-    // first evaluation) instead of waiting for the first sweep.
-    const w = this.options.host.watched(id);
-    if (w) this.options.host.sweep.evaluate(w);
-    const known = this.followed.get(id);
-    if (known) return known.info; // a transition came first and announced it
-    const info = this.options.host.info(id);
-    this.followed.set(id, { info, local: true, announced: true });
-    this.options.onChange(info, null);
-    return info;
-  }
-
-  /** The sessions now, hosted ones read afresh from the host. */
-  infos(): SessionInfo[] {
-    const out: SessionInfo[] = [];
-    for (const [id, f] of this.followed) {
-      if (f.local) {
-        try {
-          f.info = this.options.host.info(id);
-        } catch {
-          // forgotten by the host: keep the last info
-        }
-      }
-      this.#noteGone(f);
-      out.push(f.info);
-    }
-    return out;
-  }
-
-  /** Notes when `f`'s process was first seen gone. */
-  #noteGone(f: Followed, now = Date.now()): void {
-    if (f.goneAt === undefined && processGone(f.info)) f.goneAt = now;
-  }
-
-  /**
-   * Forgets the sessions whose process is gone (all of them, or those gone at or before
-   * `goneBy`, ms since the epoch); a hosted one's socket is closed as well. Sessions alive,
-   * live shells included, stay. Returns the infos cleared. `infos`: this book's
-   * {@link infos} when the caller has just taken them (read once per frame).
-   */
-  clearGone(goneBy = Infinity, infos: readonly SessionInfo[] = this.infos()): SessionInfo[] {
-    const cleared: SessionInfo[] = [];
-    for (const i of infos) {
-      const f = this.followed.get(i.id)!;
-      if (f.goneAt === undefined || f.goneAt > goneBy) continue;
-      this.followed.delete(i.id);
-      this.#cleared.add(i.id);
-      f.socket?.destroy();
-      if (f.local) this.options.host.forget(i.id).catch(() => {});
-      cleared.push(f.info);
-    }
-    return cleared;
-  }
-
-  /**
-   * Hosted sessions whose process still runs, whatever their state: a shell left after the
-   * agent reads `exited` and still ends with the watch.
-   */
-  liveLocal(): SessionInfo[] {
-    return this.infos().filter((i) => this.followed.get(i.id)?.local && !processGone(i));
-  }
-
-  /**
-   * Looks for sessions hosted elsewhere that are not followed yet. Never rejects: a socket
-   * that answers nonsense, or a session that cannot be followed, is skipped (and tried again
-   * at the next poll), the others are followed.
-   */
-  async poll(): Promise<void> {
-    if (this.#polling || this.#closed) return;
-    this.#polling = true;
-    try {
-      let names: string[];
-      try {
-        names = readdirSync(this.dir).filter((n) => n.endsWith('.sock'));
-      } catch {
-        return; // no directory yet: nobody has started a session
-      }
-      const known = new Set<string>();
-      for (const f of this.followed.values()) if (f.local || f.socket) known.add(f.info.socket);
-      if (names.every((n) => known.has(join(this.dir, n)))) return;
-      for (const info of await listSessions(this.dir)) {
-        if (this.#closed) return;
-        if (info.host === process.pid || known.has(info.socket) || this.#cleared.has(info.id)) {
-          continue;
-        }
-        try {
-          this.#follow(info);
-        } catch {
-          // this one cannot be followed now; the others can
-        }
-      }
-    } catch {
-      // the directory changed under us: the next poll reads it again
-    } finally {
-      this.#polling = false;
-    }
-  }
-
-  #follow(first: SessionInfo): void {
-    const known = this.followed.get(first.id);
-    if (known?.local) return;
-    const e: Followed = known ?? { info: first, local: false, announced: false };
-    // A throw here (an unusable socket path) leaves nothing half-registered.
-    e.socket = subscribe(
-      first.socket,
-      (info) => {
-        if (info.id !== first.id) return; // a push about another session is not this one's
-        const prev = e.announced ? e.info.state : null;
-        e.info = info;
-        this.#noteGone(e);
-        this.options.onUpdate?.(info);
-        if (prev === info.state) return; // a change of its details only, or the first push
-        e.announced = true;
-        this.options.onChange(info, prev);
-      },
-      () => {
-        e.socket = undefined;
-        // Told of its exit: nothing more to say. Otherwise its host is gone (a shell in the
-        // foreground read `exited` while it lived: it is gone now as well).
-        if (this.#closed || (e.announced && e.info.exit)) return;
-        const prev = e.announced ? e.info.state : null;
-        e.announced = true;
-        e.info = {
-          ...e.info,
-          state: 'exited',
-          since: prev === 'exited' ? e.info.since : Date.now(),
-          reason: 'its control socket closed',
-          by: SOCKET_CLOSED_BY,
-          question: undefined,
-          options: undefined,
-          details: undefined,
-        };
-        this.#noteGone(e);
-        this.options.onUpdate?.(e.info);
-        if (prev !== 'exited') this.options.onChange(e.info, prev);
-      },
-      { alerts: this.options.alerts === true },
-    );
-    if (!known) this.followed.set(first.id, e);
-  }
-
-  /** Stops reading the directory and closes every subscription. */
-  close(): void {
-    this.#closed = true;
-    this.#offTransition();
-    if (this.#timer) clearInterval(this.#timer);
-    for (const f of this.followed.values()) f.socket?.destroy();
-  }
-}
-
 /** Undoes what an attached agent may have left on: mouse, paste, focus modes, SGR. */
 const RESTORE_MODES = '\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[0m';
 const ENTER_BOARD = '\x1b[?1049h\x1b[?25l\x1b[2J';
@@ -335,7 +113,7 @@ const CTRL_BRACKET = 0x1d;
 
 /** How a {@link BoardUi} is set up. */
 export interface BoardUiOptions {
-  book: SessionBook;
+  book: SessionDirectory;
   /** Starts a session from a typed command line (the `n` key); throws UserError/UsageError. */
   startSession?: (s: NewSession) => Promise<void>;
   /** Ask before quitting while hosted sessions are alive (default true). */
@@ -996,7 +774,7 @@ export const watchCommand: Command = {
     host.notifyFailures = () => notifier.failures();
     host.onPublish((info) => notifier.observe(info));
     let ui: BoardUi | null = null;
-    const book = new SessionBook({
+    const book = new SessionDirectory({
       host,
       alerts: !json,
       onChange: (info, prev) => {
@@ -1004,7 +782,7 @@ export const watchCommand: Command = {
         ui?.requestRender();
       },
       onUpdate: (info) => {
-        if (!book.followed.get(info.id)?.local) remote.observe(info);
+        if (!book.isLocal(info.id)) remote.observe(info);
         ui?.requestRender();
       },
     });
@@ -1049,7 +827,10 @@ export const watchCommand: Command = {
         rules?.onNotice(() => ui?.requestRender());
         // The sweep reloads the manifests at each tick; with no session hosted here there is
         // no tick, and the board still tells about the person's saved files.
-        const reload = setInterval(() => rules?.refresh(), host.sweep.intervalMs);
+        const reload = setInterval(
+          () => rules?.refresh(),
+          host.options.intervalMs ?? DEFAULT_INTERVAL_MS,
+        );
         reload.unref();
         const unguard = guardTerminal(ui, host, io, 'watch');
         const off = onStopSignal(() => ui?.quit());

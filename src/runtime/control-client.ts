@@ -1,15 +1,10 @@
 /**
- * Talks to sessions' control sockets: lists the live ones (removing the sockets of dead
- * processes), asks one a request, or follows its state events. Only sockets in a checked
- * socket folder are believed (`checkSocketDir`), and of its entries only sockets of ours
- * (lstat: a socket, not a symlink, owned by us); the only entries ever removed are such
- * sockets that refused a connection twice.
+ * Talks to one session's control socket: asks it a request, follows its state events,
+ * attaches a terminal to it, reads its prompt and answers it. Finding the sessions of this
+ * machine is `session-directory.ts`'s.
  */
 import { createConnection, type Socket } from 'node:net';
-import { readdirSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
 import { lineReader, type Request, type SessionInfo } from './protocol.ts';
-import { checkSocketDir, ownSocket, socketDir } from './paths.ts';
 import { UserError } from '../errors.ts';
 import { SESSION_STATES } from '../detect/types.ts';
 
@@ -111,76 +106,6 @@ export function sessionInfoOf(value: unknown): SessionInfo | null {
       !Object.values(info.notify).every(isString))
   ) delete info.notify;
   return info;
-}
-
-/** How long {@link listSessions} waits before asking a socket that refused again, ms. */
-const REFUSED_RETRY_MS = 100;
-
-/**
- * Every live session's info, from the sockets in `dir`, which is checked first
- * ({@link checkSocketDir}: none when it does not exist). Only our own sockets are asked
- * ({@link ownSocket}); a socket that refuses a connection twice, {@link REFUSED_RETRY_MS}
- * apart, and still is one of ours is a dead session's and is removed; a socket whose answer is
- * not a session's info (see {@link sessionInfoOf}) is left out. Each info's `socket` is the
- * path asked, whatever the session said.
- * @throws UserError when the folder fails the check or cannot be read (EACCES is an error,
- *   not "no sessions").
- */
-export async function listSessions(dir = socketDir()): Promise<SessionInfo[]> {
-  if (!checkSocketDir(dir)) return [];
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((n) => n.endsWith('.sock'));
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return [];
-    throw new UserError(`${dir}: cannot read the socket folder (${code})`);
-  }
-  const infos = await Promise.all(names.map(async (n) => {
-    const path = join(dir, n);
-    if (!ownSocket(path)) return null;
-    for (let attempt = 1;; attempt++) {
-      try {
-        const a = await request<{ session?: unknown }>(path, { op: 'info' }, 1500);
-        const info = sessionInfoOf(a.session); // a malformed answer is left out, not trusted
-        return info && { ...info, socket: path };
-      } catch (e) {
-        const message = (e as Error).message;
-        // A session binds its socket file a moment before it listens, and a connection in
-        // between is refused as well: only a socket still refusing a little later is stale.
-        if (/ECONNREFUSED/.test(message) && attempt === 1) {
-          await new Promise((r) => setTimeout(r, REFUSED_RETRY_MS));
-          continue;
-        }
-        if (/ECONNREFUSED/.test(message) && ownSocket(path)) {
-          try {
-            unlinkSync(path); // a stale socket of a dead session of ours
-          } catch {
-            // already gone
-          }
-        }
-        return null;
-      }
-    }
-  }));
-  return infos.filter((i): i is SessionInfo => i !== null).sort((a, b) =>
-    a.startedAt - b.startedAt
-  );
-}
-
-/**
- * Finds a live session by id, id prefix or name.
- * @throws UserError when none or several match.
- */
-export async function findSession(key: string, dir = socketDir()): Promise<SessionInfo> {
-  const all = await listSessions(dir);
-  const exact = all.filter((s) => s.id === key || s.name === key);
-  const found = exact.length ? exact : all.filter((s) => s.id.startsWith(key));
-  if (found.length === 1) return found[0];
-  if (!found.length) throw new UserError(`no session '${key}' (see 'agentwatch ls')`);
-  throw new UserError(
-    `'${key}' matches ${found.length} sessions: ${found.map((s) => s.id).join(', ')}`,
-  );
 }
 
 /**

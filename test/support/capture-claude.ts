@@ -18,7 +18,8 @@ import { fileURLToPath } from 'node:url';
 import { type ScriptRule, startFakeAnthropic, type TurnContext } from './fake-anthropic.ts';
 import { CLAUDE_BIN, type ClaudeHomeOptions, makeClaudeHome } from './claude-home.ts';
 import { type PtyDriver, startPty } from './pty-driver.ts';
-import { findSession, request } from '../../src/runtime/control-client.ts';
+import { request } from '../../src/runtime/control-client.ts';
+import { findSession } from '../../src/runtime/session-directory.ts';
 import { agentwatchArgv } from './agentwatch-e2e.ts';
 import { readRecording } from '../../src/runtime/recording.ts';
 
