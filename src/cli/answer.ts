@@ -8,7 +8,7 @@
 import { closeSync, createReadStream, createWriteStream, openSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { type Command, UsageError } from './command.ts';
-import { request } from '../runtime/control-client.ts';
+import { type PromptReply, readPrompt, sendAnswer } from '../runtime/control-client.ts';
 import { findSession } from '../runtime/session-directory.ts';
 import { choiceIndex, GUARD_EXIT } from '../runtime/tools.ts';
 import { UserError } from '../errors.ts';
@@ -48,49 +48,15 @@ export function confirmOnTty(question: string): Promise<boolean> {
   });
 }
 
-type PromptAnswer = {
-  question: string;
-  options: string[];
-  selected: number;
-  details: string[];
-  /** Other names of each option (an ACP option's kind and optionId), when the session has them. */
-  aliases?: string[][];
-  /** True when what the prompt approves is not all visible in the pane (see readPrompt). */
-  detailsCut?: boolean;
-};
-
-const isStrings = (v: unknown): v is string[] =>
-  Array.isArray(v) && v.every((x) => typeof x === 'string');
-
-/** A `prompt` answer checked for shape (a socket answers what it likes). */
-function promptOf(a: Record<string, unknown>): PromptAnswer {
-  const { question, options, selected, details, aliases, detailsCut } = a;
-  if (
-    typeof question !== 'string' || !isStrings(options) || typeof selected !== 'number' ||
-    (details !== undefined && !isStrings(details)) ||
-    (aliases !== undefined && !(Array.isArray(aliases) && aliases.every(isStrings)))
-  ) {
-    throw new UserError('the session answered with a malformed prompt');
-  }
-  return {
-    question,
-    options,
-    selected,
-    details: details ?? [],
-    ...(aliases === undefined ? {} : { aliases: aliases as string[][] }),
-    ...(detailsCut === true ? { detailsCut: true } : {}),
-  };
-}
-
 /**
  * The prompt of a blocked session. An agent can say it is blocked (a hook, OSC 7501) a moment
  * before its dialog is drawn, so while the session is blocked but shows no options yet, this
  * asks again for up to {@link OPTIONS_WAIT_MS}.
  */
-async function readOptions(socket: string): Promise<PromptAnswer> {
+async function readOptions(socket: string): Promise<PromptReply> {
   const until = Date.now() + OPTIONS_WAIT_MS;
   for (;;) {
-    const p = promptOf(await request<Record<string, unknown>>(socket, { op: 'prompt' }, 5000));
+    const p = await readPrompt(socket);
     if (p.options.length || Date.now() > until) return p;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -154,13 +120,12 @@ export const answerCommand: Command = {
         return 1;
       }
     }
-    const done = await request<{ answered: string }>(info.socket, {
-      op: 'answer',
-      choice: String(index + 1),
-      confirmed: true,
-      expect: { question: prompt.question, options: prompt.options, details: prompt.details },
-    }, 10_000);
-    io.stdout(`answered: ${printable(String(done.answered))}\n`);
+    const answered = await sendAnswer(info.socket, index + 1, {
+      question: prompt.question,
+      options: prompt.options,
+      details: prompt.details,
+    });
+    io.stdout(`answered: ${printable(answered)}\n`);
     return 0;
   },
 };

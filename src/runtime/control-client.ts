@@ -4,7 +4,7 @@
  * machine is `session-directory.ts`'s.
  */
 import { createConnection, type Socket } from 'node:net';
-import { lineReader, type Request, type SessionInfo } from './protocol.ts';
+import { lineReader, MAX_LINE, type Request, type SessionInfo } from './protocol.ts';
 import { UserError } from '../errors.ts';
 import { SESSION_STATES } from '../detect/types.ts';
 
@@ -139,4 +139,187 @@ export function subscribe(
     }, () => c.destroy()),
   );
   return c;
+}
+
+/**
+ * A blocked session's prompt as its `prompt` op tells it (the typing guard reads it off the
+ * screen: see `readPrompt` in tools.ts), checked for shape.
+ */
+export interface PromptReply {
+  /** The question line ('' when the dialog has none). */
+  question: string;
+  /** The numbered options as shown ('1. Yes', ...); empty when none is drawn (yet). */
+  options: string[];
+  /** 0-based index of the option the dialog marks, -1 when none. */
+  selected: number;
+  /** What the prompt is about (the command, the file, the reason); [] from hosts without. */
+  details: string[];
+  /** Other names of each option (an ACP option's kind and optionId), when the session has them. */
+  aliases?: string[][];
+  /** True when what the prompt approves is not all visible in the pane. */
+  detailsCut?: boolean;
+}
+
+/** How long reading a prompt may take by default, ms. */
+export const PROMPT_TIMEOUT_MS = 5000;
+/** How long an answer may take by default (the session classifies afresh first), ms. */
+export const ANSWER_TIMEOUT_MS = 10_000;
+
+/**
+ * `value` as a {@link PromptReply} when it has the shape of one (a session answers what it
+ * likes), else null: question a string, options strings, selected a number, details and
+ * aliases absent or strings.
+ */
+export function promptReplyOf(value: unknown): PromptReply | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { question, options, selected, details, aliases, detailsCut } = value as Record<
+    string,
+    unknown
+  >;
+  if (
+    typeof question !== 'string' || !isStrings(options) || typeof selected !== 'number' ||
+    (details !== undefined && !isStrings(details)) ||
+    (aliases !== undefined && !(Array.isArray(aliases) && aliases.every(isStrings)))
+  ) return null;
+  return {
+    question,
+    options,
+    selected,
+    details: details ?? [],
+    ...(aliases === undefined ? {} : { aliases: aliases as string[][] }),
+    ...(detailsCut === true ? { detailsCut: true } : {}),
+  };
+}
+
+/**
+ * Reads the prompt of the session at `path` (the `prompt` op).
+ * @throws UserError as {@link request} does (a session that is not blocked refuses), or when
+ *   the answer is not a prompt's shape.
+ */
+export async function readPrompt(
+  path: string,
+  timeoutMs = PROMPT_TIMEOUT_MS,
+): Promise<PromptReply> {
+  const p = promptReplyOf(await request<unknown>(path, { op: 'prompt' }, timeoutMs));
+  if (!p) throw new UserError('the session answered with a malformed prompt');
+  return p;
+}
+
+/**
+ * Answers the prompt of the session at `path` with option `choice` (1-based), the person
+ * having confirmed `expect` (the prompt as read with {@link readPrompt} and shown to them):
+ * the session classifies afresh right before writing and refuses when the prompt on its
+ * screen is not that one any more. Returns the option written, as the session names it.
+ * @throws UserError as {@link request} does; exit code 3 (`GUARD_EXIT`) when the typing
+ *   guard refused (not blocked, not the prompt confirmed, asked from inside a session).
+ */
+export async function sendAnswer(
+  path: string,
+  choice: number,
+  expect: { question: string; options: string[]; details?: string[] },
+  timeoutMs = ANSWER_TIMEOUT_MS,
+): Promise<string> {
+  const done = await request<{ answered?: unknown }>(path, {
+    op: 'answer',
+    choice: String(choice),
+    confirmed: true,
+    expect,
+  }, timeoutMs);
+  return String(done.answered ?? '');
+}
+
+/** What an {@link attach} tells its caller. */
+export interface AttachHandlers {
+  /** The session accepted: its redraw and output follow through `onOutput`. */
+  onReady?(): void;
+  /** Bytes from the session's PTY (the redraw first), once ready. */
+  onOutput(data: Buffer): void;
+  /**
+   * Attaching failed before the session accepted: `why` is the connection's error code, or
+   * the session's refusal (as it wrote it: print it through `printable`).
+   */
+  onFail(why: string): void;
+  /** The connection closed after the session accepted (the session ended, or its host). */
+  onEnd(): void;
+}
+
+/** A terminal attached to a session (see {@link attach}). */
+export interface Attachment {
+  /** Sends the person's bytes to the session; those sent before it accepted are queued. */
+  write(data: Uint8Array): void;
+  /** Detaches (closes the connection); no handler is called after. Idempotent. */
+  close(): void;
+}
+
+/**
+ * Attaches a terminal of `rows` x `cols` cells to the session at `path` (the `attach` op):
+ * after the session's `{ok: true}` line, raw bytes flow both ways (its redraw, then its PTY's
+ * output; the person's keys). The session takes the terminal's size while it is attached.
+ */
+export function attach(
+  path: string,
+  size: { rows: number; cols: number },
+  h: AttachHandlers,
+): Attachment {
+  const sock: Socket = createConnection(path);
+  let ready = false;
+  let closed = false;
+  let queue: Buffer[] = [];
+  let pending = Buffer.alloc(0);
+  const fail = (why: string) => {
+    if (closed) return;
+    closed = true;
+    sock.destroy();
+    h.onFail(why);
+  };
+  sock.on('error', (e) => {
+    if (!ready) fail((e as NodeJS.ErrnoException).code ?? e.message);
+  });
+  sock.on('connect', () => {
+    sock.write(JSON.stringify({ op: 'attach', rows: size.rows, cols: size.cols }) + '\n');
+  });
+  sock.on('data', (d: Buffer) => {
+    if (closed) return;
+    if (ready) return h.onOutput(d);
+    pending = Buffer.concat([pending, d]);
+    const nl = pending.indexOf(0x0a);
+    if (nl < 0) {
+      if (pending.length > MAX_LINE) fail('answer too long');
+      return;
+    }
+    let answer: { ok?: unknown; error?: unknown } = {};
+    try {
+      answer = JSON.parse(pending.subarray(0, nl).toString('utf8'));
+    } catch {
+      // not an answer line
+    }
+    if (answer?.ok !== true) {
+      return fail(typeof answer?.error === 'string' ? answer.error : 'unexpected answer');
+    }
+    ready = true;
+    h.onReady?.();
+    const rest = pending.subarray(nl + 1);
+    pending = Buffer.alloc(0);
+    if (rest.length) h.onOutput(rest);
+    for (const q of queue) sock.write(q);
+    queue = [];
+  });
+  sock.on('close', () => {
+    if (closed) return;
+    closed = true;
+    if (ready) h.onEnd();
+    else h.onFail('the session closed the connection');
+  });
+  return {
+    write(data) {
+      if (closed || sock.destroyed) return;
+      if (ready) sock.write(data);
+      else queue.push(Buffer.from(data));
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      sock.destroy();
+    },
+  };
 }
