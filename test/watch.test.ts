@@ -19,7 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BoardUi, GONE_ROW_MS, type TransitionEvent, transitionEvent } from '../src/cli/watch.ts';
+import { type TransitionEvent, transitionEvent } from '../src/cli/watch.ts';
+import { BoardUi, GONE_ROW_MS } from '../src/cli/board/ui.ts';
 import type { SessionHost } from '../src/runtime/host.ts';
 import { parseNewSession } from '../src/cli/new-session.ts';
 import { selfCommand } from '../src/cli/sim-agent.ts';
@@ -168,7 +169,7 @@ test('board: a live shell that reads exited can be attached to, and q asks befor
   book.addLocal('sh-0001');
   book.addLocal('dead-0002');
   const term = fakeTerminal();
-  const ui = new BoardUi({ book, stdin: term.stdin, stdout: term.stdout });
+  const ui = new BoardUi({ directory: book, stdin: term.stdin, stdout: term.stdout });
   try {
     assert.equal(book.liveLocal().map((i) => i.id), ['sh-0001']);
     ui.start();
@@ -284,7 +285,7 @@ test('board: x clears the rows of sessions whose process is gone; they go by the
     books.push(book);
     for (const id of infos.keys()) book.addLocal(id);
     const term = fakeTerminal();
-    const ui = new BoardUi({ book, stdin: term.stdin, stdout: term.stdout });
+    const ui = new BoardUi({ directory: book, stdin: term.stdin, stdout: term.stdout });
     uis.push(ui);
     ui.start();
     assert.match(term.text(), /x clear exited/, 'the key help tells');
@@ -310,7 +311,7 @@ test('board: x clears the rows of sessions whose process is gone; they go by the
     books.push(book2);
     for (const id of hosted().keys()) book2.addLocal(id);
     const term2 = fakeTerminal();
-    const ui2 = new BoardUi({ book: book2, stdin: term2.stdin, stdout: term2.stdout });
+    const ui2 = new BoardUi({ directory: book2, stdin: term2.stdin, stdout: term2.stdout });
     uis.push(ui2);
     ui2.start();
     later(GONE_ROW_MS - 5000);
@@ -387,7 +388,7 @@ test('board: the answer panel shows what is approved; y is refused when the prom
   });
   book.addLocal('w-0001');
   const term = fakeTerminal();
-  const ui = new BoardUi({ book, stdin: term.stdin, stdout: term.stdout });
+  const ui = new BoardUi({ directory: book, stdin: term.stdin, stdout: term.stdout });
   try {
     ui.start();
     term.type('a');
@@ -423,7 +424,7 @@ test('board: n starts a session with the name, agent and folder typed before its
   const term = fakeTerminal();
   const started: unknown[] = [];
   const ui = new BoardUi({
-    book,
+    directory: book,
     stdin: term.stdin,
     stdout: term.stdout,
     startSession: (s) => {

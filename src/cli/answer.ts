@@ -8,11 +8,12 @@
 import { closeSync, createReadStream, createWriteStream, openSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { type Command, UsageError } from './command.ts';
-import { type PromptReply, readPrompt, sendAnswer } from '../runtime/control-client.ts';
+import { sendAnswer } from '../runtime/control-client.ts';
+import { readAnswerablePrompt } from './board/answering.ts';
 import { findSession } from '../runtime/session-directory.ts';
 import { choiceIndex, GUARD_EXIT } from '../runtime/tools.ts';
 import { UserError } from '../errors.ts';
-import { printable } from './board.ts';
+import { printable } from './printable.ts';
 
 /** Asks `question` on the controlling terminal (/dev/tty); true for y/yes. */
 export function confirmOnTty(question: string): Promise<boolean> {
@@ -48,23 +49,6 @@ export function confirmOnTty(question: string): Promise<boolean> {
   });
 }
 
-/**
- * The prompt of a blocked session. An agent can say it is blocked (a hook, OSC 7501) a moment
- * before its dialog is drawn, so while the session is blocked but shows no options yet, this
- * asks again for up to {@link OPTIONS_WAIT_MS}.
- */
-async function readOptions(socket: string): Promise<PromptReply> {
-  const until = Date.now() + OPTIONS_WAIT_MS;
-  for (;;) {
-    const p = await readPrompt(socket);
-    if (p.options.length || Date.now() > until) return p;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** How long `answer` waits for a blocked session's options to be drawn, ms. */
-const OPTIONS_WAIT_MS = 3000;
-
 export const answerCommand: Command = {
   name: 'answer',
   summary: 'answer the prompt a blocked session waits on, after you confirm it',
@@ -88,7 +72,7 @@ export const answerCommand: Command = {
       );
     }
     const info = await findSession(key);
-    const prompt = await readOptions(info.socket);
+    const prompt = await readAnswerablePrompt(info.socket);
     if (!prompt.options.length) {
       throw new UserError(
         `${info.id} is blocked but shows no numbered options to choose from`,

@@ -28,16 +28,18 @@ import {
 import { createNotifier, type Notice } from '../runtime/notify.ts';
 import type { NotifyOptions } from '../runtime/notify-config.ts';
 import { selfCommand } from './sim-agent.ts';
-import { BoardUi, guardTerminal } from './watch.ts';
+import { BoardUi } from './board/ui.ts';
+import { guardTerminal, STOP_SIGNALS } from './board/tty.ts';
+import { killSessions } from './board/hosted.ts';
 import { SessionDirectory } from '../runtime/session-directory.ts';
-import { printable } from './board.ts';
+import { printable } from './printable.ts';
 import { createHost } from '../runtime/default-host.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
 import type { SessionState } from '../detect/types.ts';
 import { SimUser, TruthFollower } from '../eval/sim-user.ts';
 
 /**
- * The demo board's key help: the watch's keys (see `WATCH_KEYS` in `board.ts`) but `n` (the
+ * The demo board's key help: the watch's keys (see `WATCH_KEYS` in `board/render.ts`) but `n` (the
  * demo starts no session) and with q ending the demo.
  */
 export const DEMO_KEYS =
@@ -376,7 +378,7 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
     );
     if (board) {
       ui = new BoardUi({
-        book,
+        directory: book,
         title: 'agentwatch demo',
         confirmQuit: false,
         keys: DEMO_KEYS,
@@ -385,7 +387,11 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
             Math.max(0, Math.ceil((end - Date.now()) / 1000))
           } s`,
       });
-      unguard = guardTerminal(ui, host, io, 'demo');
+      const board = ui;
+      unguard = guardTerminal('demo', io, {
+        restore: () => board.restore(),
+        crashed: () => killSessions(host),
+      });
       const stop = () => ui?.quit();
       process.once('SIGTERM', stop);
       process.once('SIGHUP', stop);
@@ -397,9 +403,9 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
     } else {
       let stop = () => {};
       const stopped = new Promise<void>((resolve) => (stop = resolve));
-      for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(sig, stop);
+      for (const sig of STOP_SIGNALS) process.once(sig, stop);
       await Promise.race([timer, stopped]);
-      for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(sig, stop);
+      for (const sig of STOP_SIGNALS) process.off(sig, stop);
     }
   } finally {
     for (const s of sims) s.user.stop();

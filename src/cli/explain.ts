@@ -10,7 +10,7 @@ import { classifySetup } from './classify.ts';
 import { manifestForFile } from './agent-of.ts';
 import { explain, formatExplain } from '../detect/explain.ts';
 import { renderFile } from '../runtime/render-file.ts';
-import { printableLines } from './board.ts';
+import { printableLines } from './printable.ts';
 
 /** The screen's rows numbered from 1, trailing empty rows cut, with the title and OSC payloads. */
 export function numberedScreen(

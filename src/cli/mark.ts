@@ -5,7 +5,7 @@
 import { type Command, UsageError } from './command.ts';
 import { request } from '../runtime/control-client.ts';
 import { findSession } from '../runtime/session-directory.ts';
-import { printable } from './board.ts';
+import { printable } from './printable.ts';
 
 export const markCommand: Command = {
   name: 'mark',

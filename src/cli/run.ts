@@ -24,10 +24,7 @@ import type { SessionHost } from '../runtime/host.ts';
 import type { Session } from '../runtime/session.ts';
 import { RunTitle, setsTitle } from './run-title.ts';
 import { splitCommand } from './argv.ts';
-
-/** Sequences that undo what an agent may leave on: mouse tracking, bracketed paste, focus events, hidden cursor, SGR. */
-const RESTORE =
-  '\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[?25h\x1b[0m';
+import { guardTerminal, RESTORE_MODES, SHOW_CURSOR } from './board/tty.ts';
 
 /**
  * What a caller of `run` may watch or filter (`record` uses it). Every hook is optional; a
@@ -120,7 +117,9 @@ export const runCommand: Command & {
       notifier.close();
       if (tty) {
         try {
-          stdout.write(RESTORE + (session.terminal.altScreen ? '\x1b[?1049l' : ''));
+          stdout.write(
+            RESTORE_MODES + SHOW_CURSOR + (session.terminal.altScreen ? '\x1b[?1049l' : ''),
+          );
           title?.restore();
           stdin.setRawMode(false);
         } catch {
@@ -128,14 +127,7 @@ export const runCommand: Command & {
         }
       }
     };
-    process.on('exit', restore);
-    const onCrash = (e: unknown) => {
-      restore();
-      io.stderr(`agentwatch run: internal error: ${(e as Error)?.stack ?? e}\n`);
-      session.kill('SIGHUP');
-      process.exit(70);
-    };
-    process.on('uncaughtException', onCrash);
+    guardTerminal('run', io, { restore, crashed: () => session.kill('SIGHUP') });
     for (const sig of ['SIGTERM', 'SIGHUP', 'SIGQUIT'] as const) {
       process.on(sig, () => {
         // Pass the signal on, restore the terminal, then close the host: an agent that ignores

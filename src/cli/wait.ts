@@ -8,7 +8,7 @@ import { type Command, stringOption, UsageError, UserError } from './command.ts'
 import { subscribe } from '../runtime/control-client.ts';
 import { awaitSessions, listSessions } from '../runtime/session-directory.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
-import { printable } from './board.ts';
+import { printable } from './printable.ts';
 import { SESSION_STATES } from '../detect/types.ts';
 
 const STATES: readonly string[] = SESSION_STATES;
