@@ -8,6 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { notifyStatus, PrintableInfos, renderBoard } from '../src/cli/board/render.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
+import { inBoardOrder, sortSessions } from '../src/cli/board/rows.ts';
 import { fakeInfo } from './support/fake-session.ts';
 
 const NOW = 1_800_000_000_000;
@@ -33,7 +34,9 @@ test('PrintableInfos: a new info with the same texts keeps them; changed texts a
   const [c1] = p.of([first]);
   assert.is(c1.name, 'a');
   assert.is(c1.activity, 'Reading files');
-  assert.is(p.of([first])[0], c1, 'the same info: the same printable one');
+  assert.equal(p.of([first])[0], c1, 'the same info: the same printable texts');
+  const plain = info('b-0002', { activity: 'Reading files' });
+  assert.is(p.of([plain])[0], plain, 'an info that needs no change is shown as it is');
 
   // The host builds a new info every frame: other times, same texts.
   const again = { ...first, since: NOW - 1000, lastOutput: NOW + 5 };
@@ -56,7 +59,7 @@ test('PrintableInfos: a new info with the same texts keeps them; changed texts a
   assert.equal(c3.options, ['1. Yes', '2. No']);
   // Options with the same items in a new array are the same texts.
   const [c4] = p.of([{ ...changed, options: ['1. Yes\x1b[31m', '2. No'] }]);
-  assert.is(c4.options, c3.options);
+  assert.equal(c4.options, c3.options);
   const [c5] = p.of([{ ...changed, options: ['1. Yes\x1b[31m', '2. Nope'] }]);
   assert.equal(c5.options, ['1. Yes', '2. Nope']);
 });
@@ -88,7 +91,7 @@ test('renderBoard: a hundred sessions in 24 rows show the rows that fit and coun
   const p = new PrintableInfos();
   const lines = renderBoard(infos, { ...VIEW, selected: 's050-0000' }, p);
   assert.is(lines.length, 24);
-  const rows = lines.filter((l) => /^ (  |> )s\d{3}-/.test(l));
+  const rows = lines.filter((l) => /^ ( {2}|> )s\d{3}-/.test(l));
   assert.ok(rows.length >= 10 && rows.length < 24, `${rows.length} rows`);
   assert.ok(rows.some((l) => l.startsWith(' > s050')), 'the selected one is visible');
   const more = lines.find((l) => /… \d+ more \(\d+ above\)/.test(l));
@@ -107,6 +110,24 @@ test('notifyStatus: this process first, then each session host once per channel'
     ]),
     'notify failed: desktop (notify-send missing), push (api: HTTP 500)',
   );
+});
+
+test('sortSessions: infos in the board order already come back as they are, others sorted', () => {
+  const infos = [
+    info('w-0003', { state: 'working', startedAt: NOW - 3 }),
+    info('b-0001', { state: 'blocked', since: NOW - 10 }),
+    info('x-0004', { state: 'exited', exit: { code: 0 } }),
+    info('b-0002', { state: 'blocked', since: NOW - 20 }),
+    info('i-0005', { state: 'idle', startedAt: NOW - 9 }),
+  ];
+  const sorted = sortSessions(infos);
+  assert.equal(sorted.map((i) => i.id), ['b-0002', 'b-0001', 'i-0005', 'w-0003', 'x-0004']);
+  assert.not.ok(inBoardOrder(infos));
+  assert.ok(inBoardOrder(sorted));
+  const again = sortSessions(sorted);
+  assert.equal(again, sorted);
+  assert.is.not(again, sorted, 'a copy');
+  assert.ok(inBoardOrder([]));
 });
 
 test.run();

@@ -19,10 +19,19 @@ const ESCAPE_SEQUENCES =
  * `--name` or a command line said): printed raw, one cleared the board and set the title.
  */
 export function printable(text: string): string {
-  return String(text).replace(ESCAPE_SEQUENCES, '').replace(/[\t\n\r]/g, ' ').replace(
-    /[\x00-\x1f\x7f-\x9f]/g,
-    '',
-  );
+  const t = String(text);
+  // Every sequence removed starts with a control character: without one, nothing changes.
+  if (!CONTROL.test(t)) return t;
+  return t.replace(ESCAPE_SEQUENCES, '').replace(/[\t\n\r]/g, ' ').replace(CONTROLS, '');
+}
+
+/** A C0, DEL or C1 control character (an escape sequence starts with one). */
+const CONTROL = /[\x00-\x1f\x7f-\x9f]/;
+const CONTROLS = /[\x00-\x1f\x7f-\x9f]/g;
+
+/** Whether {@link printable} would leave `text` as it is (it holds no control character). */
+export function isPrintable(text: string): boolean {
+  return !CONTROL.test(text);
 }
 
 /**
@@ -40,7 +49,14 @@ export function printableLines(text: string): string {
  * times when they draw them, from `since`.
  */
 export function ageless(reason: string): string {
-  return reason.replace(/\s*\(\d+(?:\.\d+)?\s*s ago\)/g, '');
+  return reason.replace(AGE, '');
+}
+
+const AGE = /\s*\(\d+(?:\.\d+)?\s*s ago\)/g;
+
+/** Whether {@link ageless} would leave `reason` as it is. */
+export function isAgeless(reason: string): boolean {
+  return !/\(\d+(?:\.\d+)?\s*s ago\)/.test(reason);
 }
 
 /** Removes SGR sequences (for tests and width checks). */

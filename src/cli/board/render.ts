@@ -34,7 +34,7 @@
 import type { SessionInfo } from '../../runtime/protocol.ts';
 import { SESSION_STATES } from '../../detect/types.ts';
 import { duration, fit } from '../format.ts';
-import { ageless, printable } from '../printable.ts';
+import { ageless, isAgeless, isPrintable, printable } from '../printable.ts';
 import { ANSWER_KEYS, type AnswerPanel, panelLines, wrap } from './answer-panel.ts';
 import { detailOf, sortSessions, STATE_SGR } from './rows.ts';
 
@@ -94,23 +94,7 @@ function keyLines(keys: string, width: number): string[] {
   return rest ? [fit(first, width), fit(rest, width)] : [fit(first, width)];
 }
 
-/** `info` with every text the board shows made {@link printable} (the id is kept to match). */
-function printableInfo(info: SessionInfo): SessionInfo {
-  return {
-    ...info,
-    name: printable(info.name),
-    agent: printable(info.agent),
-    reason: ageless(printable(info.reason)),
-    foreground: printable(info.foreground),
-    question: info.question === undefined ? undefined : printable(info.question),
-    activity: info.activity === undefined ? undefined : printable(info.activity),
-    stopReason: info.stopReason === undefined ? undefined : printable(info.stopReason),
-    options: info.options?.map(printable),
-    details: info.details?.map(printable),
-  };
-}
-
-/** The texts of a {@link SessionInfo} the board shows, each compared as is. */
+/** The texts of a {@link SessionInfo} the board shows, besides options and details. */
 const TEXT_FIELDS = [
   'name',
   'agent',
@@ -120,6 +104,40 @@ const TEXT_FIELDS = [
   'activity',
   'stopReason',
 ] as const;
+
+/** The texts of a session info the board shows (what {@link printableTexts} returns). */
+type Texts = Pick<SessionInfo, (typeof TEXT_FIELDS)[number] | 'options' | 'details'>;
+
+const listPrintable = (l: readonly string[] | undefined) => !l || l.every(isPrintable);
+
+/**
+ * `info`'s texts made {@link printable} (the reason {@link ageless} as well), or null when
+ * they all are already (the usual case: then the info is shown as it is, not copied).
+ */
+function printableTexts(info: SessionInfo): Texts | null {
+  if (
+    TEXT_FIELDS.every((k) => info[k] === undefined || isPrintable(info[k])) &&
+    isAgeless(info.reason) && listPrintable(info.options) && listPrintable(info.details)
+  ) return null;
+  const opt = (t: string | undefined) => (t === undefined ? undefined : printable(t));
+  return {
+    name: printable(info.name),
+    agent: printable(info.agent),
+    reason: ageless(printable(info.reason)),
+    foreground: printable(info.foreground),
+    question: opt(info.question),
+    activity: opt(info.activity),
+    stopReason: opt(info.stopReason),
+    options: info.options?.map(printable),
+    details: info.details?.map(printable),
+  };
+}
+
+/** `info` with every text the board shows made {@link printable} (the id is kept to match). */
+function printableInfo(info: SessionInfo): SessionInfo {
+  const texts = printableTexts(info);
+  return texts ? { ...info, ...texts } : info;
+}
 
 /** Whether `a` and `b` hold the same texts (arrays compared item by item). */
 function sameTexts(a: SessionInfo, b: SessionInfo): boolean {
@@ -136,39 +154,32 @@ function sameList(a: readonly string[] | undefined, b: readonly string[] | undef
 
 /**
  * Makes session infos printable for the board, each session's texts once per change of them:
- * an info whose texts are those of the last one seen for its id (a new object from the host
- * every frame, the same texts) gets the printable texts kept from then, with its own times
- * and numbers. Remembers the sessions of the last call only.
+ * an info whose texts are those of the last one seen for its id (a host builds a new info
+ * every frame, with the same texts) is shown with the printable texts kept from then; an info
+ * whose texts need no change is shown as it is. Remembers the sessions of the last call only.
  */
 export class PrintableInfos {
-  #cache = new Map<string, { raw: SessionInfo; clean: SessionInfo }>();
+  readonly #cache = new Map<string, { raw: SessionInfo; texts: Texts | null; frame: number }>();
+  #frame = 0;
 
   /** `infos`, each with every text the board shows made {@link printable}. */
   of(infos: readonly SessionInfo[]): SessionInfo[] {
-    const next = new Map<string, { raw: SessionInfo; clean: SessionInfo }>();
-    const out = infos.map((info) => {
-      const last = this.#cache.get(info.id);
-      let clean: SessionInfo;
-      if (last?.raw === info) clean = last.clean;
-      else if (last && sameTexts(last.raw, info)) {
-        const c = last.clean;
-        clean = {
-          ...info,
-          name: c.name,
-          agent: c.agent,
-          reason: c.reason,
-          foreground: c.foreground,
-          question: c.question,
-          activity: c.activity,
-          stopReason: c.stopReason,
-          options: c.options,
-          details: c.details,
-        };
-      } else clean = printableInfo(info);
-      next.set(info.id, { raw: info, clean });
-      return clean;
-    });
-    this.#cache = next;
+    const frame = ++this.#frame;
+    const out: SessionInfo[] = new Array(infos.length);
+    for (let i = 0; i < infos.length; i++) {
+      const info = infos[i];
+      let e = this.#cache.get(info.id);
+      if (!e) this.#cache.set(info.id, e = { raw: info, texts: printableTexts(info), frame });
+      else if (e.raw !== info) {
+        if (!sameTexts(e.raw, info)) e.texts = printableTexts(info);
+        e.raw = info;
+      }
+      e.frame = frame;
+      out[i] = e.texts ? { ...info, ...e.texts } : info;
+    }
+    if (this.#cache.size > infos.length) {
+      for (const [id, e] of this.#cache) if (e.frame !== frame) this.#cache.delete(id);
+    }
     return out;
   }
 }
@@ -231,7 +242,7 @@ function layout(infos: readonly SessionInfo[], width: number) {
 export function renderBoard(
   rawInfos: readonly SessionInfo[],
   rawView: BoardView,
-  printables?: PrintableInfos,
+  printables?: Pick<PrintableInfos, 'of'>,
 ): string[] {
   // Every text from sessions (and messages quoting them) made printable first.
   const infos = printables ? printables.of(rawInfos) : rawInfos.map(printableInfo);

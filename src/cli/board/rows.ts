@@ -34,13 +34,35 @@ export const STATE_SGR: Record<SessionState, string> = {
  * shells before the processes that are gone).
  */
 export function sortSessions(infos: readonly SessionInfo[]): SessionInfo[] {
-  const rank = (i: SessionInfo) => STATE_ORDER[i.state] + (processGone(i) ? 1 : 0);
-  return [...infos].sort((a, b) => {
-    const o = rank(a) - rank(b);
-    if (o) return o;
-    if (a.state === 'blocked') return a.since - b.since || a.id.localeCompare(b.id);
-    return a.startedAt - b.startedAt || a.id.localeCompare(b.id);
-  });
+  if (inBoardOrder(infos)) return [...infos];
+  // Each rank computed once, not once per comparison.
+  return infos.map((info) => ({ info, rank: rankOf(info) }))
+    .sort((a, b) => compareRanked(a.info, a.rank, b.info, b.rank))
+    .map((r) => r.info);
+}
+
+/** Whether `infos` are in the board's order already (as the board passes them to render). */
+export function inBoardOrder(infos: readonly SessionInfo[]): boolean {
+  let prev = infos[0];
+  let prevRank = prev ? rankOf(prev) : 0;
+  for (let i = 1; i < infos.length; i++) {
+    const rank = rankOf(infos[i]);
+    if (compareRanked(prev, prevRank, infos[i], rank) > 0) return false;
+    prev = infos[i];
+    prevRank = rank;
+  }
+  return true;
+}
+
+/** A session's place by state: blocked, then live, then gone (see {@link STATE_ORDER}). */
+function rankOf(info: SessionInfo): number {
+  return STATE_ORDER[info.state] + (processGone(info) ? 1 : 0);
+}
+
+function compareRanked(a: SessionInfo, ra: number, b: SessionInfo, rb: number): number {
+  if (ra !== rb) return ra - rb;
+  if (a.state === 'blocked') return a.since - b.since || a.id.localeCompare(b.id);
+  return a.startedAt - b.startedAt || a.id.localeCompare(b.id);
 }
 
 /**
