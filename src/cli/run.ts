@@ -24,7 +24,7 @@ import type { SessionHost } from '../runtime/host.ts';
 import type { Session } from '../runtime/session.ts';
 import { RunTitle, setsTitle } from './run-title.ts';
 import { splitCommand } from './argv.ts';
-import { guardTerminal, RESTORE_MODES, SHOW_CURSOR } from './board/tty.ts';
+import { guardTerminal, RESTORE_MODES, setRaw, SHOW_CURSOR } from './board/tty.ts';
 
 /**
  * What a caller of `run` may watch or filter (`record` uses it). Every hook is optional; a
@@ -121,10 +121,10 @@ export const runCommand: Command & {
             RESTORE_MODES + SHOW_CURSOR + (session.terminal.altScreen ? '\x1b[?1049l' : ''),
           );
           title?.restore();
-          stdin.setRawMode(false);
         } catch {
           // the terminal is gone
         }
+        setRaw(stdin, false);
       }
     };
     guardTerminal('run', io, { restore, crashed: () => session.kill('SIGHUP') });
@@ -148,7 +148,7 @@ export const runCommand: Command & {
       const state = host.watched(session.id)?.record.state ?? 'idle';
       title?.update(state, session.terminal.title, setsTitle(data));
     });
-    if (tty) stdin.setRawMode(true);
+    if (tty) setRaw(stdin, true);
     stdin.on('data', (d: Buffer) => {
       host.noteInput(session.id);
       session.write(tap.input ? tap.input(d) : d);
