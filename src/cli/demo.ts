@@ -156,7 +156,7 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
     };
   }
   let ui: BoardUi | null = null;
-  const book = new SessionDirectory({
+  const directory = new SessionDirectory({
     host,
     remote: false, // the demo shows its own sessions only
     onChange: (info: SessionInfo, prev) => {
@@ -231,7 +231,7 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
       };
       sims.push(sim);
       notifier?.observe(host.info(session.id));
-      book.addLocal(session.id);
+      directory.addLocal(session.id);
     }
     const end = t0 + opts.durationMs;
     const timer = new Promise<void>((resolve) =>
@@ -239,7 +239,7 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
     );
     if (board) {
       ui = new BoardUi({
-        directory: book,
+        directory,
         title: 'agentwatch demo',
         confirmQuit: false,
         keys: DEMO_KEYS,
@@ -272,7 +272,7 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
     for (const s of sims) s.user.stop();
     const endAt = Date.now();
     for (const s of sims) s.follower.stop();
-    book.close();
+    directory.close();
     notifier?.close();
     await host.close();
     unguard();

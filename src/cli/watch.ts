@@ -132,7 +132,7 @@ export const watchCommand: Command = {
     host.notifyFailures = () => notifier.failures();
     host.onPublish((info) => notifier.observe(info));
     let ui: BoardUi | null = null;
-    const book = new SessionDirectory({
+    const directory = new SessionDirectory({
       host,
       alerts: !json,
       onChange: (info, prev) => {
@@ -140,18 +140,18 @@ export const watchCommand: Command = {
         ui?.requestRender();
       },
       onUpdate: (info) => {
-        if (!book.isLocal(info.id)) remote.observe(info);
+        if (!directory.isLocal(info.id)) remote.observe(info);
         ui?.requestRender();
       },
     });
     const startSession = async (s: NewSession) => {
       const id = await startHosted(host, s, agent, stdout);
       notifier.observe(host.info(id)); // the baseline: its first state is not news
-      book.addLocal(id);
+      directory.addLocal(id);
     };
     try {
       for (const [i, g] of groups.entries()) await startSession({ argv: g, name: names[i] });
-      book.start();
+      directory.start();
       if (json) {
         const keepAlive = setInterval(() => {}, 1 << 30); // signal handlers alone do not keep Node running
         await new Promise<void>((resolve) => {
@@ -164,7 +164,7 @@ export const watchCommand: Command = {
       } else {
         const rules = host.options.manifestSet;
         ui = new BoardUi({
-          directory: book,
+          directory,
           startSession,
           title: 'agentwatch',
           status: (infos) =>
@@ -194,7 +194,7 @@ export const watchCommand: Command = {
       }
     } finally {
       await endSessions(host); // their exits still reach the board and the JSON lines
-      book.close();
+      directory.close();
       await host.close();
     }
     return 0;
