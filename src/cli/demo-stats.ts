@@ -110,10 +110,12 @@ export function promptLatencies(
   return { latenciesMs, missed };
 }
 
+/** `n` and `noun`, plural unless `n` is 1: '1 session', '3 sessions'. */
 export function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
+/** `ms` as seconds with one decimal: '1.5 s'. */
 export function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
