@@ -66,14 +66,16 @@ const stdout = Object.assign(new EventEmitter(), {
   rows: 50,
   write: (s: string) => ((painted += s.length), true),
 }) as unknown as NodeJS.WriteStream;
-let ui: InstanceType<typeof BoardUi>;
+/** The board, once made: the directory's listener asks it for frames. */
+const board: { ui?: InstanceType<typeof BoardUi> } = {};
 const directory = new SessionDirectory({
   host,
   remote: false,
-  onChange: () => ui?.requestRender(),
+  onChange: () => board.ui?.requestRender(),
 });
 for (const id of host.sessions.keys()) directory.addLocal(id);
-ui = new BoardUi({ directory, stdin, stdout, status: (infos) => notifyStatus({}, infos) });
+const ui = new BoardUi({ directory, stdin, stdout, status: (infos) => notifyStatus({}, infos) });
+board.ui = ui;
 host.onPublish(() => ui.requestRender());
 ui.start();
 await new Promise((r) => setTimeout(r, 3000));
@@ -108,7 +110,7 @@ const underBoard = (id: number): boolean => {
   return r;
 };
 let busy = 0;
-let board = 0;
+let boardTime = 0;
 const self = new Map<string, number>();
 (profile.samples as number[]).forEach((s, i) => {
   const n = nodes.get(s)!;
@@ -116,7 +118,7 @@ const self = new Map<string, number>();
   if (n.callFrame.functionName === '(idle)') return;
   busy += dt;
   if (!underBoard(s)) return;
-  board += dt;
+  boardTime += dt;
   const k = `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').pop()}`;
   self.set(k, (self.get(k) ?? 0) + dt);
 });
@@ -125,8 +127,8 @@ for (const i of directory.infos()) states[i.state] = (states[i.state] ?? 0) + 1;
 console.log(
   `${N} sessions (${JSON.stringify(states)}), ${(wall / 1000).toFixed(0)} s: process ` +
     `${((cpu.user + cpu.system) / 1000 / wall * 100).toFixed(1)}% of a core; board ` +
-    `${(board / busy * 100).toFixed(1)}% of the busy samples (` +
-    `${(board / 1000 / wall * 100).toFixed(2)}% of a core); ${
+    `${(boardTime / busy * 100).toFixed(1)}% of the busy samples (` +
+    `${(boardTime / 1000 / wall * 100).toFixed(2)}% of a core); ${
       (painted / 1e6).toFixed(1)
     } MB painted`,
 );
