@@ -28,7 +28,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { listSessions } from '../src/runtime/control-client.ts';
+import { listSessions } from '../src/runtime/session-directory.ts';
 import { startDetached } from '../src/runtime/host-client.ts';
 import { hostSocketPath } from '../src/runtime/background-host.ts';
 import { socketAlive } from '../src/runtime/control-server.ts';

@@ -22,7 +22,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cli } from './support/cli.ts';
 import { until } from './support/until.ts';
-import { listSessions } from '../src/runtime/control-client.ts';
+import { listSessions } from '../src/runtime/session-directory.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import { BackgroundHost, HOST_SOCKET } from '../src/runtime/background-host.ts';
 import { createHost } from '../src/runtime/default-host.ts';

@@ -5,9 +5,9 @@
  * codes: 0 ended, 1 still running, 2 usage, 4 no such session.
  */
 import { type Command, UsageError, UserError } from './command.ts';
-import { findSession, request, subscribe } from '../runtime/control-client.ts';
-import type { SessionInfo } from '../runtime/protocol.ts';
-import { printable } from './board.ts';
+import { request, subscribe } from '../runtime/control-client.ts';
+import { listSessions, matchSession } from '../runtime/session-directory.ts';
+import { printable } from './printable.ts';
 
 /** How long the command has to end after SIGHUP before SIGKILL, ms. */
 export const KILL_GRACE_MS = 3000;
@@ -23,14 +23,9 @@ export const killCommand: Command = {
     if (positionals.length !== 1) {
       throw new UsageError('give exactly one SESSION (id, id prefix or name)');
     }
-    let info: SessionInfo;
-    try {
-      info = await findSession(positionals[0]);
-    } catch (e) {
-      // several matches are a usage error; none is "no such session" (4), as for wait
-      if (/^no session/.test((e as Error).message)) throw new UserError((e as Error).message, 4);
-      throw new UsageError((e as Error).message);
-    }
+    const key = positionals[0];
+    const info = matchSession(key, await listSessions(), 2); // several: a usage error (2)
+    if (!info) throw new UserError(`no session '${printable(key)}' (see 'agentwatch ls')`, 4);
     const gone = watchGone(info.socket);
     try {
       await request(info.socket, { op: 'kill' }, 5000);
