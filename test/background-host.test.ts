@@ -24,9 +24,9 @@ import { cli } from './support/cli.ts';
 import { until } from './support/until.ts';
 import { listSessions } from '../src/runtime/session-directory.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
-import { BackgroundHost, HOST_SOCKET } from '../src/runtime/background-host.ts';
+import { BackgroundHost, checkSpec, HOST_SOCKET } from '../src/runtime/background-host.ts';
 import { createHost } from '../src/runtime/default-host.ts';
-import { startDetached } from '../src/runtime/host-client.ts';
+import { hostStatus, startDetached } from '../src/runtime/host-client.ts';
 
 /** A private folder for sockets, config and state, and the environment pointing at it. */
 function sandbox(): { dir: string; env: NodeJS.ProcessEnv } {
@@ -284,9 +284,28 @@ test("background host in-process: four claims at once over a dead host's socket,
     assert.match(started.id, /^sleep-/);
     assert.ok(alive(started.host));
     assert.is.not(started.host, process.pid);
+    assert.equal(await hostStatus(env), { pid: started.host, sessions: [started.id] });
   } finally {
     await cleanup(dir, env, new Set());
   }
+});
+
+test('checkSpec: a start request with a wrong field is refused, naming the field', () => {
+  const ok = { command: 'bash', args: [] };
+  assert.equal(checkSpec({ ...ok, rows: 40, cols: 100, cwd: '/' }).cwd, '/');
+  const bad: [Record<string, unknown>, RegExp][] = [
+    [{ args: [] }, /'command' must be a non-empty string/],
+    [{ command: 'bash', args: 'x' }, /'args' must be a list of strings/],
+    [{ ...ok, name: 3 }, /'name' must be a string/],
+    [{ ...ok, cwd: 'relative' }, /'cwd' must be an absolute path/],
+    [{ ...ok, cwd: '/no/such/folder-aw' }, /no such folder: \/no\/such\/folder-aw/],
+    [{ ...ok, env: { A: 1 } }, /'env' must be an object of strings/],
+    [{ ...ok, rows: 0 }, /'rows' must be a whole number from 1 to 500/],
+    [{ ...ok, cols: 1.5 }, /'cols' must be a whole number from 1 to 1000/],
+    [{ ...ok, hooks: 'no' }, /'hooks' must be a boolean/],
+    [{ ...ok, notify: { desktop: true } }, /'notify' must be resolved notification settings/],
+  ];
+  for (const [req, why] of bad) assert.throws(() => checkSpec(req), why, JSON.stringify(req));
 });
 
 test.run();
