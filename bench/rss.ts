@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { listSessions } from '../src/runtime/session-directory.ts';
 import { startDetached } from '../src/runtime/host-client.ts';
-import { hostSocketPath } from '../src/runtime/background-host.ts';
+import { hostSocketPath } from '../src/runtime/host-protocol.ts';
 import { socketAlive } from '../src/runtime/control-server.ts';
 
 const ROOT = join(import.meta.dirname, '..');

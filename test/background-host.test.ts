@@ -24,7 +24,8 @@ import { cli } from './support/cli.ts';
 import { until } from './support/until.ts';
 import { listSessions } from '../src/runtime/session-directory.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
-import { BackgroundHost, checkSpec, HOST_SOCKET } from '../src/runtime/background-host.ts';
+import { BackgroundHost } from '../src/runtime/background-host.ts';
+import { checkSpec, HOST_SOCKET } from '../src/runtime/host-protocol.ts';
 import { createHost } from '../src/runtime/default-host.ts';
 import { hostStatus, startDetached } from '../src/runtime/host-client.ts';
 

@@ -2,17 +2,17 @@
  * The per-user background host: one detached process (`agentwatch __host`) that hosts the
  * sessions started with `run --detach` and from the board, so that they outlive the terminal
  * and the board that started them (as tmux's server outlives its clients). It listens on its
- * own socket in the private socket folder, {@link HOST_SOCKET}, speaking the control
- * protocol's line format (protocol.ts; the same peer-uid check, control-server.ts) with the
- * ops of {@link HostRequest}. It ends when its last session ends, or after
+ * own socket in the private socket folder, `host.socket` (host-protocol.ts), speaking the
+ * control protocol's line format (protocol.ts; the same peer-uid check, control-server.ts)
+ * with the ops of {@link HostRequest}. It ends when its last session ends, or after
  * {@link IDLE_GRACE_MS} when it never got one. A session's crash is that session's exit: the
  * host and the others go on.
  *
  * One host per socket folder, also when several clients start one at once: a host listens on
  * a socket of its own name, then, holding the claim lock ({@link CLAIM_LOCK}, a directory made
- * with mkdir(2), atomic), looks at {@link HOST_SOCKET}: alive, it leaves (the client talks to
- * that host); a dead host's socket of ours (it refuses connections) is removed; then it
- * hard-links its socket to that name. So the name appears only once the host listens.
+ * with mkdir(2), atomic), looks at `host.socket`: alive, it leaves (the client talks to that
+ * host); a dead host's socket of ours (it refuses connections) is removed; then it hard-links
+ * its socket to that name. So the name appears only once the host listens.
  */
 import {
   existsSync,
@@ -28,70 +28,21 @@ import type { Server } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { closeControl, listenControl, socketAlive } from './control-server.ts';
-import { ensureSocketDir, ownSocket, SOCKET_PATH_MAX, socketDir } from './paths.ts';
+import { ensureSocketDir, ownSocket, SOCKET_PATH_MAX } from './paths.ts';
 import type { SessionHost } from './host.ts';
-import type { NotifyOptions } from './notify-config.ts';
 import { createNotifier, type Notifier } from './notify.ts';
+import {
+  checkSpec,
+  type DetachedSpec,
+  HOST_ENDING_EXIT,
+  type HostRequest,
+  hostSocketPath,
+  type Started,
+} from './host-protocol.ts';
 import { UserError } from '../errors.ts';
 
-/** The background host's socket, in the socket folder (not `*.sock`: `ls` never asks it). */
-export const HOST_SOCKET = 'host.socket';
-/** The background host's log (its stdout and stderr), in the socket folder. */
-export const HOST_LOG = 'host.log';
 /** How long a host that never started a session waits for one before it ends, ms. */
 export const IDLE_GRACE_MS = 10_000;
-
-/** The background host's socket path for this user (see {@link socketDir}). */
-export function hostSocketPath(env: NodeJS.ProcessEnv = process.env): string {
-  return join(socketDir(env), HOST_SOCKET);
-}
-
-/** The background host's log path for this user. */
-export function hostLogPath(env: NodeJS.ProcessEnv = process.env): string {
-  return join(socketDir(env), HOST_LOG);
-}
-
-/** What to start in the background host: a command and how its session looks. */
-export interface DetachedSpec {
-  command: string;
-  args: string[];
-  name?: string;
-  /** Manifest id to use (`--agent`). */
-  agent?: string;
-  /** Absolute folder the command starts in. */
-  cwd?: string;
-  /** The client's environment: the command's whole environment (default: the host's). */
-  env?: Record<string, string>;
-  /** Size in cells (default 32x120). */
-  rows?: number;
-  cols?: number;
-  /** False: start the agent without the hooks its manifest declares (`--no-hooks`). */
-  hooks?: boolean;
-  /** The notification settings in force for this session (config and flags, resolved). */
-  notify?: NotifyOptions;
-}
-
-/** A request on the host socket. */
-export type HostRequest =
-  /** Starts a session; answered `{id, socket, pid}` once its control socket listens. */
-  | ({ op: 'start' } & DetachedSpec)
-  /** The host's pid and the ids of its sessions. */
-  | { op: 'status' };
-
-/** The answer to `start`. */
-export interface Started {
-  /** The session id (`ls`, `kill`, `attach` take it). */
-  id: string;
-  /** Its control socket. */
-  socket: string;
-  /** The pid of the command's process (it leads its own process group). */
-  pid: number;
-  /** The background host's pid. */
-  host: number;
-}
-
-/** The exit code of a request refused because the host is ending: ask again (a new host). */
-export const HOST_ENDING_EXIT = 75;
 
 /**
  * Serves a {@link SessionHost} on the host socket and ends when it has nothing left to host.
@@ -288,8 +239,6 @@ export class BackgroundHost {
   }
 }
 
-const isString = (v: unknown): v is string => typeof v === 'string';
-
 /** The claim lock's name in the socket folder: a directory, made with mkdir(2) (atomic). */
 export const CLAIM_LOCK = 'host.lock';
 /** A claim lock older than this was left by a host that died while claiming, ms. */
@@ -349,73 +298,4 @@ function isSymlink(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * `req` as a {@link DetachedSpec}, checked field by field (the host socket is reached only by
- * our uid, but a client may be of another version).
- * @throws UserError naming the first field that is wrong.
- */
-export function checkSpec(req: Record<string, unknown>): DetachedSpec {
-  const bad = (field: string, want: string) => new UserError(`start: '${field}' must be ${want}`);
-  if (!isString(req.command) || !req.command) throw bad('command', 'a non-empty string');
-  if (!Array.isArray(req.args) || !req.args.every(isString)) {
-    throw bad('args', 'a list of strings');
-  }
-  for (const f of ['name', 'agent', 'cwd'] as const) {
-    if (req[f] !== undefined && !isString(req[f])) throw bad(f, 'a string');
-  }
-  if (req.cwd !== undefined && !(req.cwd as string).startsWith('/')) {
-    throw bad('cwd', 'an absolute path');
-  }
-  if (req.cwd !== undefined) {
-    let dir = false;
-    try {
-      dir = statSync(req.cwd as string).isDirectory();
-    } catch {
-      // not there
-    }
-    if (!dir) throw new UserError(`no such folder: ${req.cwd}`);
-  }
-  const env = req.env;
-  if (
-    env !== undefined &&
-    (typeof env !== 'object' || env === null || Array.isArray(env) ||
-      !Object.values(env).every(isString))
-  ) throw bad('env', 'an object of strings');
-  for (const [f, max] of [['rows', 500], ['cols', 1000]] as const) {
-    const v = req[f];
-    if (v !== undefined && !(Number.isInteger(v) && (v as number) >= 1 && (v as number) <= max)) {
-      throw bad(f, `a whole number from 1 to ${max}`);
-    }
-  }
-  if (req.hooks !== undefined && typeof req.hooks !== 'boolean') throw bad('hooks', 'a boolean');
-  const notify = req.notify;
-  if (notify !== undefined && !isNotifyOptions(notify)) {
-    throw bad('notify', 'resolved notification settings');
-  }
-  return {
-    command: req.command,
-    args: req.args as string[],
-    name: req.name as string | undefined,
-    agent: req.agent as string | undefined,
-    cwd: req.cwd as string | undefined,
-    env: env as Record<string, string> | undefined,
-    rows: req.rows as number | undefined,
-    cols: req.cols as number | undefined,
-    hooks: req.hooks as boolean | undefined,
-    notify: notify as NotifyOptions | undefined,
-  };
-}
-
-/** True when `v` has the shape of {@link NotifyOptions} (every field of its type). */
-function isNotifyOptions(v: unknown): v is NotifyOptions {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-  const o = v as Record<string, unknown>;
-  const bools = ['desktop', 'terminal', 'title', 'done', 'includeText'];
-  return bools.every((k) => typeof o[k] === 'boolean') &&
-    (o.format === 'json' || o.format === 'text') &&
-    typeof o.focusMs === 'number' && Number.isFinite(o.focusMs) &&
-    (o.command === undefined || isString(o.command)) &&
-    (o.url === undefined || (isString(o.url) && /^https?:\/\/\S+$/i.test(o.url)));
 }

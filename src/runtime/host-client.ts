@@ -17,7 +17,7 @@ import {
   type HostRequest,
   hostSocketPath,
   type Started,
-} from './background-host.ts';
+} from './host-protocol.ts';
 import { UserError } from '../errors.ts';
 
 /** Nothing answered on the host socket (no host, a dead one, or one closing): start one. */
