@@ -195,8 +195,7 @@ export class BackgroundHost {
   /** A session's command exited: its `exited` is published (the sweep), then it is let go. */
   async #ended(id: string, exit: { code: number; signal?: number }): Promise<void> {
     this.#log(`ended ${id} (${exit.signal ? `signal ${exit.signal}` : `exit ${exit.code}`})`);
-    const w = this.host.watched(id);
-    if (w) this.host.sweep.evaluate(w);
+    this.host.classifyNow(id);
     this.#notifiers.get(id)?.close();
     this.#notifiers.delete(id);
     try {
