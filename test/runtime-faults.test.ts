@@ -710,8 +710,8 @@ test('fault: a control client sending garbage gets error lines and the server ke
       assert.match(answers[i].error!, /^bad request: not a JSON object with an "op"/);
     }
     assert.is(answers[5].error, "unknown op 'nope'");
-    assert.match(answers[6].error!, /resize: rows must be 1-500 and cols 2-1000/);
-    assert.match(answers[7].error!, /resize: rows must be 1-500 and cols 2-1000/);
+    assert.match(answers[6].error!, /resize: rows must be 1-1000 and cols 2-2000/);
+    assert.match(answers[7].error!, /resize: rows must be 1-1000 and cols 2-2000/);
     assert.match(answers[8].error!, /^bad request/);
     assert.is(answers[9].error, "unknown op 'ïnfo'", 'a UTF-8 character split across reads');
     // the same reader on the client side: a 4-byte character in three pieces

@@ -593,8 +593,7 @@ export class AcpSession implements Pane {
       case 'cancel':
         return { cancelled: this.cancel() };
       case 'kill':
-        void this.close();
-        return {};
+        return this.close().then(() => ({ exit: this.exit }));
       case 'events':
         return { events: this.events() };
       case 'screen':

@@ -8,7 +8,15 @@
 import { createConnection, type Socket } from 'node:net';
 import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { lineReader, type Request, type SessionInfo } from './protocol.ts';
+import {
+  INFO_BY,
+  lineReader,
+  type Op,
+  type ReplyOf,
+  type Request,
+  type RequestArgs,
+  type SessionInfo,
+} from './protocol.ts';
 import { checkSocketDir, ownSocket, socketDir } from './paths.ts';
 import { UserError } from '../errors.ts';
 import { SESSION_STATES } from '../detect/types.ts';
@@ -72,7 +80,21 @@ export function request<T = Record<string, unknown>>(
   });
 }
 
+/**
+ * Sends op `op` with `args` to the socket at `path`; resolves with that op's answer line
+ * ({@link ReplyOf}). Errors as {@link request}.
+ */
+export function requestOp<K extends Op>(
+  path: string,
+  op: K,
+  args: RequestArgs[K],
+  timeoutMs = 2000,
+): Promise<ReplyOf<K>> {
+  return request<ReplyOf<K>>(path, { ...args, op } as Request, timeoutMs);
+}
+
 const STATES: ReadonlySet<string> = new Set(SESSION_STATES);
+const BY: ReadonlySet<string> = new Set(INFO_BY);
 
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -80,7 +102,8 @@ const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isS
 
 /**
  * `value` as a {@link SessionInfo} when it has the shape of one, else null: every required
- * field present with its type (id and socket not empty, state one of {@link SESSION_STATES}), `exit` null,
+ * field present with its type (id and socket not empty, state one of {@link SESSION_STATES}, `by` one
+ * of {@link INFO_BY}), `exit` null,
  * absent or `{code, signal?}`. Optional fields of the wrong type (activity, question, options,
  * details) are left out. A session socket answers with whatever it likes: what the board and
  * `ls` use must not crash them.
@@ -95,7 +118,8 @@ export function sessionInfoOf(value: unknown): SessionInfo | null {
         isNumber((exit as Record<string, unknown>).signal)));
   const ok = isString(v.id) && v.id !== '' && isString(v.name) && isString(v.agent) &&
     isString(v.state) && STATES.has(v.state) && isNumber(v.since) && isString(v.reason) &&
-    isString(v.by) && isNumber(v.pid) && isStrings(v.command) && isString(v.foreground) &&
+    isString(v.by) && BY.has(v.by) && isNumber(v.pid) && isStrings(v.command) &&
+    isString(v.foreground) &&
     isNumber(v.rows) && isNumber(v.cols) && isNumber(v.startedAt) &&
     isNumber(v.lastOutput) && isNumber(v.host) && isString(v.socket) && v.socket !== '' &&
     exitOk;

@@ -13,7 +13,13 @@ import { closeControl, connectionPeer, listenControl, push } from './control-ser
 import { listSessions } from './control-client.ts';
 import { answerRefusal } from './peer.ts';
 import { ensureSocketDir, socketDir, socketPath } from './paths.ts';
-import type { Request, SessionInfo } from './protocol.ts';
+import {
+  KILL_GRACE_MS,
+  type Request,
+  type SessionInfo,
+  SIZE_LIMITS,
+  validSize,
+} from './protocol.ts';
 import { Session, type SessionSpec } from './session.ts';
 import { type ForegroundRead, Sweep, type Watched } from './sweep.ts';
 import type { StateRecord } from './signals.ts';
@@ -283,6 +289,7 @@ export class SessionHost {
     const subscribers = new Set<Socket>();
     const server = await listenControl(pane.socket, (req, socket) => {
       if (req.op === 'answer') return this.#checkAnswerer(socket).then(() => pane.handle(req));
+      if (req.op === 'kill') this.#checkSameUser(socket, 'kill');
       if (req.op !== 'subscribe') return pane.handle(req);
       subscribers.add(socket);
       socket.on('close', () => subscribers.delete(socket));
@@ -353,6 +360,18 @@ export class SessionHost {
     if (why) throw new UserError(`refused: ${why}`, GUARD_EXIT);
   }
 
+  /**
+   * Refuses (exit 3) a request whose peer the kernel says is another user: the check every
+   * connection passed when it was accepted (`listenControl`), made again for an op that ends
+   * or changes a session (`kill`), as for `send`.
+   */
+  #checkSameUser(socket: Socket, op: string): void {
+    const peer = connectionPeer(socket);
+    if (peer && peer.uid !== process.getuid?.()) {
+      throw new UserError(`${op}: refused: the request came from uid ${peer.uid}`, GUARD_EXIT);
+    }
+  }
+
   #handle(
     id: string,
     req: Request,
@@ -391,20 +410,13 @@ export class SessionHost {
       case 'attach':
         return this.#attach(session, socket, req.rows, req.cols);
       case 'resize': {
-        const rows = Number(req.rows);
-        const cols = Number(req.cols);
-        if (
-          !Number.isInteger(rows) || !Number.isInteger(cols) || rows < 1 || cols < 2 ||
-          rows > 500 || cols > 1000
-        ) {
-          throw new UserError('resize: rows must be 1-500 and cols 2-1000 (whole cells)');
-        }
-        session.resize(rows, cols);
+        if (!validSize(req.rows, req.cols)) throw new UserError(RESIZE_ERROR);
+        session.resize(req.rows, req.cols);
         return {};
       }
       case 'kill':
-        session.kill();
-        return {};
+        this.#checkSameUser(socket, 'kill');
+        return session.end(KILL_GRACE_MS, () => session.hangupGroup()).then((exit) => ({ exit }));
       case 'report': {
         const state = req.state === 'done' ? 'idle' : req.state;
         if (state !== 'working' && state !== 'blocked' && state !== 'idle') {
@@ -512,9 +524,7 @@ export class SessionHost {
         cols: session.terminal.cols,
       });
     }
-    const okSize = (r?: number, c?: number) =>
-      Number.isInteger(r) && Number.isInteger(c) && r! >= 1 && c! >= 2 && r! <= 500 && c! <= 1000;
-    if (okSize(rows, cols)) session.resize(rows!, cols!);
+    if (validSize(rows, cols)) session.resize(rows, cols!);
     // While a real terminal is attached, it answers the agent's queries (DSR, DA, OSC 10/11):
     // our own replies would reach the agent twice. Headless again once the last one detaches.
     this.#attachedCount.set(session.id, (this.#attachedCount.get(session.id) ?? 0) + 1);
@@ -582,6 +592,10 @@ export class SessionHost {
     this.sessions.delete(id);
   }
 }
+
+/** The refusal of a size outside {@link SIZE_LIMITS}. */
+const RESIZE_ERROR = `resize: rows must be ${SIZE_LIMITS.minRows}-${SIZE_LIMITS.maxRows} and ` +
+  `cols ${SIZE_LIMITS.minCols}-${SIZE_LIMITS.maxCols} (whole cells)`;
 
 /** How long {@link SessionHost.close} waits for a hung-up child before SIGKILL, ms. */
 export const CLOSE_GRACE_MS = 1000;
