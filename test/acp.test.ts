@@ -23,7 +23,7 @@ import { cli } from './support/cli.ts';
 import { type AcpRun, agentLog, SCRIPTED_AGENT, startAcp } from './support/acp-run.ts';
 import { sleep, until } from './support/until.ts';
 import { acpDecide, askOf, promptOf } from '../src/runtime/acp-state.ts';
-import { choiceIndex } from '../src/runtime/tools.ts';
+import { choiceIndex } from '../src/runtime/typing-guard.ts';
 import { acpTarget } from '../src/cli/acp.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import { printableText } from '../src/cli/acp-chat.ts';

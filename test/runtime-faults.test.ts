@@ -418,7 +418,7 @@ test('fault: invalid UTF-8 and 2 MB of random bytes: nothing throws, invalid byt
       headless: true,
     });
     await screenShows(session, 'RANDOM-END', 10000);
-    const w = host.watched(session.id)!;
+    const w = host.ptyPane(session.id)!;
     // 0xff, and 0xc3 before '(' are not UTF-8: xterm.js (the reference) drops them, so do we
     assert.ok(session.terminal.screenText().includes('AB(C RANDOM-END'));
     assert.ok(session.bytesOut > 2 * 2 ** 20);
@@ -426,7 +426,7 @@ test('fault: invalid UTF-8 and 2 MB of random bytes: nothing throws, invalid byt
     assert.is(session.listenerErrors, 0);
     assert.equal(uncaught, []);
     const before = w.evaluations;
-    assert.is(host.sweep.evaluate(w).state, 'idle', 'the sweep still classifies it');
+    assert.is(w.classifyNow().state, 'idle', 'the sweep still classifies it');
     assert.is(w.evaluations, before + 1);
     assert.is(evaluate(session.terminal.snapshot(), MANIFESTS.get('claude')!).state, 'idle');
     const info = await request<{ session: SessionInfo }>(session.spec.socket, { op: 'info' });
@@ -471,7 +471,7 @@ test('fault: a resize storm (500 in 1 s through the socket and Session.resize): 
     assert.is(info.session.exit, null);
     // the agent is still classified at its new size
     session.write('b');
-    await until('blocked at 24x80', () => host.watched(session.id)!.record.state === 'blocked');
+    await until('blocked at 24x80', () => host.ptyPane(session.id)!.record.state === 'blocked');
   } finally {
     await host.close();
     s.done();
@@ -603,7 +603,7 @@ test('fault: 100 sessions in one host: all reach their states, ls lists 100, clo
     const want = (i: number) => kinds[i % 3];
     await until(
       'all 100 in their states',
-      () => sessions.every((x, i) => host.watched(x.id)!.record.state === want(i)),
+      () => sessions.every((x, i) => host.ptyPane(x.id)!.record.state === want(i)),
       15000,
     );
     const reached = Date.now() - t0;

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request } from '../src/runtime/control-client.ts';
-import { choiceIndex, currentPrompt, guardedAnswer } from '../src/runtime/tools.ts';
+import { choiceIndex, currentPrompt, guardedAnswer } from '../src/runtime/typing-guard.ts';
 import { createHost } from '../src/runtime/default-host.ts';
 import { selfCommand } from '../src/runtime/self-command.ts';
 import { planTask, Rng } from '../src/eval/sim-agent.ts';
@@ -92,11 +92,11 @@ test('send and answer through the CLI against the simulated agent', async () => 
       agent: 'claude',
       headless: true,
     });
-    const w = host.watched(session.id)!;
+    const w = host.ptyPane(session.id)!;
     const id = session.id;
     const screen = () => session.terminal.screenText();
     const state = () => {
-      host.sweep.evaluate(w);
+      w.classifyNow();
       return w.record.state;
     };
     const last = () => truth(truthPath).at(-1);
@@ -303,16 +303,16 @@ test('answer waits for each arrow key to show before the next: a slow agent stil
       agent: 'claude',
       headless: true,
     });
-    const w = host.watched(session.id)!;
+    const w = host.ptyPane(session.id)!;
     await until('the dialog, blocked', () => {
-      host.sweep.evaluate(w);
+      w.classifyNow();
       return w.record.state === 'blocked';
     }).catch((e) => {
       throw new Error(`${e.message}\n${session.terminal.screenText()}\n${w.record.reason}`);
     });
-    const confirmed = await currentPrompt(host.sweep, w);
+    const confirmed = await currentPrompt(w);
     assert.equal(confirmed.options.map((o) => o.slice(0, 6)), ['1. Yes', '2. Yes', '3. No']);
-    const answered = await guardedAnswer(host.sweep, w, 1, confirmed);
+    const answered = await guardedAnswer(w, 1, confirmed);
     assert.match(answered, /^2\. Yes, and don't ask again/);
     await until('the choice written', () => existsSync(chosen), 5000);
     assert.is(readFileSync(chosen, 'utf8'), '2', 'the agent got option 2, not a later one');
@@ -382,19 +382,19 @@ test('answer on a row of buttons (opencode): the selection seen by its colour, m
       agent: 'opencode',
       headless: true,
     });
-    const w = host.watched(session.id)!;
+    const w = host.ptyPane(session.id)!;
     await until('the panel, blocked', () => {
-      host.sweep.evaluate(w);
+      w.classifyNow();
       return w.record.state === 'blocked';
     }).catch((e) => {
       throw new Error(`${e.message}\n${session.terminal.screenText()}\n${w.record.reason}`);
     });
-    const confirmed = await currentPrompt(host.sweep, w);
+    const confirmed = await currentPrompt(w);
     assert.equal(confirmed.options, ['1. Allow once', '2. Allow always', '3. Reject']);
     assert.is(confirmed.question, 'Permission required');
     assert.is(confirmed.selected, 0);
     assert.is(choiceIndex('reject', confirmed.options), 2);
-    const answered = await guardedAnswer(host.sweep, w, 2, confirmed);
+    const answered = await guardedAnswer(w, 2, confirmed);
     assert.is(answered, '3. Reject');
     await until('the choice written', () => existsSync(chosen), 5000);
     assert.is(readFileSync(chosen, 'utf8'), '3', 'the agent got Reject');

@@ -38,7 +38,7 @@ import * as assert from 'uvu/assert';
 import { createHost } from '../src/runtime/default-host.ts';
 import { listenControl } from '../src/runtime/control-server.ts';
 import { listSessions, request } from '../src/runtime/control-client.ts';
-import { guardedSend } from '../src/runtime/tools.ts';
+import { guardedSend } from '../src/runtime/typing-guard.ts';
 import { ancestry, answerRefusal } from '../src/runtime/peer.ts';
 import { UserError } from '../src/errors.ts';
 import { cli } from './support/cli.ts';
@@ -110,8 +110,8 @@ test('1: answer from a child of a session that cleared its environment is refuse
       cwd: ROOT,
       env: { AGENTWATCH_DIR: dir },
     });
-    const w = host.watched(sim.id)!;
-    await until('the dialog, blocked', () => host.sweep.evaluate(w).state === 'blocked', 20_000);
+    const w = host.ptyPane(sim.id)!;
+    await until('the dialog, blocked', () => w.classifyNow().state === 'blocked', 20_000);
     const shell = await host.start({
       command: 'bash',
       args: ['--norc', '--noprofile'],
@@ -133,7 +133,7 @@ test('1: answer from a child of a session that cleared its environment is refuse
     assert.match(said, /runs inside an agentwatch session/, said);
     await sleep(300);
     assert.not.match(readFileSync(log, 'utf8'), /^I /m, 'the dialog read no key');
-    assert.is(host.sweep.evaluate(w).state, 'blocked', 'still waiting for the person');
+    assert.is(w.classifyNow().state, 'blocked', 'still waiting for the person');
 
     // The person, outside any session, answers the same prompt.
     const person = await cli(['answer', '--yes', 'sim1', '1'], env, { detached: true });
@@ -476,12 +476,12 @@ test('8: send reports a prompt that appeared while it typed (exit 3), though the
       headless: true,
       cwd: ROOT,
     });
-    const w = host.watched(session.id)!;
+    const w = host.ptyPane(session.id)!;
     await until(
       'the idle box',
       () =>
         session.terminal.screenText().includes('? for shortcuts') &&
-        host.sweep.evaluate(w).state === 'idle',
+        w.classifyNow().state === 'idle',
       20_000,
     );
     // The dialog is drawn after the guard's last read and before its write(2): the write
@@ -500,7 +500,7 @@ test('8: send reports a prompt that appeared while it typed (exit 3), though the
     };
     let err: unknown;
     try {
-      await guardedSend(host.sweep, w, 'hello', true, true);
+      await guardedSend(w, 'hello', true, true);
     } catch (e) {
       err = e;
     }
@@ -511,7 +511,7 @@ test('8: send reports a prompt that appeared while it typed (exit 3), though the
       'a prompt appeared while typing: the text may be in it, the Enter was not sent',
     );
     assert.equal(writes, ['hello'], 'no Enter was written');
-    await until('the idle box again', () => host.sweep.evaluate(w).state === 'idle');
+    await until('the idle box again', () => w.classifyNow().state === 'idle');
   } finally {
     await host.close();
     rmSync(dir, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import { closeSync, createReadStream, createWriteStream, openSync } from 'node:f
 import { createInterface } from 'node:readline';
 import { type Command, UsageError } from './command.ts';
 import { findSession, request } from '../runtime/control-client.ts';
-import { choiceIndex, GUARD_EXIT } from '../runtime/tools.ts';
+import { choiceIndex, GUARD_EXIT } from '../runtime/typing-guard.ts';
 import { UserError } from '../errors.ts';
 import { printable } from './board.ts';
 

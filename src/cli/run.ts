@@ -170,7 +170,7 @@ export const runCommand: Command & {
 
     session.onOutput((data) => {
       stdout.write(data);
-      const state = host.watched(session.id)?.record.state ?? 'idle';
+      const state = host.pane(session.id)?.record.state ?? 'idle';
       title?.update(state, session.terminal.title, setsTitle(data));
     });
     if (tty) stdin.setRawMode(true);
@@ -186,10 +186,9 @@ export const runCommand: Command & {
     stdin.on('end', () => {
       if (!tty) {
         sendEofWhenQuiet(session, () => {
-          const w = host.watched(session.id);
-          if (!w) return 'exited';
-          host.sweep.evaluate(w);
-          return w.record.state;
+          const pane = host.pane(session.id);
+          if (!pane) return 'exited';
+          return pane.classifyNow().state;
         });
       }
     });
@@ -204,7 +203,7 @@ export const runCommand: Command & {
     const exit = await new Promise<{ code: number; signal?: number }>((resolve) =>
       session.onExit(resolve)
     );
-    host.sweep.evaluate(host.watched(session.id)!);
+    host.classifyNow(session.id);
     stdin.pause();
     restore();
     await host.close();

@@ -65,7 +65,7 @@ import type { SessionInfo } from '../runtime/protocol.ts';
 import type { SessionState } from '../detect/types.ts';
 import { type NewSession, parseNewSession } from './new-session.ts';
 import { createNotifier, Notifier } from '../runtime/notify.ts';
-import { GUARD_EXIT } from '../runtime/tools.ts';
+import { GUARD_EXIT } from '../runtime/typing-guard.ts';
 
 /** How often the socket directory is read for new sessions, ms. */
 export const POLL_MS = 1000;
@@ -235,8 +235,7 @@ export class SessionBook {
   addLocal(id: string): SessionInfo {
     // Classify afresh now: the first line then names the agent (the manifest is chosen on the
     // first evaluation) instead of waiting for the first sweep.
-    const w = this.options.host.watched(id);
-    if (w) this.options.host.sweep.evaluate(w);
+    this.options.host.classifyNow(id);
     const known = this.followed.get(id);
     if (known) return known.info; // a transition came first and announced it
     const info = this.options.host.info(id);
@@ -1105,7 +1104,7 @@ export const watchCommand: Command = {
         rules?.onNotice(() => ui?.requestRender());
         // The sweep reloads the manifests at each tick; with no session hosted here there is
         // no tick, and the board still tells about the person's saved files.
-        const reload = setInterval(() => rules?.refresh(), host.sweep.intervalMs);
+        const reload = setInterval(() => rules?.refresh(), host.intervalMs);
         reload.unref();
         const unguard = guardTerminal(ui, host, io, 'watch');
         const off = onStopSignal(() => ui?.quit());

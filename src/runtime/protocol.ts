@@ -189,6 +189,8 @@ export interface PromptReply extends Required<ConfirmedPrompt> {
   layout?: 'vertical' | 'horizontal';
   /** Other names each option answers to (an ACP option's kind and optionId). */
   aliases?: string[][];
+  /** True when what the prompt is about is not all on the screen (detect/prompt.ts). */
+  detailsCut?: boolean;
 }
 
 /** Why a session is in its state, and the inputs behind it (`explain`). */
