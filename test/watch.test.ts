@@ -93,7 +93,7 @@ test('SessionBook.poll: a session socket answering without a socket field crashe
 function fakeHost(infos: Map<string, SessionInfo>): SessionHost {
   return {
     onTransition: () => () => {},
-    watched: () => undefined,
+    classifyNow: () => {},
     info: (id: string) => {
       const i = infos.get(id);
       if (!i) throw new Error(`no session ${id}`);
