@@ -16,7 +16,7 @@ import { Session, type SessionSpec } from './session.ts';
 import { Sweep } from './sweep.ts';
 import type { ForegroundRead, StateRecord } from './signals.ts';
 import { UserError } from '../errors.ts';
-import { launchArgs } from './integrations.ts';
+import { launchArgs } from './integrations/claude-code.ts';
 import { selfCommand } from './self-command.ts';
 import { manifestForProcess } from './agent-match.ts';
 import type { Pane } from './pane.ts';

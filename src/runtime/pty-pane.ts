@@ -7,7 +7,7 @@
 import type { Socket } from 'node:net';
 import { explain, formatExplain } from '../detect/explain.ts';
 import { UserError } from '../errors.ts';
-import { readNotification } from './integrations.ts';
+import { reportFromHook } from './integrations/claude-code.ts';
 import {
   type ConfirmedPrompt,
   type ExplainReply,
@@ -192,9 +192,10 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
   }
 
   notify(args: RequestArgs['notify']): Replies['notify'] {
-    const reading = readNotification(
+    const reading = reportFromHook(
+      'Notification',
       typeof args.payload === 'string' ? args.payload : JSON.stringify(args.payload),
-    );
+    )!;
     if (!reading.ok) {
       this.session.log(reading.error); // malformed: ignored, logged
       return { ignored: reading.error };
