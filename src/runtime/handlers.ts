@@ -6,7 +6,7 @@
  */
 import type { Socket } from 'node:net';
 import { connectionPeer, push } from './control-server.ts';
-import { listSessions } from './control-client.ts';
+import { listSessions } from './session-directory.ts';
 import { answerRefusal } from './peer.ts';
 import { socketDir } from './paths.ts';
 import {
