@@ -31,7 +31,7 @@ import { selfCommand } from '../src/cli/sim-agent.ts';
 import { startPty } from './support/pty-driver.ts';
 
 /** A CLI command with no controlling terminal (setsid), in the run's socket directory. */
-const aw = (run: AcpRun, args: string[]) => cli(args, run.env, { detached: true });
+const aw = (run: AcpRun, args: string[]) => cli(args, run.env, { tty: true });
 
 function scripted(name: string, extraEnv: NodeJS.ProcessEnv = {}) {
   const log = join(mkdtempSync(join(tmpdir(), 'aw-acp-log-')), 'agent.jsonl');

@@ -39,7 +39,8 @@ import { createHost } from '../src/runtime/default-host.ts';
 import { listenControl } from '../src/runtime/control-server.ts';
 import { listSessions, request } from '../src/runtime/control-client.ts';
 import { guardedSend } from '../src/runtime/tools.ts';
-import { ancestry, answerRefusal } from '../src/runtime/peer.ts';
+import { ancestry, answerRefusal, processFacts, ttyKey } from '../src/runtime/peer.ts';
+import * as pty from 'node-pty';
 import { UserError } from '../src/errors.ts';
 import { cli } from './support/cli.ts';
 import { fakeInfo, fakeSession } from './support/fake-session.ts';
@@ -136,7 +137,7 @@ test('1: answer from a child of a session that cleared its environment is refuse
     assert.is(host.sweep.evaluate(w).state, 'blocked', 'still waiting for the person');
 
     // The person, outside any session, answers the same prompt.
-    const person = await cli(['answer', '--yes', 'sim1', '1'], env, { detached: true });
+    const person = await cli(['answer', '--yes', 'sim1', '1'], env, { tty: true });
     assert.is(person.code, 0, person.stderr);
     assert.match(person.stdout, /answered: 1\. Yes/);
     await until('the Enter in the dialog', () => /^I \d+ 1 0d$/m.test(readFileSync(log, 'utf8')));
@@ -146,33 +147,117 @@ test('1: answer from a child of a session that cleared its environment is refuse
   }
 });
 
-test('1: answerRefusal: unknown peer, another uid, a descendant of an agent (any depth) are refused', async () => {
+test('1: answerRefusal: unknown peer, another uid, a descendant of an agent (any depth), no controlling terminal, a session PTY are refused; a terminal of the person may', async () => {
   const uid = process.getuid?.() ?? -1;
   // a grandchild of this process: sh -> sleep
   const child = spawn('/bin/sh', ['-c', 'sleep 30 & echo $!; wait'], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
+  // a process detached from every terminal (setsid), as a tool that detaches itself
+  const detached = spawn('sleep', ['30'], { stdio: 'ignore', detached: true });
+  // a process in a terminal of the person's: a PTY that no session hosts
+  const own = pty.spawn('sleep', ['30'], { cols: 80, rows: 24 });
+  const ownTty = (own as unknown as { ptsName: string }).ptsName;
   let grandchild = 0;
   try {
     grandchild = Number(
       await new Promise<string>((r) => child.stdout!.once('data', (d) => r(String(d)))),
     );
     assert.equal(ancestry(grandchild)!.slice(0, 3), [grandchild, child.pid, process.pid]);
-    assert.match(String(answerRefusal(null, new Set())), /cannot tell which process asked/);
-    assert.match(String(answerRefusal({ pid: grandchild, uid: uid + 1 }, new Set())), /from uid/);
+    const none = { agents: new Set<number>() };
+    assert.match(String(answerRefusal(null, none)), /cannot tell which process asked/);
+    assert.match(String(answerRefusal({ pid: grandchild, uid: uid + 1 }, none)), /from uid/);
     assert.match(
-      String(answerRefusal({ pid: grandchild, uid }, new Set([process.pid]))),
+      String(answerRefusal({ pid: grandchild, uid }, { agents: new Set([process.pid]) })),
       new RegExp(`process ${grandchild} runs inside an agentwatch session`),
     );
-    assert.is(
-      answerRefusal({ pid: process.pid, uid }, new Set([grandchild])),
-      null,
-      'a parent may',
+    assert.match(String(answerRefusal({ pid: 0, uid }, none)), /did not say/);
+    assert.is(processFacts(detached.pid!)!.tty, null);
+    assert.match(
+      String(answerRefusal({ pid: detached.pid!, uid }, none)),
+      new RegExp(`process ${detached.pid} has no controlling terminal`),
     );
-    assert.match(String(answerRefusal({ pid: 0, uid }, new Set())), /did not say/);
+    assert.is(processFacts(own.pid)!.tty, ttyKey(ownTty), 'its PTY is its controlling terminal');
+    assert.is(answerRefusal({ pid: own.pid, uid }, none), null, "the person's terminal may");
+    assert.is(
+      answerRefusal({ pid: own.pid, uid }, { agents: new Set([grandchild]), ttys: ['/nowhere'] }),
+      null,
+      'another process being an agent changes nothing',
+    );
+    assert.match(
+      String(answerRefusal({ pid: own.pid, uid }, { agents: new Set(), ttys: [ownTty] })),
+      new RegExp(`has the terminal of an agentwatch session \\(${ownTty}\\)`),
+    );
   } finally {
     if (grandchild > 0) process.kill(grandchild, 'SIGKILL');
     child.kill('SIGKILL');
+    detached.kill('SIGKILL');
+    own.kill('SIGKILL');
+  }
+});
+
+test("1: a tool that detaches (setsid, or a double fork) from another host's session cannot answer; the person's terminal can", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-trust1d-'));
+  const env = personEnv(dir);
+  const host = createHost({ intervalMs: 100 }, env);
+  const other = createHost({ intervalMs: 100 }, env);
+  const log = join(dir, 'flipper.log');
+  try {
+    const sim = await host.start({
+      command: process.execPath,
+      args: ['--import', 'tsx', FLIPPER, '--prompt-flipper', '--log', log, '--hold'],
+      name: 'sim1',
+      agent: 'claude',
+      headless: true,
+      cwd: ROOT,
+      env: { AGENTWATCH_DIR: dir },
+    });
+    const w = host.watched(sim.id)!;
+    await until('the dialog, blocked', () => host.sweep.evaluate(w).state === 'blocked', 20_000);
+    // the agent's shell lives in another process than the blocked session (as `run --name dup`)
+    const shell = await other.start({
+      command: 'bash',
+      args: ['--norc', '--noprofile'],
+      name: 'dup',
+      headless: true,
+      cwd: ROOT,
+      env: { AGENTWATCH_DIR: dir, PS1: '$ ' },
+    });
+    const answer = (out: string) =>
+      `env -u AGENTWATCH_SOCKET -u AGENTWATCH_SESSION '${process.execPath}' --import tsx ` +
+      `'${MAIN}' answer --yes sim1 1 > '${out}' 2>&1; echo "rc=$?" >> '${out}'`;
+    const result = (out: string) =>
+      until(`${out} to finish`, () => {
+        const t = existsSync(out) ? readFileSync(out, 'utf8') : '';
+        return /rc=\d+/.test(t) && t;
+      }, 30_000);
+    // as the user reproduced it: a new session, its parent init, no controlling terminal
+    const setsid = join(dir, 'setsid.out');
+    shell.write(
+      `(setsid sh -c "${answer(setsid).replace(/["$]/g, (c) => `\\${c}`)}" </dev/null >/dev/null 2>&1 &)\r`,
+    );
+    const said1 = await result(setsid);
+    assert.match(said1, /rc=3/, said1);
+    assert.match(said1, /has no controlling terminal/, said1);
+    // a double fork: its parent is init, but its controlling terminal is dup's PTY
+    const fork = join(dir, 'fork.out');
+    shell.write(`(sh -c '${answer(fork).replace(/'/g, `'\\''`)}' </dev/null >/dev/null 2>&1 &)\r`);
+    const said2 = await result(fork);
+    assert.match(said2, /rc=3/, said2);
+    assert.match(said2, new RegExp(`terminal of an agentwatch session \\(${shell.tty}\\)`), said2);
+    await sleep(300);
+    assert.not.match(readFileSync(log, 'utf8'), /^I /m, 'the dialog read no key');
+    assert.is(host.sweep.evaluate(w).state, 'blocked', 'still waiting for the person');
+
+    // The person, in a terminal of theirs, answers the same prompt.
+    const person = await cli(['answer', '--yes', 'sim1', '1'], env, { tty: true });
+    assert.is(person.code, 0, person.stderr);
+    assert.match(person.stdout, /answered: 1\. Yes/);
+    await until('the Enter in the dialog', () => /^I \d+ 1 0d$/m.test(readFileSync(log, 'utf8')));
+  } finally {
+    await other.close();
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

@@ -334,22 +334,30 @@ export class SessionHost {
   }
 
   /**
-   * Refuses (exit 3) an `answer` whose peer is not the person: unknown, of another uid, or a
+   * Refuses (exit 3) an `answer` whose peer is not the person: unknown, of another uid, a
    * process that is (or descends from) the agent of any session, this host's or one listed
-   * in the socket folder, PTY or ACP ({@link answerRefusal}), whatever its environment says.
+   * in the socket folder, PTY or ACP, one with no controlling terminal, or one whose terminal
+   * (or an ancestor's) is a session's PTY ({@link answerRefusal}), whatever its environment says.
    */
   async #checkAnswerer(socket: Socket): Promise<void> {
     const agents = new Set<number>();
-    for (const { session } of this.sessions.values()) agents.add(session.pid);
+    const ttys: string[] = [];
+    for (const { session } of this.sessions.values()) {
+      agents.add(session.pid);
+      if (session.tty) ttys.push(session.tty);
+    }
     for (const { pane } of this.panes.values()) {
       if (pane.info().pid > 0) agents.add(pane.info().pid);
     }
     try {
-      for (const s of await listSessions(socketDir(this.#env))) agents.add(s.pid);
+      for (const s of await listSessions(socketDir(this.#env))) {
+        agents.add(s.pid);
+        if (s.tty) ttys.push(s.tty);
+      }
     } catch {
       // an unreadable folder: this host's own sessions are still known
     }
-    const why = answerRefusal(connectionPeer(socket), agents);
+    const why = answerRefusal(connectionPeer(socket), { agents, ttys });
     if (why) throw new UserError(`refused: ${why}`, GUARD_EXIT);
   }
 
@@ -678,6 +686,7 @@ export function sessionInfo(w: Watched): SessionInfo {
     host: process.pid,
     socket: s.spec.socket,
   };
+  if (s.tty) info.tty = s.tty;
   const activity = w.record.state === 'working' ? w.record.evaluation?.activity : undefined;
   if (activity) info.activity = activity;
   if (w.record.state === 'blocked') {

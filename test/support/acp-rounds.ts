@@ -22,7 +22,7 @@ interface ModelLog {
 }
 
 const BIN = join(REPO_ROOT, 'node_modules', '.bin');
-const aw = (run: AcpRun, args: string[]) => cli(args, run.env, { detached: true });
+const aw = (run: AcpRun, args: string[]) => cli(args, run.env, { tty: true });
 
 /** A throwaway project and home for one agent run. */
 export function workspace(): { proj: string; home: string; cleanup: () => void } {
