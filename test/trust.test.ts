@@ -234,7 +234,9 @@ test("1: a tool that detaches (setsid, or a double fork) from another host's ses
     // as the user reproduced it: a new session, its parent init, no controlling terminal
     const setsid = join(dir, 'setsid.out');
     shell.write(
-      `(setsid sh -c "${answer(setsid).replace(/["$]/g, (c) => `\\${c}`)}" </dev/null >/dev/null 2>&1 &)\r`,
+      `(setsid sh -c "${
+        answer(setsid).replace(/["$]/g, (c) => `\\${c}`)
+      }" </dev/null >/dev/null 2>&1 &)\r`,
     );
     const said1 = await result(setsid);
     assert.match(said1, /rc=3/, said1);
