@@ -160,7 +160,7 @@ test('send and answer through the CLI against the simulated agent', async () => 
     assert.ok(screen().includes('❯ 1. Yes'), 'the selection did not move');
 
     // answer without --yes and without a terminal: refused, nothing typed
-    const unconfirmed = await person(['answer', id, '2'], env);
+    const unconfirmed = await cli(['answer', id, '2'], env);
     assert.is(unconfirmed.code, 1, unconfirmed.stderr);
     assert.match(unconfirmed.stderr, /no terminal to confirm on; pass --yes/);
     assert.not.match(unconfirmed.stderr, /internal error|at .*\.ts:\d+/);
