@@ -177,7 +177,8 @@ test('1: answerRefusal: unknown peer, another uid, a descendant of an agent (any
       String(answerRefusal({ pid: detached.pid!, uid }, none)),
       new RegExp(`process ${detached.pid} has no controlling terminal`),
     );
-    assert.is(processFacts(own.pid)!.tty, ttyKey(ownTty), 'its PTY is its controlling terminal');
+    // node-pty's child makes its PTY its controlling terminal just after the fork
+    await until('sleep on its PTY', () => processFacts(own.pid)?.tty === ttyKey(ownTty));
     assert.is(answerRefusal({ pid: own.pid, uid }, none), null, "the person's terminal may");
     assert.is(
       answerRefusal({ pid: own.pid, uid }, { agents: new Set([grandchild]), ttys: ['/nowhere'] }),
