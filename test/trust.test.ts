@@ -2,8 +2,9 @@
  * Trust (issue 11): only the person approves a prompt, only our own sockets are believed,
  * nothing of the person's is ever deleted or chmod-ed. One test per finding, with real
  * processes, PTYs and sockets:
- *  1. an agent's tool that clears its environment cannot `answer` (peer credentials + the
- *     parent chain, not AGENTWATCH_SESSION);
+ *  1. an agent's tool that clears its environment, detaches (setsid) or double-forks cannot
+ *     `answer` (peer credentials, the parent chain, the controlling terminal, the session and
+ *     process group; not AGENTWATCH_SESSION); a terminal of the person's can;
  *  2. another user: a connection of another uid is refused by the session, and a socket folder
  *     of another user is refused by every command (root only: useradd; skipped otherwise);
  *  3. a hostile socket's names, questions, options, details and errors are printed as text;
@@ -195,6 +196,40 @@ test('1: answerRefusal: unknown peer, another uid, a descendant of an agent (any
     child.kill('SIGKILL');
     detached.kill('SIGKILL');
     own.kill('SIGKILL');
+  }
+});
+
+test("1: answerRefusal: a process orphaned out of an agent's parent chain but still in its session is refused", async () => {
+  const uid = process.getuid?.() ?? -1;
+  const dir = mkdtempSync(join(tmpdir(), 'aw-trust1s-'));
+  const pidFile = join(dir, 'orphan.pid');
+  // the agent leads its PTY's session; its child's child is orphaned (a double fork)
+  const agent = pty.spawn('/bin/sh', ['-c', `(sleep 31 & echo $! > '${pidFile}'); exec sleep 30`], {
+    cols: 80,
+    rows: 24,
+  });
+  let orphan = 0;
+  try {
+    orphan = Number(
+      await until('the orphan', () => {
+        const t = existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim() : '';
+        return t && processFacts(Number(t))?.ppid !== undefined && t;
+      }),
+    );
+    await until('its parent gone', () => !ancestry(orphan)!.includes(agent.pid));
+    const facts = processFacts(orphan)!;
+    assert.is(facts.sid, agent.pid, "still in the agent's session");
+    // without the session's PTY path (the check by terminal), its session tells
+    assert.match(
+      String(answerRefusal({ pid: orphan, uid }, { agents: new Set([agent.pid]) })),
+      new RegExp(
+        `process ${orphan} is in the process group or session of an agentwatch session's agent \\(process ${agent.pid}\\)`,
+      ),
+    );
+  } finally {
+    if (orphan > 0) process.kill(orphan, 'SIGKILL');
+    agent.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
