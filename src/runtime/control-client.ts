@@ -123,6 +123,7 @@ export function sessionInfoOf(value: unknown): SessionInfo | null {
   const info = { ...v } as unknown as SessionInfo;
   if (info.question !== undefined && !isString(info.question)) delete info.question;
   if (info.activity !== undefined && !isString(info.activity)) delete info.activity;
+  if (info.tty !== undefined && !isString(info.tty)) delete info.tty;
   if (info.options !== undefined && !isStrings(info.options)) delete info.options;
   if (info.details !== undefined && !isStrings(info.details)) delete info.details;
   if (
@@ -168,7 +169,7 @@ export function subscribe(
 
 /**
  * A blocked session's prompt as its `prompt` op tells it (the typing guard reads it off the
- * screen: see `readPrompt` in tools.ts), checked for shape.
+ * screen: see `readPrompt` in typing-guard.ts), checked for shape.
  */
 export interface PromptReply {
   /** The question line ('' when the dialog has none). */

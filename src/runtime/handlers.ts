@@ -68,19 +68,28 @@ function checkSameUser(socket: Socket, op: Op): void {
 }
 
 /**
- * Refuses (exit 3) an `answer` whose peer is not the person: unknown, of another uid, or a
+ * Refuses (exit 3) an `answer` whose peer is not the person: unknown, of another uid, a
  * process that is (or descends from) the agent of any session, this host's or one listed in
- * the socket folder, PTY or ACP ({@link answerRefusal}), whatever its environment says.
+ * the socket folder, PTY or ACP, one with no controlling terminal, or one whose terminal (or
+ * an ancestor's) is a session's PTY ({@link answerRefusal}), whatever its environment says.
  */
 async function checkAnswerer(ctx: HandlerContext, socket: Socket): Promise<void> {
   const agents = new Set<number>();
-  for (const pane of ctx.panes()) if (pane.pid > 0) agents.add(pane.pid);
+  const ttys: string[] = [];
+  for (const pane of ctx.panes()) {
+    if (pane.pid > 0) agents.add(pane.pid);
+    const tty = pane.info().tty;
+    if (tty) ttys.push(tty);
+  }
   try {
-    for (const s of await listSessions(socketDir(ctx.env))) agents.add(s.pid);
+    for (const s of await listSessions(socketDir(ctx.env))) {
+      agents.add(s.pid);
+      if (s.tty) ttys.push(s.tty);
+    }
   } catch {
     // an unreadable folder: this host's own sessions are still known
   }
-  const why = answerRefusal(connectionPeer(socket), agents);
+  const why = answerRefusal(connectionPeer(socket), { agents, ttys });
   if (why) throw new UserError(`refused: ${why}`, GUARD_EXIT);
 }
 

@@ -52,6 +52,8 @@ export interface SessionInfo {
   /** Pid of the process hosting the session (a `run`, or a `watch` hosting it headless). */
   host: number;
   socket: string;
+  /** A PTY session's slave path (`/dev/pts/5`): whose controlling terminal it is tells its processes. */
+  tty?: string;
   /**
    * When the person last typed into the session (its own terminal, an attached one, or an
    * `answer`/`send`), ms since the epoch; absent when never.

@@ -114,6 +114,7 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
       host: process.pid,
       socket: s.spec.socket,
     };
+    if (s.tty) info.tty = s.tty;
     const activity = this.record.state === 'working' ? this.record.evaluation?.activity : undefined;
     if (activity) info.activity = activity;
     if (this.record.state === 'blocked') {

@@ -142,6 +142,12 @@ export class Session {
     return this.pty.pid;
   }
 
+  /** The PTY's slave path (`/dev/pts/5`; node-pty 1.1's `ptsName`), undefined when unknown. */
+  get tty(): string | undefined {
+    const name = (this.pty as unknown as { ptsName?: unknown }).ptsName;
+    return typeof name === 'string' && name !== '' ? name : undefined;
+  }
+
   #onData(data: Uint8Array): void {
     this.lastOutput = Date.now();
     this.bytesOut += data.length;

@@ -32,6 +32,7 @@ import { UserError } from '../errors.ts';
 import type { ConfirmedPrompt } from './protocol.ts';
 import type { PtyPane } from './pty-pane.ts';
 import type { Terminal } from '../vt/terminal.ts';
+import { sendBytes } from './send-text.ts';
 
 /**
  * The prompt on `terminal`'s screen now: its rows, and their background tags so that a
@@ -169,7 +170,7 @@ export async function guardedSend(
   append = false,
 ): Promise<number> {
   if (w.session.exit) throw new UserError(`session ${w.session.id} has exited`);
-  const bytes = Buffer.from(text);
+  const bytes = sendBytes(text, w.session.terminal.bracketedPaste); // text, never a key
   // A draft the person left in the input box would be submitted with our text: refuse,
   // unless told to append (only for agents whose manifest says where the input box is).
   await drainPending();
