@@ -1,18 +1,20 @@
 /**
  * `agentwatch kill SESSION`: ends one session, wherever it runs (the background host, a
- * board, a `run` in another terminal): its command gets SIGHUP, as when its terminal closes,
- * and when it still runs after {@link KILL_GRACE_MS}, SIGKILL with its process group. Exit
- * codes: 0 ended, 1 still running, 2 usage, 4 no such session.
+ * board, a `run` in another terminal), through its control socket's `kill` op: its command's
+ * process group gets SIGHUP, as when its terminal closes, and SIGKILL when it still runs
+ * after the session's grace (protocol.ts KILL_GRACE_MS). Returns once the command exited and
+ * (within {@link CLOSE_WAIT_MS}) its socket closed, so `ls` no longer lists it. Exit codes: 0
+ * ended, 1 still running, 2 usage (several sessions match), 4 no such session.
  */
 import { type Command, UsageError, UserError } from './command.ts';
-import { request, subscribe } from '../runtime/control-client.ts';
+import { requestOp, subscribe } from '../runtime/control-client.ts';
 import { listSessions, matchSession } from '../runtime/session-directory.ts';
 import { printable } from './printable.ts';
 
-/** How long the command has to end after SIGHUP before SIGKILL, ms. */
-export const KILL_GRACE_MS = 3000;
-/** How long it has after SIGKILL, ms. */
-const KILLED_WAIT_MS = 2000;
+/** How long the `kill` op may take to answer (SIGHUP, the grace, SIGKILL, the exit), ms. */
+const KILL_ANSWER_MS = 10_000;
+/** How long to wait for the session's socket to close after its command exited, ms. */
+export const CLOSE_WAIT_MS = 2000;
 
 export const killCommand: Command = {
   name: 'kill',
@@ -26,54 +28,61 @@ export const killCommand: Command = {
     const key = positionals[0];
     const info = matchSession(key, await listSessions(), 2); // several: a usage error (2)
     if (!info) throw new UserError(`no session '${printable(key)}' (see 'agentwatch ls')`, 4);
-    const gone = watchGone(info.socket);
+    const follow = follower(info.socket);
     try {
-      await request(info.socket, { op: 'kill' }, 5000);
-    } catch (e) {
-      if (!(await gone.within(0))) throw e;
-    }
-    if (!(await gone.within(KILL_GRACE_MS))) {
-      try {
-        process.kill(-info.pid, 'SIGKILL'); // it leads its own process group (node-pty)
-      } catch {
-        // it ended meanwhile, or is not ours
-      }
-      if (!(await gone.within(KILLED_WAIT_MS))) {
-        gone.stop();
+      const reply = await requestOp(info.socket, 'kill', {}, KILL_ANSWER_MS);
+      if (reply.exit === null) {
         throw new UserError(`session ${printable(info.id)} is still running (pid ${info.pid})`);
       }
+    } catch (e) {
+      // The host may close the socket as the command exits, before the answer leaves.
+      if (!follow.exited && !(await follow.closedWithin(0))) {
+        follow.stop();
+        throw e;
+      }
     }
+    await follow.closedWithin(CLOSE_WAIT_MS);
+    follow.stop();
     io.stdout(`ended ${printable(info.id)}\n`);
     return 0;
   },
 };
 
 /**
- * Follows the session at `socket` until it has exited or its socket closed; `within(ms)`
- * resolves true once it is gone, false if it is not after `ms`.
+ * Follows the session at `socket`: `exited` once it published its command's exit;
+ * `closedWithin(ms)` resolves true once the socket closed, false if it is still open `ms`
+ * later.
  */
-function watchGone(socket: string): { within(ms: number): Promise<boolean>; stop(): void } {
-  let gone = false;
+function follower(socket: string): {
+  readonly exited: boolean;
+  closedWithin(ms: number): Promise<boolean>;
+  stop(): void;
+} {
+  let exited = false;
+  let closed = false;
   const waiters = new Set<() => void>();
-  const mark = () => {
-    gone = true;
-    for (const w of waiters) w();
-    sub.destroy();
-  };
   const sub = subscribe(socket, (s) => {
-    if (s.exit) mark();
-  }, mark);
+    if (s.exit) exited = true;
+  }, () => {
+    closed = true;
+    for (const w of waiters) w();
+  });
   return {
-    within: (ms) =>
-      gone ? Promise.resolve(true) : new Promise((resolve) => {
-        const done = (v: boolean) => {
+    get exited() {
+      return exited || closed;
+    },
+    closedWithin: (ms) =>
+      closed ? Promise.resolve(true) : new Promise((resolve) => {
+        const w = () => {
           clearTimeout(timer);
           waiters.delete(w);
-          resolve(v);
+          resolve(true);
         };
-        const w = () => done(true);
         waiters.add(w);
-        const timer = setTimeout(() => done(gone), ms);
+        const timer = setTimeout(() => {
+          waiters.delete(w);
+          resolve(closed);
+        }, ms);
       }),
     stop: () => sub.destroy(),
   };

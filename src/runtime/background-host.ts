@@ -41,6 +41,8 @@ import {
 } from './host-protocol.ts';
 import { UserError } from '../errors.ts';
 
+/** How long an exited session's socket stays open for the answers in flight, ms. */
+const EXIT_LINGER_MS = 100;
 /** How long a host that never started a session waits for one before it ends, ms. */
 export const IDLE_GRACE_MS = 10_000;
 
@@ -198,6 +200,8 @@ export class BackgroundHost {
     this.host.classifyNow(id);
     this.#notifiers.get(id)?.close();
     this.#notifiers.delete(id);
+    // Answers in flight (the `kill` that ended it answers once it exited) leave first.
+    await new Promise((r) => setTimeout(r, EXIT_LINGER_MS));
     try {
       await this.host.forget(id);
     } catch (e) {
