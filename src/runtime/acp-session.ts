@@ -105,6 +105,8 @@ export class AcpSession implements Pane {
   readonly #pending: Pending[] = [];
   #record: { state: SessionState; since: number; reason: string };
   #publishedKey = '';
+  /** When the person last prompted or answered, ms (the notifier's `lastInput`). */
+  #lastInput?: number;
   readonly #changeListeners = new Set<(info: SessionInfo, prev: SessionState) => void>();
   readonly #eventListeners = new Set<(e: AcpEvent) => void>();
   readonly #events = new EventLog();
@@ -432,6 +434,7 @@ export class AcpSession implements Pane {
       socket: this.spec.socket,
     };
     if (this.#stopReason) info.stopReason = this.#stopReason;
+    if (this.#lastInput !== undefined) info.lastInput = this.#lastInput;
     if (this.#record.state === 'blocked' && this.#pending.length) {
       const p = promptOf(this.#pending[0].ask);
       info.question = p.question;
@@ -450,6 +453,7 @@ export class AcpSession implements Pane {
   async prompt(text: string, from: 'chat' | 'send' = 'chat'): Promise<string> {
     this.#checkPromptable();
     this.#turn = true;
+    this.#lastInput = Date.now();
     this.#stopReason = undefined;
     this.#error = undefined;
     this.#emit({ type: 'prompt', text, from });
@@ -529,6 +533,7 @@ export class AcpSession implements Pane {
     }
     const option = entry.ask.options[index];
     if (!option) throw new UserError(`no option ${index + 1}`);
+    this.#lastInput = Date.now();
     this.#drop(entry);
     entry.reply({ outcome: { outcome: 'selected', optionId: option.optionId } });
     this.log(`answered ${entry.ask.toolCall.title}: ${option.optionId} (${option.kind})`);

@@ -438,8 +438,8 @@ export class SessionHost {
         this.sweep.evaluate(w);
         return {};
       }
-      case 'send':
-        this.noteInput(id);
+      case 'send': // input (an answer's flap check), but not focus: it comes from elsewhere
+        this.noteInput(id, Date.now(), false);
         return guardedSend(
           this.sweep,
           w,
@@ -455,7 +455,7 @@ export class SessionHost {
         const expect = confirmedExpect(req);
         const index = choiceIndex(String(req.choice), expect.options);
         return this.#checkAnswerer(socket).then(() => {
-          this.noteInput(id);
+          this.noteInput(id, Date.now(), false);
           return guardedAnswer(this.sweep, w, index, expect);
         }).then((option) => ({ answered: option }));
       }

@@ -10,7 +10,11 @@
  *   episode's prompt is announced, and a different prompt within one episode (question,
  *   options or details differ: another command, another file) is announced as well.
  * - **Flicker**: the same prompt (identical question, options and details) back within
- *   {@link HYSTERESIS_MS} of leaving blocked continues the episode before it: not announced.
+ *   {@link HYSTERESIS_MS} of leaving blocked continues the episode before it (not announced),
+ *   but only when nothing happened in between: nobody typed or answered since that prompt
+ *   appeared (`lastInput`: keys, `send`, `answer`, the board's answer), and the state did not
+ *   pass through idle nor stay working for {@link TURN_MS} (a turn of work, not a redraw).
+ *   A prompt the person answered that comes back is the agent asking again: announced.
  * - **Flapping**: the same prompt back without the person having typed anything into the
  *   session since it was last announced (`lastInput`) is a flap: flaps are announced at most
  *   {@link FLAP_MAX} times within {@link FLAP_WINDOW_MS}. A prompt the person answered, and
@@ -29,6 +33,11 @@ import type { SessionState } from '../detect/types.ts';
 
 /** The same prompt back within this many ms of leaving blocked is the same episode. */
 export const HYSTERESIS_MS = 2_000;
+/**
+ * A working spell at least this long between two prompts is a turn of work (the agent ran
+ * what was approved), not a redraw of the dialog: the same prompt after it is a new one, ms.
+ */
+export const TURN_MS = 1_000;
 /** How long an episode waits for its dialog's text before it is announced without it, ms. */
 export const CONTENT_WAIT_MS = 400;
 /** The window of the flapping limit, ms. */
@@ -59,6 +68,7 @@ export interface GateOptions {
   /** Announce done (a turn ended after work); default false. */
   done?: boolean;
   hysteresisMs?: number;
+  turnMs?: number;
   contentWaitMs?: number;
   flapWindowMs?: number;
   flapMax?: number;
@@ -112,12 +122,17 @@ interface Track {
   announced?: string;
   /** When the current blocked episode began, ms. */
   enteredAt?: number;
+  /** When the current episode's prompt first appeared, ms (kept through a held flicker). */
+  since?: number;
   /** True when this episode's notice went out before its dialog could be read. */
   blind?: boolean;
   /** When the current blocked episode began, while its notice waits for the dialog's text. */
   waitingSince?: number;
-  /** When the state last left blocked, and the prompt of that episode. */
-  left?: { at: number; key?: string };
+  /**
+   * When the state last left blocked, the prompt of that episode and when it first appeared,
+   * and whether a turn passed since (idle, or working for {@link TURN_MS}).
+   */
+  left?: { at: number; key?: string; since?: number; turn: boolean };
   /** When the last blocked notice was sent, per prompt key (the latest 64 keys). */
   announcedAt: Map<string, number>;
   /** When the state last became working. */
@@ -141,6 +156,7 @@ export class NotifyGate {
     this.#o = {
       done: options.done ?? false,
       hysteresisMs: options.hysteresisMs ?? HYSTERESIS_MS,
+      turnMs: options.turnMs ?? TURN_MS,
       contentWaitMs: options.contentWaitMs ?? CONTENT_WAIT_MS,
       flapWindowMs: options.flapWindowMs ?? FLAP_WINDOW_MS,
       flapMax: options.flapMax ?? FLAP_MAX,
@@ -171,10 +187,16 @@ export class NotifyGate {
     t.state = info.state;
     t.latest = info;
     if (prev === 'blocked' && info.state !== 'blocked') {
-      t.left = { at: now, key: t.announced };
+      t.left = { at: now, key: t.announced, since: t.since, turn: info.state === 'idle' };
       t.announced = undefined;
       t.blind = false;
       t.waitingSince = undefined;
+    }
+    if (t.left && prev !== 'blocked') {
+      // what happened since the last prompt left: a turn ended, or the agent worked a while
+      const worked = prev === 'working' && t.workingSince !== undefined &&
+        now - t.workingSince >= this.#o.turnMs;
+      if (worked || info.state === 'idle') t.left.turn = true;
     }
     if (info.state === 'working' && prev !== 'working') t.workingSince = now;
     if (prev === 'idle' && info.state !== 'idle') {
@@ -182,7 +204,7 @@ export class NotifyGate {
       t.doneOpen = false;
     }
     if (info.state === 'blocked') {
-      if (prev !== 'blocked') t.waitingSince = t.enteredAt = now;
+      if (prev !== 'blocked') t.waitingSince = t.enteredAt = t.since = now;
       return this.#blocked(t, now);
     }
     if (info.state === 'idle' && prev === 'working' && this.#o.done) return this.#done(t, now);
@@ -232,8 +254,9 @@ export class NotifyGate {
     const fresh = t.announced === undefined;
     t.waitingSince = undefined;
     t.announced = key;
-    if (fresh && t.left?.key === key && (t.enteredAt ?? now) - t.left.at <= this.#o.hysteresisMs) {
-      return null; // the same prompt flickered back: the episode before goes on
+    if (fresh && this.#flicker(t, key, info)) {
+      t.since = t.left!.since; // the same prompt flickered back: the episode before goes on
+      return null;
     }
     // The same prompt again with no keystroke since its last notice: the screen flaps.
     const last = t.announcedAt.get(key);
@@ -245,6 +268,18 @@ export class NotifyGate {
     if (!flap) this.#count(t, key, now); // the window counts every notice of the prompt
     t.blind = !ready;
     return notice('blocked', info, ready);
+  }
+
+  /**
+   * True when `key`, a fresh episode's prompt, is the last episode's back after a redraw:
+   * within the hysteresis, with no input since it appeared and no turn in between.
+   */
+  #flicker(t: Track, key: string, info: SessionInfo): boolean {
+    const left = t.left;
+    if (!left || left.key !== key || left.turn) return false;
+    if ((t.enteredAt ?? left.at) - left.at > this.#o.hysteresisMs) return false;
+    const typed = info.lastInput !== undefined && info.lastInput >= (left.since ?? -Infinity);
+    return !typed;
   }
 
   #done(t: Track, now: number): Notice | null {
