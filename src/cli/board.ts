@@ -28,6 +28,7 @@
  * a narrow terminal drops the AGENT, then the FOR column, then cuts the rest with `…`.
  */
 import type { SessionInfo } from '../runtime/protocol.ts';
+import { promptAction } from '../runtime/notify-gate.ts';
 import { SESSION_STATES, type SessionState } from '../detect/types.ts';
 import { duration, fit } from './format.ts';
 
@@ -400,16 +401,11 @@ function panelLines(
 }
 
 /**
- * What a blocked prompt asks about, in a person's words: Claude Code's `Bash command` /
- * `npm test` details (2.1.332) as `Bash: npm test`, else the first detail line without its
- * leading glyph (opencode's `→ Edit hello.txt`, Qwen's `? Shell touch hello.txt ...`); '' when
- * the prompt has no details.
+ * What a blocked prompt asks about, in a person's words (`Bash: npm test`): the notice's
+ * action, see {@link promptAction}; '' when the prompt has no details.
  */
 export function askedAbout(details: readonly string[] | undefined): string {
-  if (!details?.length) return '';
-  const tool = /^(\S+) command$/i.exec(details[0]);
-  if (tool && details[1]) return `${tool[1]}: ${details[1]}`;
-  return details[0].replace(/^[^\p{L}\p{N}/~.]+\s+/u, '').replace(/\s*←$/, '');
+  return promptAction(details ?? []);
 }
 
 /** An age for a person: '12 s', '2 m', '3 h'. */

@@ -85,11 +85,15 @@ function readable(info: SessionInfo): boolean {
 }
 
 /**
- * What a prompt would do, in one short line, from its details (the dialog's other lines):
- * Claude Code 2.1.332 heads its dialogs `Bash command` (the command is the last line) and
- * `Edit file` / `Create file` (the file next); Codex 0.171 writes `$ COMMAND` and
- * `Destination: FILE`; Gemini CLI 0.61 and Qwen Code write `? Shell  COMMAND` and
- * `? Edit  FILE: ...`. Otherwise the first line that is not a tip. '' when no details.
+ * What a prompt would do, in one short line, from its details (the dialog's other lines): the
+ * notice's action and the board's and `ls`'s blocked row. Claude Code 2.1.332 heads its
+ * dialogs `Bash command` (the command sits under its description, and a warning sentence may
+ * follow it: `A variable in this command can't be checked before it runs`) and `Edit file` /
+ * `Create file` (the file next), and may show a `Tip: ...` line, never the action; Codex 0.171
+ * writes `$ COMMAND` and `Destination: FILE`; Gemini CLI 0.61 and Qwen Code 0.24 head theirs
+ * `? Shell  COMMAND (description) ←` with the bare command on a later line. Otherwise the first
+ * line that is not a tip, without its leading glyph (opencode 1.18's `→ Edit hello.txt`) or
+ * trailing arrow. '' when no details.
  */
 export function promptAction(details: readonly string[]): string {
   const lines = details.map((d) => d.trim()).filter((d) => d && !/^tip:/i.test(d));
@@ -98,20 +102,27 @@ export function promptAction(details: readonly string[]): string {
   if (head) {
     const tool = head[1][0].toUpperCase() + head[1].slice(1).toLowerCase();
     // Claude Code puts the command last, under its description ("Create empty hello.txt
-    // file"); the simulated agent puts it first: the last line not written as a sentence.
+    // file"), a warning sentence maybe after it; the simulated agent puts it first: the last
+    // line not written as a sentence (a capitalised word, then a space).
     const rest = lines.slice(1);
-    const command = [...rest].reverse().find((l) => !/^\p{Lu}\p{Ll}+ /u.test(l)) ??
+    const command = [...rest].reverse().find((l) => !/^\p{Lu}\p{Ll}* /u.test(l)) ??
       rest.at(-1);
     const what = head[2].toLowerCase() === 'command' ? command : lines[1];
     return what && what !== lines[0] ? `${tool}: ${what}` : tool;
   }
   const dollar = lines.find((l) => l.startsWith('$ '));
   if (dollar) return `Bash: ${dollar.slice(2).trim()}`;
-  const gemini = lines[0].match(/^\?\s+(\w+)\s{2,}(.+)$/);
-  if (gemini) return `${gemini[1]}: ${gemini[2]}`;
+  const tool = lines[0].match(/^\?\s+(\w+)\s+(.+?)(?:\s+←)?$/u);
+  if (tool) {
+    // the bare command on a later line, where the header has it first (Gemini, Qwen)
+    const bare = lines.slice(1).find((l) => tool[2].startsWith(l));
+    if (bare) return `${tool[1]}: ${bare}`;
+    if (/^\?\s+\w+\s{2,}/u.test(lines[0])) return `${tool[1]}: ${tool[2]}`; // Gemini's columns
+  }
   const dest = lines.find((l) => /^Destination: /.test(l));
   if (dest) return `Edit: ${dest.slice('Destination: '.length)}`;
-  return lines[0];
+  const first = lines.find((l) => /[\p{L}\p{N}]/u.test(l)) ?? lines[0]; // not a drawing
+  return first.replace(/^[^\p{L}\p{N}/~.]+\s+/u, '').replace(/\s+[←→]$/u, '');
 }
 
 /** Per session: what the gate remembers. */
