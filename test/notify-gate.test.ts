@@ -292,6 +292,25 @@ test('done notices: opt-in, one per turn, flicker and flapping held', () => {
   assert.equal(afterPrompt.map(({ n }) => n.kind), ['done', 'blocked', 'done']);
 });
 
+test('done: an agent starting up (working from its start until its first idle) is no turn', () => {
+  const starting = info('working', { by: 'start', reason: 'starting: no input box yet' });
+  const steps: Array<[number, SessionInfo]> = [
+    [0, starting],
+    [2_000, info('working', { reason: "rule 6 'starting: Initializing...'" })],
+    [6_000, info('idle')], // the composer drawn
+    [9_000, info('working')], // the first task
+    [20_000, info('idle')],
+  ];
+  const notices = replay(new NotifyGate({ done: true }), steps);
+  assert.equal(notices.map(({ t, n }) => [t, n.kind]), [[20_000, 'done']]);
+  // a board that joins while a task runs (working, not by start) still announces its end
+  const joined = replay(new NotifyGate({ done: true }), [[0, info('working')], [
+    5_000,
+    info('idle'),
+  ]]);
+  assert.is(joined.length, 1);
+});
+
 test('a session first seen is the baseline; exited forgets it; sessions are apart', () => {
   const gate = new NotifyGate();
   assert.is(gate.observe(blocked(), 0), null); // a board opened on a blocked session

@@ -25,7 +25,8 @@
  *   announced again); a different one after it is.
  * - **done** (opt-in: a turn ended, idle after working) gets the same treatment: a working
  *   spell shorter than the hysteresis between two announced ends is flicker, and at most
- *   {@link FLAP_MAX} done notices per session in {@link FLAP_WINDOW_MS}.
+ *   {@link FLAP_MAX} done notices per session in {@link FLAP_WINDOW_MS}. An agent's start-up
+ *   (working from its start, `by: 'start'`, until it first reads idle) is no turn.
  * - A session is first seen without a notice (the baseline); `exited` forgets it.
  */
 import type { SessionInfo } from './protocol.ts';
@@ -154,6 +155,8 @@ interface Track {
   doneLeftAt?: number;
   /** Times of notices, per prompt key ('done' for done), within the flap window. */
   sent: Map<string, number[]>;
+  /** False while the agent is still starting (first seen working by 'start', never idle since). */
+  ready: boolean;
 }
 
 /** Decides which infos are announced. Pure but for its memory; `now` is injected (ms). */
@@ -191,6 +194,7 @@ export class NotifyGate {
         latest: info,
         sent: new Map(),
         announcedAt: new Map(),
+        ready: !(info.state === 'working' && info.by === 'start'),
       });
       return null; // the baseline: a session first seen is not news
     }
@@ -214,11 +218,15 @@ export class NotifyGate {
       t.doneLeftAt = t.doneOpen ? now : undefined;
       t.doneOpen = false;
     }
+    const started = t.ready;
+    if (info.state === 'idle' || info.state === 'blocked') t.ready = true;
     if (info.state === 'blocked') {
       if (prev !== 'blocked') t.waitingSince = t.enteredAt = t.since = now;
       return this.#blocked(t, now);
     }
-    if (info.state === 'idle' && prev === 'working' && this.#o.done) return this.#done(t, now);
+    if (info.state === 'idle' && prev === 'working' && this.#o.done && started) {
+      return this.#done(t, now);
+    }
     return null;
   }
 

@@ -10,6 +10,7 @@
 import { basename } from 'node:path';
 import type { Manifest } from '../detect/manifest.ts';
 import { Evaluator } from '../detect/evaluator.ts';
+import { inputBox } from '../detect/evaluate.ts';
 import {
   decide,
   type ForegroundKind,
@@ -171,9 +172,14 @@ export class Sweep<S extends SweptSession = Session> {
     const forced = session.spec.agent
       ? this.options.manifests().get(session.spec.agent) ?? null
       : null;
+    // An agent whose input box is known (`[input] box`) is starting until it draws it.
+    const agent = forced ?? manifestForProcess(this.options.manifests(), {
+      name: session.spec.command,
+      argv: [session.spec.command, ...session.spec.args],
+    });
     const w: Watched<S> = {
       session,
-      record: initialState(this.#now()),
+      record: initialState(this.#now(), (agent?.input?.box.length ?? 0) > 0),
       manifest: forced,
       foreground: { kind: 'unknown', name: '' },
       screenVersion: -1,
@@ -362,6 +368,9 @@ export class Sweep<S extends SweptSession = Session> {
       exit: s.exit,
       report: s.report,
       reportTtlMs: this.options.reportTtlMs,
+      inputDrawn: w.manifest?.input?.box.length && !prev.inputSeen
+        ? inputBox(s.terminal.snapshot(), w.manifest) !== 'absent'
+        : undefined,
     });
     w.lastEvalAt = now;
     w.evaluations++;
