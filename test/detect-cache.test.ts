@@ -15,7 +15,8 @@ import { Evaluator } from '../src/detect/evaluator.ts';
 import type { Manifest } from '../src/detect/manifest.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import { Terminal } from '../src/vt/terminal.ts';
-import { prng, randomStream } from './support/random-stream.ts';
+import { prng } from '../src/sim/rng.ts';
+import { randomStream } from './support/random-stream.ts';
 
 type Op = { write: Uint8Array } | { resize: [number, number] };
 

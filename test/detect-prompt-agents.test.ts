@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readPrompt } from '../src/detect/prompt.ts';
-import { detailOf } from '../src/cli/board.ts';
+import { detailOf } from '../src/cli/board/rows.ts';
 import { promptAction } from '../src/runtime/notify-gate.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import { Terminal } from '../src/vt/terminal.ts';

@@ -10,7 +10,7 @@ import { basename } from 'node:path';
 import type { Manifest } from '../detect/manifest.ts';
 import { explain, formatExplain } from '../detect/explain.ts';
 import { closeControl, connectionPeer, listenControl, push } from './control-server.ts';
-import { listSessions } from './control-client.ts';
+import { listSessions } from './session-directory.ts';
 import { answerRefusal } from './peer.ts';
 import { ensureSocketDir, socketDir, socketPath } from './paths.ts';
 import type { Request, SessionInfo } from './protocol.ts';
@@ -18,7 +18,7 @@ import { Session, type SessionSpec } from './session.ts';
 import { type ForegroundRead, Sweep, type Watched } from './sweep.ts';
 import type { StateRecord } from './signals.ts';
 import { UserError } from '../errors.ts';
-import { launchArgs, readNotification } from './integrations.ts';
+import { launchArgs, reportFromHook } from './integrations/claude-code.ts';
 import {
   choiceIndex,
   confirmedExpect,
@@ -313,6 +313,15 @@ export class SessionHost {
     return this.#info(w);
   }
 
+  /**
+   * Classifies session `id` afresh now, out of the sweep's turn (a board names a new session's
+   * agent at once; `run` looks before it types an end-of-file). No-op for an unknown id.
+   */
+  classifyNow(id: string): void {
+    const w = this.sweep.watched.get(id);
+    if (w) this.sweep.evaluate(w);
+  }
+
   /** The sweep's record of session `id`. */
   watched(id: string): Watched | undefined {
     return this.sweep.watched.get(id);
@@ -422,9 +431,10 @@ export class SessionHost {
         return {};
       }
       case 'notify': {
-        const reading = readNotification(
+        const reading = reportFromHook(
+          'Notification',
           typeof req.payload === 'string' ? req.payload : JSON.stringify(req.payload),
-        );
+        )!;
         if (!reading.ok) {
           session.log(reading.error); // malformed: ignored, logged
           return { ignored: reading.error };

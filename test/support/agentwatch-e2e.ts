@@ -9,13 +9,13 @@ import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { listSessions, subscribe } from '../../src/runtime/control-client.ts';
+import { subscribe } from '../../src/runtime/control-client.ts';
+import { listSessions } from '../../src/runtime/session-directory.ts';
 import type { SessionInfo } from '../../src/runtime/protocol.ts';
 import { REPO_ROOT } from './claude-home.ts';
 import type { PtyDriver } from './pty-driver.ts';
 import type { ScriptRule } from './fake-anthropic.ts';
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+import { sleep } from './until.ts';
 
 /**
  * The argv (after `process.execPath`) that runs `agentwatch ARGS...` from source. The tsx
