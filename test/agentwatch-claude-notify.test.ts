@@ -362,6 +362,11 @@ test('real Claude Code: the same prompt asked again 1.5 s after its answer is an
       () => Date.now() - pty.startedAt - replied() > NOTIFY_DEFAULTS.focusMs + 500,
       30_000,
     );
+    // a fresh session that did no work yet is ready, not 'done 8 s ago'
+    const fresh = await runCli(['ls'], cliEnv, 20_000);
+    const freshRow = fresh.stdout.split('\n').find((l) => /\bnt\b/.test(l)) ?? fresh.stdout;
+    assert.match(freshRow, /ready, no task yet/, fresh.stdout + fresh.stderr);
+    assert.not.match(freshRow, /done/);
     for (const turn of [1, 2]) {
       let from = mark(f);
       const text = `task-same ${turn}: touch same.txt`;
@@ -386,6 +391,8 @@ test('real Claude Code: the same prompt asked again 1.5 s after its answer is an
     await until('every notice', () => logged(log).length >= shown, 10_000).catch(() => {});
     await sleep(1_000); // a late duplicate would come now
     const notices = logged(log);
+    const after = await runCli(['ls'], cliEnv, 20_000);
+    assert.match(after.stdout, /\bnt\b.*done \d+ s ago/, after.stdout + after.stderr);
     const desktop = existsSync(s.desktopLog)
       ? readFileSync(s.desktopLog, 'utf8').trim().split('\n').filter(Boolean).length
       : 0;

@@ -71,6 +71,25 @@ test('an agent that draws no input box yet is starting: working until it draws o
   assert.is(run([at(10, 'idle', null, { inputDrawn: false })])[0].state, 'idle');
 });
 
+test('ready and worked: idle before any turn is ready (not done); a turn after it is work', () => {
+  const claude = run([at(10, 'idle', null), at(800, 'idle', null), at(5_000, 'working', null)]);
+  assert.equal(claude.map((r) => [r.state, !!r.worked]), [
+    ['idle', false],
+    ['idle', false],
+    ['working', true],
+  ]);
+  // an agent starting (working from its start) is not at work until it was ready once
+  let r = initialState(0, true);
+  r = decide(r, at(10, 'working', null));
+  assert.not.ok(r.worked);
+  r = decide(r, at(4_000, 'idle', null));
+  r = decide(r, at(4_000 + IDLE_CONFIRM_MS, 'idle', null));
+  assert.is(r.state, 'idle');
+  assert.not.ok(r.worked, 'its start-up is no turn');
+  r = decide(r, at(9_000, 'blocked', null));
+  assert.ok(r.worked);
+});
+
 test('a report beats the working/idle screen rules and says which signal decided', () => {
   const r = rep('working', 100, 'hook UserPromptSubmit');
   const [a] = run([at(150, 'idle', r)]);

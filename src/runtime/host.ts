@@ -688,6 +688,7 @@ export function sessionInfo(w: Watched): SessionInfo {
     host: process.pid,
     socket: s.spec.socket,
   };
+  if (w.record.state === 'idle' && !w.record.worked) info.fresh = true;
   const activity = w.record.state === 'working' ? w.record.evaluation?.activity : undefined;
   if (activity) info.activity = activity;
   if (w.record.state === 'blocked') {

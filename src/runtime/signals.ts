@@ -126,6 +126,10 @@ export interface StateRecord {
   agentSeen?: boolean;
   /** True once the agent's input box was drawn (see {@link SignalInput.inputDrawn}). */
   inputSeen?: boolean;
+  /** True once the session read idle (its agent was ready for a task). */
+  ready?: boolean;
+  /** True once it read working or blocked after it was ready: a turn happened (idle is 'done'). */
+  worked?: boolean;
 }
 
 /**
@@ -148,7 +152,10 @@ function next(
   memo: Memo,
   evaluation?: Evaluation,
 ): StateRecord {
-  return { state, since: prev.state === state ? prev.since : now, reason, by, evaluation, ...memo };
+  const since = prev.state === state ? prev.since : now;
+  const worked = memo.worked || (memo.ready && (state === 'working' || state === 'blocked'));
+  const ready = memo.ready || state === 'idle';
+  return { state, since, reason, by, evaluation, ...memo, ready, worked };
 }
 
 /** What the decision remembers about reports between evaluations. */
@@ -162,6 +169,8 @@ type Memo = Pick<
   | 'screenUnblockedAt'
   | 'agentSeen'
   | 'inputSeen'
+  | 'ready'
+  | 'worked'
 >;
 
 /** The state a screen evaluation reads from a matched rule, or null when no rule matched. */
@@ -186,6 +195,8 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
     screenUnblockedAt: prev.screenBlocked && ev?.state !== 'blocked' ? now : prev.screenUnblockedAt,
     agentSeen: prev.agentSeen || input.foreground === 'agent',
     inputSeen: prev.inputSeen || input.inputDrawn === true,
+    ready: prev.ready || prev.state === 'idle',
+    worked: prev.worked,
   };
   if (r && r.at !== memo.reportSeenAt) {
     // A new report. A hook runs as a process and may report late: a blocked report (e.g.

@@ -100,6 +100,7 @@ export function detailOf(info: SessionInfo, now = Date.now()): string {
       return info.activity || (info.by === 'acp' ? info.reason : 'working');
     case 'idle':
       if (info.by === 'start') return 'started, no task yet';
+      if (info.fresh) return 'ready, no task yet'; // idle since it started: nothing is done
       if (info.by === 'acp' && !info.reason.startsWith('turn ended')) return info.reason;
       // An ACP turn's stop reason when it is not the usual one ('cancelled', 'refusal').
       return `done ${ago(now - info.since)} ago${
