@@ -436,7 +436,7 @@ async function runHost(
 
     // the measured window
     const cpu0 = process.cpuUsage();
-    const stats0 = { ...host.sweep.stats };
+    const stats0 = { ...host.sweepStats };
     const w0 = Date.now();
     driving = true;
     harnessMs = 0;
@@ -452,7 +452,7 @@ async function runHost(
     clearInterval(poller);
     const w1 = Date.now();
     const cpu = process.cpuUsage(cpu0);
-    const stats = { ...host.sweep.stats };
+    const stats = { ...host.sweepStats };
     const mem1 = memoryAfterGc();
     await sleep(TRUTH_GRACE_MS);
     drain();
@@ -579,8 +579,11 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
     }
   };
   sweep.tick = timed(sweep.tick.bind(sweep));
-  sweep.evaluateIfDue = timed(sweep.evaluateIfDue.bind(sweep));
-  sweep.evaluate = timed(sweep.evaluate.bind(sweep));
+  /** Times a pane's own looks (adaptive ones come from the sweep's slot timer, not a tick). */
+  const timePane = (pane: ReturnType<typeof sweep.add>) => {
+    pane.evaluateIfDue = timed(pane.evaluateIfDue.bind(pane));
+    pane.classifyNow = timed(pane.classifyNow.bind(pane));
+  };
   let vtMs = 0;
 
   let farm: { child: ChildProcess; socket: string } | undefined;
@@ -628,7 +631,7 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
         onExit: () => () => {},
       };
       panes.push({ index: i, session, truth: [], published: [], answers: [] });
-      sweep.add(session);
+      timePane(sweep.add(session));
     }
     socket = connect(farm.socket);
     await new Promise<void>((r) => socket!.once('connect', () => r()));

@@ -379,7 +379,7 @@ test('real Claude Code: the same prompt asked again 1.5 s after its answer is an
         shown++;
         await sleep(1_500); // the person reads it, then answers from another terminal
         const answered = mark(f);
-        const r = await runCli(['answer', '--yes', 'nt', '1'], cliEnv, 20_000);
+        const r = await runCli(['answer', '--yes', 'nt', '1'], cliEnv, 20_000, { tty: true });
         assert.is(r.code, 0, `${r.stdout}${r.stderr}${context()}`);
         from = await left(answered);
         leftAt = f.received[from].t;
