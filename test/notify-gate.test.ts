@@ -201,6 +201,15 @@ test('the flicker hold: only a redraw with no input and no turn between is held'
     [3_300, { ...ask, lastInput: 2_900 }],
   ]);
   assert.equal(chained.map(({ t }) => t), [1_000, 3_300]);
+  // announced blind (a hook said blocked, the dialog came late), a flicker, then the dialog:
+  // that dialog is the prompt already announced
+  const late = replay(new NotifyGate(), [
+    [0, info('working')],
+    [1_000, info('blocked', { by: 'report' })],
+    [1_000 + CONTENT_WAIT_MS + 10, info('working')],
+    [2_300, ask],
+  ]);
+  assert.equal(late.map(({ n }) => n.content), [false]);
 });
 
 test('the stale question: a report says blocked before the dialog; the notice waits for it', () => {

@@ -144,7 +144,7 @@ interface Track {
    * When the state last left blocked, the prompt of that episode and when it first appeared,
    * and whether a turn passed since (idle, or working for {@link TURN_MS}).
    */
-  left?: { at: number; key?: string; since?: number; turn: boolean };
+  left?: { at: number; key?: string; since?: number; turn: boolean; blind?: boolean };
   /** When the last blocked notice was sent, per prompt key (the latest 64 keys). */
   announcedAt: Map<string, number>;
   /** When the state last became working. */
@@ -202,7 +202,8 @@ export class NotifyGate {
     t.state = info.state;
     t.latest = info;
     if (prev === 'blocked' && info.state !== 'blocked') {
-      t.left = { at: now, key: t.announced, since: t.since, turn: info.state === 'idle' };
+      const turn = info.state === 'idle';
+      t.left = { at: now, key: t.announced, since: t.since, turn, blind: t.blind };
       t.announced = undefined;
       t.blind = false;
       t.waitingSince = undefined;
@@ -295,7 +296,10 @@ export class NotifyGate {
    */
   #flicker(t: Track, key: string, info: SessionInfo): boolean {
     const left = t.left;
-    if (!left || left.key !== key || left.turn) return false;
+    // a notice that went out before its dialog could be read: the dialog drawn after the
+    // flicker is the prompt it announced
+    const same = left?.key === key || (left?.blind === true && readable(info));
+    if (!left || !same || left.turn) return false;
     if ((t.enteredAt ?? left.at) - left.at > this.#o.hysteresisMs) return false;
     const typed = info.lastInput !== undefined && info.lastInput >= (left.since ?? -Infinity);
     return !typed;
