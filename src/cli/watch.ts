@@ -14,7 +14,10 @@
  * `--json` (and any run without a terminal on stdin and stdout) prints one JSON object per
  * line instead: `{t, id, name, agent, state, prev, since, question}` for every state change,
  * and once for every session when first seen (`prev: null`); `t` and `since` in ms since the
- * epoch, `question` null unless blocked. It runs until SIGINT, SIGTERM or SIGHUP.
+ * epoch, `question` null unless blocked. When a blocked session's question is read after its
+ * transition (a hook said blocked before the dialog was drawn) or changes within the spell, one
+ * more line with the same fields and `event: "prompt"` says it. It runs until SIGINT, SIGTERM or
+ * SIGHUP.
  */
 import { type Command, stringList, stringOption, UsageError } from './command.ts';
 import {
@@ -56,6 +59,8 @@ export interface TransitionEvent {
   /** When the state began, ms since the epoch. */
   since: number;
   question: string | null;
+  /** Only on a line that tells a blocked session's question read after its transition. */
+  event?: 'prompt';
 }
 
 /** The JSON line for a state change. */
@@ -74,6 +79,31 @@ export function transitionEvent(
     since: info.since,
     question: info.state === 'blocked' ? info.question ?? null : null,
   };
+}
+
+/**
+ * The `event: "prompt"` lines of `watch --json`: remembers the question each blocked session's
+ * lines said, and returns a line when a later info of the same blocked spell tells another
+ * (non-empty) one; null otherwise.
+ */
+export class PromptEvents {
+  readonly #said = new Map<string, string>();
+
+  /** Notes the line printed for a state change. */
+  printed(e: TransitionEvent): void {
+    if (e.state === 'blocked') this.#said.set(e.id, e.question ?? '');
+    else this.#said.delete(e.id);
+  }
+
+  /** The line for `info` (any info a session published), or null when it tells nothing new. */
+  update(info: SessionInfo, t = Date.now()): TransitionEvent | null {
+    const said = this.#said.get(info.id);
+    if (said === undefined || info.state !== 'blocked' || !info.question) return null;
+    if (info.question === said) return null;
+    const e: TransitionEvent = { ...transitionEvent(info, 'blocked', t), event: 'prompt' };
+    this.#said.set(info.id, info.question);
+    return e;
+  }
 }
 
 export const watchCommand: Command = {
@@ -141,15 +171,26 @@ export const watchCommand: Command = {
     host.notifyFailures = () => notifier.failures();
     host.onPublish((info) => notifier.observe(info));
     let ui: BoardUi | null = null;
+    const prompts = new PromptEvents();
+    const promptLine = (info: SessionInfo) => {
+      const e = json ? prompts.update(info) : null;
+      if (e) io.stdout(JSON.stringify(e) + '\n');
+    };
+    host.onPublish(promptLine);
     const directory = new SessionDirectory({
       host,
       alerts: !json,
       onChange: (info, prev) => {
-        if (json) io.stdout(JSON.stringify(transitionEvent(info, prev)) + '\n');
+        if (json) {
+          const e = transitionEvent(info, prev);
+          prompts.printed(e);
+          io.stdout(JSON.stringify(e) + '\n');
+        }
         ui?.requestRender();
       },
       onUpdate: (info) => {
         if (!directory.isLocal(info.id)) remote.observe(info);
+        promptLine(info);
         ui?.requestRender();
       },
     });

@@ -335,7 +335,8 @@ function parseInput(c: Checker, value: unknown): Manifest['input'] {
   if ('error' in parsed) c.fail(['input', 'region'], parsed.error);
   const empty = c.patterns(value, 'empty', ['input']);
   if (!empty.length) c.fail(['input'], "an [input] table needs 'empty' patterns");
-  return { region: parsed.region, regionLabel: regionLabel(parsed.region), empty };
+  const box = c.patterns(value, 'box', ['input']);
+  return { region: parsed.region, regionLabel: regionLabel(parsed.region), empty, box };
 }
 
 function parseIntegrations(c: Checker, value: unknown): Manifest['integrations'] {

@@ -70,9 +70,11 @@ export const ACTIVITY_KEYS = ['region', 'any'] as const;
 /**
  * Keys of the optional `[input]` table: where the agent's input box is and what it looks like
  * empty, so that `send` never appends to (and submits) a draft the person left there.
- * `region` as in a rule; `empty`: patterns of which one matches when the box holds no text.
+ * `region` as in a rule; `empty`: patterns of which one matches when the box holds no text;
+ * `box` (optional): patterns of which one matches when the box is drawn at all, empty or not
+ * (none matching: the agent is starting and draws no input box yet, so no draft either).
  */
-export const INPUT_KEYS = ['region', 'empty'] as const;
+export const INPUT_KEYS = ['region', 'empty', 'box'] as const;
 /**
  * Keys of the optional `[integrations]` table: what agentwatch adds when it starts the agent
  * itself. `hooks`: which hook set to install ('claude-code': `--settings` hooks calling
@@ -135,6 +137,8 @@ export interface Manifest {
     readonly region: Region;
     readonly regionLabel: string;
     readonly empty: readonly Pattern[];
+    /** One matches when the box is drawn (empty or not); none declared: always taken as drawn. */
+    readonly box: readonly Pattern[];
   } | null;
   /** Where a working agent says what it does (`[activity]`); null or absent when not declared. */
   readonly activity?: {

@@ -152,7 +152,8 @@ export class SessionHost {
     const failures = this.notifyFailures?.();
     if (failures && Object.keys(failures).length) info.notify = failures;
     const input = this.#lastInput.get(pane.id);
-    if (input !== undefined) info.lastInput = input;
+    // the later of the host's (keys, send, answer) and the pane's own (an ACP chat's line)
+    if (input !== undefined && !(input < (info.lastInput ?? -Infinity))) info.lastInput = input;
     return info;
   }
 
@@ -353,7 +354,7 @@ export class SessionHost {
       env: this.#env,
       panes: () => [...this.#served.values()].map((s) => s.pane),
       info: () => this.#info(served.pane),
-      noteInput: () => this.noteInput(served.pane.id),
+      noteInput: (focus = true) => this.noteInput(served.pane.id, Date.now(), focus),
       follow: (socket, alerts) => {
         served.subscribers.add(socket);
         if (alerts) served.boards.add(socket);

@@ -27,7 +27,7 @@
  * itself could close it.
  */
 import { type Prompt, readPrompt } from '../detect/prompt.ts';
-import { inputHoldsText } from '../detect/evaluate.ts';
+import { inputBox } from '../detect/evaluate.ts';
 import { UserError } from '../errors.ts';
 import type { ConfirmedPrompt } from './protocol.ts';
 import type { PtyPane } from './pty-pane.ts';
@@ -161,7 +161,8 @@ function refusal(w: PtyPane, why: string): GuardRefusal {
  * @returns the number of bytes written.
  * @throws GuardRefusal when the pane is blocked (before the text: zero bytes written; before
  *   the Enter: the text stays typed, unsubmitted).
- * @throws UserError (exit 3) when the agent's input box holds a draft and `append` is false.
+ * @throws UserError (exit 3) when the agent's input box holds a draft and `append` is false,
+ *   or when the agent draws no input box yet (its manifest's `[input] box`: still starting).
  */
 export async function guardedSend(
   w: PtyPane,
@@ -175,7 +176,16 @@ export async function guardedSend(
   // unless told to append (only for agents whose manifest says where the input box is).
   await drainPending();
   if (!append && w.classifyNow().state !== 'blocked' && w.manifest) {
-    if (inputHoldsText(w.session.terminal.snapshot(), w.manifest) === true) {
+    const box = inputBox(w.session.terminal.snapshot(), w.manifest);
+    if (box === 'absent') {
+      throw new UserError(
+        `refused: ${w.session.spec.name} shows no input box (still starting, or a menu covers ` +
+          `it); nothing was typed (agentwatch wait ${w.session.spec.name} --until idle waits ` +
+          'for it)',
+        GUARD_EXIT,
+      );
+    }
+    if (box === 'text') {
       throw new UserError(
         `refused: ${w.session.spec.name}'s input box holds text someone typed; nothing was typed ` +
           '(send --append adds to it and submits both)',
