@@ -38,9 +38,10 @@ import type { Region, RuleState } from './types.ts';
 export const SCHEMA_VERSION = 1;
 /**
  * The rule engine's version: a manifest (or a catalog entry) with a higher `min_engine` needs
- * a newer agentwatch and is refused. 1: schema 1 with regions, `[input]` and `[integrations]`.
+ * a newer agentwatch and is refused. 1: schema 1 with regions, `[input]` and `[integrations]`;
+ * 2: `[input] box` (a screen no rule matches reads starting until the input box was drawn).
  */
-export const ENGINE_VERSION = 1;
+export const ENGINE_VERSION = 2;
 /** The most `[[rules]]` a manifest may have. */
 export const MAX_RULES = 256;
 /** The most `[[examples]]` a manifest may have. */
