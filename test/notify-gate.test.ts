@@ -242,7 +242,7 @@ test('the stale question: a report says blocked before the dialog; the notice wa
   const after = replay(new NotifyGate(), [
     [0, info('working')],
     [1_000, info('blocked')],
-    [1_900, blocked({ details: ['Bash command', 'ls'] })],
+    [1_000 + CONTENT_WAIT_MS + 500, blocked({ details: ['Bash command', 'ls'] })],
     [5_000, blocked({ details: ['Bash command', 'rm -rf build/'] })],
   ]);
   assert.equal(after.map(({ t, n }) => [t, n.action]), [

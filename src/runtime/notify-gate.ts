@@ -39,8 +39,12 @@ export const HYSTERESIS_MS = 2_000;
  * what was approved), not a redraw of the dialog: the same prompt after it is a new one, ms.
  */
 export const TURN_MS = 1_000;
-/** How long an episode waits for its dialog's text before it is announced without it, ms. */
-export const CONTENT_WAIT_MS = 400;
+/**
+ * How long an episode waits for its dialog's text before it is announced without it, ms. The
+ * notice goes as soon as the dialog is read; this bound only matters when a report came first
+ * (Claude Code 2.1 draws its dialog after its hooks return, later still on a loaded machine).
+ */
+export const CONTENT_WAIT_MS = 1_500;
 /** The window of the flapping limit, ms. */
 export const FLAP_WINDOW_MS = 60_000;
 /** The most notices of one flapping prompt (or of done, per session) in {@link FLAP_WINDOW_MS}. */
