@@ -6,11 +6,67 @@
  * last rule keep their answer), and the matched text is extracted again only when the
  * deciding rule or its text changed. Pure: no I/O.
  */
-import type { Manifest } from './manifest.ts';
-import { activityIn, matchRule, NO_MATCH, ruleEvaluation } from './evaluate.ts';
-import type { Pattern } from './patterns.ts';
+import type { Manifest, Rule } from './manifest.ts';
+import { activityIn, NO_MATCH, ruleEvaluation } from './evaluate.ts';
+import { hasLiterals, type Pattern, testPattern } from './patterns.ts';
 import { RegionTexts } from './regions.ts';
 import type { Evaluation, ScreenInput } from './types.ts';
+
+/**
+ * A rule's tests in the order that rejects a text soonest for the least work: the required
+ * literals of its `all` patterns (substring searches), then its line-local `all` and `none`
+ * patterns (RE2 on the few lines that hold their literals), its `any` patterns in order, and
+ * last the patterns RE2 must run on the whole text. The answer does not depend on the order.
+ */
+interface Plan {
+  literalsOf: Pattern[];
+  cheap: { pattern: Pattern; matches: boolean }[];
+  costly: { pattern: Pattern; matches: boolean }[];
+}
+
+const plans = new WeakMap<Rule, Plan>();
+
+/** The {@link Plan} of `rule` (made once per rule object). */
+function planOf(rule: Rule): Plan {
+  let plan = plans.get(rule);
+  if (!plan) {
+    const tests = [
+      ...rule.all.map((pattern) => ({ pattern, matches: true })),
+      ...rule.none.map((pattern) => ({ pattern, matches: false })),
+    ];
+    const cheap = (t: { pattern: Pattern }) => t.pattern.lineLocal && t.pattern.literals.length > 0;
+    plan = {
+      literalsOf: rule.all.filter((p) => p.literals.length > 0),
+      cheap: tests.filter(cheap),
+      costly: tests.filter((t) => !cheap(t)),
+    };
+    plans.set(rule, plan);
+  }
+  return plan;
+}
+
+/**
+ * What {@link matchRule} gives (the deciding pattern or null), with the tests in the order of
+ * the rule's {@link Plan}.
+ */
+export function matchCheapestFirst(rule: Rule, text: string): Pattern | null {
+  const plan = planOf(rule);
+  for (const p of plan.literalsOf) if (!hasLiterals(p, text)) return null;
+  for (const t of plan.cheap) if (testPattern(t.pattern, text) !== t.matches) return null;
+  let decisive: Pattern | null = rule.all[0] ?? null;
+  if (rule.any.length) {
+    decisive = null;
+    for (const p of rule.any) {
+      if (testPattern(p, text)) {
+        decisive = p;
+        break;
+      }
+    }
+    if (!decisive) return null;
+  }
+  for (const t of plan.costly) if (testPattern(t.pattern, text) !== t.matches) return null;
+  return decisive;
+}
 
 /** What one rule gave on the region text it was last tested on. */
 interface Tested {
@@ -54,7 +110,7 @@ export class Evaluator {
       let tested = this.#tested[i];
       if (tested && tested.text === text) this.stats.skipped++;
       else {
-        tested = { text, decisive: matchRule(rule, text) };
+        tested = { text, decisive: matchCheapestFirst(rule, text) };
         this.#tested[i] = tested;
         this.stats.tested++;
       }
