@@ -9,10 +9,11 @@
  *   socket, bytes and truth in the order they happened), driven by an in-process user (a task
  *   0.3-2.5 s after idle, a prompt answered 0.6-1.2 s after it was drawn; about half of the
  *   agents working at a time, about 3,000 evaluations/s in adaptive mode). CPU: detection
- *   alone, the CPU time (process.cpuUsage, which costs about 1 µs a call) inside the sweep's
- *   entry points (its ticks, adaptive looks, evaluations and output listener) as % of one
- *   core; the process's whole CPU and the VT's share (wall time inside its writes) printed
- *   beside. `synthetic-N` for another count.
+ *   alone, as % of one core: the CPU time (process.cpuUsage, which costs about 1 µs a call)
+ *   inside the sweep's timer callbacks (its ticks and adaptive slots, each serving many panes)
+ *   and direct evaluations, plus the wall time inside its output listener (a few map
+ *   operations per frame, cheaper than a cpuUsage call); the process's whole CPU and the VT's
+ *   share (wall time inside its writes) printed beside. `synthetic-N` for another count.
  * - `host-10`, `host-100`, `host-1000`: one SessionHost in this process with N sessions (real
  *   PTYs, control sockets, foreground reads), each running bench/relay.c, which relays the PTY
  *   to one agent of the farm (`--agents node`: a `sim-agent` node process per session, as a
@@ -544,20 +545,13 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
   const panes: SynthPane[] = [];
   let driving = false;
   const fg = { pgid: 1, name: 'claude', argv: ['claude'] };
-  const sweep = new Sweep<SynthSession>({
-    intervalMs: DEFAULT_INTERVAL_MS,
-    adaptive,
-    manifests: () => manifests,
-    foreground: () => fg,
-    onTransition: (w) => {
-      const pane = panes[Number(w.session.id)];
-      pane.published.push({ t: Date.now(), state: w.record.state });
-    },
-  });
-  // The sweep's own CPU time: ticks, adaptive looks, evaluations and its output listener
-  // (nested calls counted once), from process.cpuUsage around each, and the wall time too.
+  // The sweep's own CPU time: its timers' callbacks (ticks and the adaptive slot, each serving
+  // many panes) and direct evaluations, from process.cpuUsage around each (nested calls counted
+  // once); its output listener (a few map operations per frame) by wall time, as a cpuUsage
+  // call (a system call) around every frame would cost more than the listener.
   let sweepMs = 0;
   let sweepCpuMs = 0;
+  let listenerMs = 0;
   let depth = 0;
   const timed = <A extends unknown[], R>(f: (...a: A) => R) => (...a: A): R => {
     if (depth++ > 0) {
@@ -578,8 +572,22 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
       sweepMs += performance.now() - t0;
     }
   };
-  sweep.tick = timed(sweep.tick.bind(sweep));
-  sweep.evaluateIfDue = timed(sweep.evaluateIfDue.bind(sweep));
+  const sweep = new Sweep<SynthSession>({
+    intervalMs: DEFAULT_INTERVAL_MS,
+    adaptive,
+    manifests: () => manifests,
+    foreground: () => fg,
+    onTransition: (w) => {
+      const pane = panes[Number(w.session.id)];
+      pane.published.push({ t: Date.now(), state: w.record.state });
+    },
+    timers: {
+      setTimeout: (f, ms) => setTimeout(timed(f), ms),
+      clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+      setInterval: (f, ms) => setInterval(timed(f), ms),
+      clearInterval: (h) => clearInterval(h as ReturnType<typeof setInterval>),
+    },
+  });
   sweep.evaluate = timed(sweep.evaluate.bind(sweep));
   let vtMs = 0;
 
@@ -647,7 +655,9 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
           s.terminal.write(payload);
           vtMs += performance.now() - t0;
           s.lastOutput = Date.now();
-          for (const l of s.listeners) timed(l)(payload);
+          const t1 = performance.now();
+          for (const l of s.listeners) l(payload);
+          listenerMs += performance.now() - t1;
         } else onTruth(pane, JSON.parse(payload.toString()) as TruthEvent);
         off += 9 + len;
       }
@@ -667,6 +677,7 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
     const evals0 = sweep.stats.evaluations;
     sweepMs = 0;
     sweepCpuMs = 0;
+    listenerMs = 0;
     vtMs = 0;
     driving = true;
     for (const pane of panes) {
@@ -687,7 +698,7 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
       name: `synthetic-${n}`,
       panes: n,
       mode: adaptive ? 'adaptive' : `${DEFAULT_INTERVAL_MS} ms`,
-      cpuPct: sweepCpuMs / ms * 100,
+      cpuPct: (sweepCpuMs + listenerMs) / ms * 100,
       blockedMedianMs: round(quantile(scored.blocked, 0.5)),
       blockedMaxMs: round(scored.blocked.length ? Math.max(...scored.blocked) : NaN),
       missed: scored.missed,
@@ -697,11 +708,11 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
       windowS: ms / 1000,
       evalsPerS: evals / (ms / 1000),
       workingPct: scored.workingPct,
-      note: `${(sweepCpuMs * 1000 / Math.max(1, evals)).toFixed(0)} µs/eval, sweep wall ${
-        (sweepMs / ms * 100).toFixed(1)
-      }%, VT ${(vtMs / ms * 100).toFixed(1)}%, process ${
-        ((cpu.user + cpu.system) / 10 / ms).toFixed(0)
-      }%`,
+      note: `${(sweepCpuMs * 1000 / Math.max(1, evals)).toFixed(0)} µs/eval, listener ${
+        (listenerMs / ms * 100).toFixed(1)
+      }%, sweep wall ${(sweepMs / ms * 100).toFixed(1)}%, VT ${
+        (vtMs / ms * 100).toFixed(1)
+      }%, process ${((cpu.user + cpu.system) / 10 / ms).toFixed(0)}%`,
     };
   } finally {
     driving = false;
