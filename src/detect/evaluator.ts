@@ -9,7 +9,7 @@
 import type { Manifest, Rule } from './manifest.ts';
 import { activityIn, NO_MATCH, ruleEvaluation } from './evaluate.ts';
 import { hasLiterals, type Pattern, testPattern } from './patterns.ts';
-import { RegionTexts } from './regions.ts';
+import { RegionTexts, widestBottom } from './regions.ts';
 import type { Evaluation, ScreenInput } from './types.ts';
 
 /**
@@ -81,6 +81,8 @@ interface Tested {
  */
 export class Evaluator {
   #manifest: Manifest | null = null;
+  /** The largest `bottom = N` region of the manifest's rules and activity. */
+  #widest = 0;
   /** By rule position in `manifest.rules`. */
   #tested: (Tested | undefined)[] = [];
   /** The last evaluation that a rule decided, with the rule's position and text. */
@@ -98,11 +100,15 @@ export class Evaluator {
   evaluate(screen: ScreenInput, manifest: Manifest): Evaluation {
     if (manifest !== this.#manifest) {
       this.#manifest = manifest;
+      this.#widest = widestBottom([
+        ...manifest.rules.map((r) => r.region),
+        ...(manifest.activity ? [manifest.activity.region] : []),
+      ]);
       this.#tested = [];
       this.#last = null;
       this.#activity = null;
     }
-    const texts = new RegionTexts(screen);
+    const texts = new RegionTexts(screen, this.#widest);
     const rules = manifest.rules;
     for (let i = 0; i < rules.length; i++) {
       const rule = rules[i];

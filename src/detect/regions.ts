@@ -126,13 +126,21 @@ function joinTrimmed(lines: readonly string[], from: number): string {
  */
 export class RegionTexts {
   readonly #screen: ScreenInput;
+  readonly #widest: number;
   #lines: string[] | null = null;
   #whole: string | null = null;
   #belowRule: string | null = null;
   #bottom: Map<number, string> | null = null;
+  /** The last {@link #widest} non-blank lines joined, and where each starts in it. */
+  #widestText: { text: string; starts: number[] } | null = null;
 
-  constructor(screen: ScreenInput) {
+  /**
+   * @param widest the largest `bottom = N` the caller will ask for (0 when unknown): the
+   *   narrower bottoms are then cut from its text (a suffix of it) instead of joined again.
+   */
+  constructor(screen: ScreenInput, widest = 0) {
     this.#screen = screen;
+    this.#widest = widest;
   }
 
   /** The logical lines of the screen (computed once). */
@@ -165,12 +173,28 @@ export class RegionTexts {
 
   /** The last `n` non-blank logical lines, top first. */
   #computeBottom(n: number): string {
+    if (n <= this.#widest) {
+      const { text, starts } = this.#widestText ??= this.#joinBottom(this.#widest);
+      return starts.length <= n ? text : text.slice(starts[starts.length - n]);
+    }
+    return this.#joinBottom(n).text;
+  }
+
+  /** The last `n` non-blank logical lines joined, and the offset of each in the text. */
+  #joinBottom(n: number): { text: string; starts: number[] } {
     const lines = this.lines();
     const picked: string[] = [];
     for (let i = lines.length - 1; i >= 0 && picked.length < n; i--) {
       if (lines[i].length > 0) picked.push(lines[i]); // lines are trimmed: '' is blank
     }
-    return picked.reverse().join('\n');
+    picked.reverse();
+    const starts: number[] = new Array(picked.length);
+    let at = 0;
+    for (let k = 0; k < picked.length; k++) {
+      starts[k] = at;
+      at += picked[k].length + 1;
+    }
+    return { text: picked.join('\n'), starts };
   }
 
   /** The logical lines under the last horizontal rule; '' when there is no rule. */
@@ -181,4 +205,11 @@ export class RegionTexts {
     }
     return '';
   }
+}
+
+/** The largest `bottom = N` among `regions` (0 when none is a bottom). */
+export function widestBottom(regions: Iterable<Region>): number {
+  let widest = 0;
+  for (const r of regions) if (r.kind === 'bottom' && r.lines > widest) widest = r.lines;
+  return widest;
 }
