@@ -34,9 +34,10 @@
  * `--agents farm|node`, `--tsx` (node agents started from the sources).
  *
  * Each host session takes about 3 file descriptors in this process (PTY master, control
- * socket, its listening socket) and the farm one per agent: host-1000 needs `ulimit -n` of at
- * least 4096 in the shell that runs the bench (checked; the case is skipped with a note when
- * it is lower). A full run takes about 4 minutes on a 2-core machine.
+ * socket, its listening socket) and the farm one per agent: host-1000 needs a limit of at
+ * least 4096 open files (Node raises its soft limit to the hard one at start, so the hard
+ * limit, `ulimit -Hn`, is what counts; checked, and the case is skipped with a note when it
+ * is lower). A full run takes about 4 minutes on a 2-core machine.
  */
 import { build } from 'esbuild';
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
@@ -853,7 +854,8 @@ async function main(): Promise<void> {
       log(`${name}, ${values.mode}: `);
       if (kind === 'host' && fdLimit() < 3 * n + 256) {
         log(
-          `skipped: ulimit -n is ${fdLimit()}, ${3 * n + 256} needed (raise it: ulimit -n 4096)\n`,
+          `skipped: the open-file limit is ${fdLimit()}, ${3 * n + 256} needed (raise the hard ` +
+            `limit: ulimit -Hn 4096 as root)\n`,
         );
         continue;
       }
