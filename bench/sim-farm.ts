@@ -16,7 +16,7 @@
  * Prints `ready` on IPC once listening. Ends when its parent disconnects.
  */
 import { createServer, type Socket } from 'node:net';
-import { SimAgent } from '../src/eval/sim-agent.ts';
+import { SimAgent } from '../src/sim/agent.ts';
 
 const [socketPath, speedText] = process.argv.slice(2);
 const speed = Number(speedText) || 1;

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:sweep`: what detection and the host cost, and how fast and how right they see
- * a prompt, with the simulated agent (src/eval/sim-agent.ts: Claude Code 2.1.332's drawing,
+ * a prompt, with the simulated agent (src/sim/agent.ts: Claude Code 2.1.332's drawing,
  * 10 Hz spinner, permission prompts, its true state with timestamps). Cases (`--case NAME`,
  * several separated by commas; default all four):
  *

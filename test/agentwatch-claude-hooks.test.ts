@@ -57,6 +57,7 @@ import { CLAUDE_BIN, claudeArgs, type ClaudeHome, makeClaudeHome } from './suppo
 import { type PtyDriver, startPty } from './support/pty-driver.ts';
 import { request } from '../src/runtime/control-client.ts';
 import { DEFAULT_INTERVAL_MS } from '../src/runtime/sweep.ts';
+import { sleep } from './support/until.ts';
 
 /**
  * `run`'s default sweep interval (the test gives no sweep options), ms. `run` is adaptive by
@@ -78,8 +79,6 @@ const FIRE_LOG = 'hooks-fired.log';
 
 /** The hooks agentwatch adds to Claude Code. */
 const HOOKS = ['UserPromptSubmit', 'PreToolUse', 'PermissionRequest', 'Notification', 'Stop'];
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Claude Code user settings with one logging hook per hook event agentwatch uses: each appends

@@ -58,6 +58,7 @@ import { CLAUDE_BIN, claudeArgs, makeClaudeHome } from './support/claude-home.ts
 import { type PtyDriver, startPty } from './support/pty-driver.ts';
 import { listSessions, request } from '../src/runtime/control-client.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
+import { sleep } from './support/until.ts';
 
 /** The sweep interval given to `run`, ms. */
 const INTERVAL_MS = 700;
@@ -78,8 +79,6 @@ const POLL_MS = 25;
  * here), and Claude Code waits for most of them, so a round takes 6-8 s.
  */
 const ROUNDS = { default: 2, adaptive: 1 };
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** One permission round (task-bash, prompt, answer) as measured; times are ms since the epoch. */
 interface Round {

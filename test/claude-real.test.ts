@@ -29,6 +29,7 @@ import {
   REPO_ROOT,
 } from './support/claude-home.ts';
 import { type PtyDriver, startPty } from './support/pty-driver.ts';
+import { sleep } from './support/until.ts';
 
 const FIXTURES = join(REPO_ROOT, 'fixtures', 'claude-code');
 const FIXTURE_PROJECT = '/home/dev/claude/proj';
@@ -183,8 +184,6 @@ interface State {
   timings: Record<string, number>;
 }
 const st: State = { timings: {} };
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Screen text with this run's project path replaced by the fixtures' one. */
 function normal(screen: string): string {

@@ -19,7 +19,8 @@ import { RegionTexts } from '../src/detect/regions.ts';
 import type { Region } from '../src/detect/types.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import { Terminal } from '../src/vt/terminal.ts';
-import { prng, randomStream } from './support/random-stream.ts';
+import { prng } from '../src/sim/rng.ts';
+import { randomStream } from './support/random-stream.ts';
 
 type Op = { write: Uint8Array } | { resize: [number, number] };
 

@@ -41,6 +41,7 @@ import { createHost } from '../src/runtime/default-host.ts';
 import type { Session } from '../src/runtime/session.ts';
 import { GUARD_EXIT, guardedSend, GuardRefusal } from '../src/runtime/tools.ts';
 import { UserError } from '../src/errors.ts';
+import { prng } from '../src/sim/rng.ts';
 import { DIALOG_OPTIONS, DIALOG_QUESTION } from './support/prompt-flipper.ts';
 import { sleep, until } from './support/until.ts';
 
@@ -53,20 +54,6 @@ const ENTER_SHARE = 0.1;
 const SOCKET_SHARE = 0.1;
 /** Most sends that may reach the dialog through the unclosable window, per 1,000 trials. */
 const WINDOW_HITS_PER_1000 = 15;
-
-/** Resolves after `ms` milliseconds. */
-
-/** mulberry32: a seeded PRNG, uniform in [0, 1). */
-function rng(seed: number): () => number {
-  let a = (seed ^ 0x9e3779b9) >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A draw or erase: `drain` when its input drain began, `t0`/`t1` around its write(2). */
 type Draw = { k: 'D' | 'E'; drain: bigint; t0: bigint; t1: bigint };
@@ -173,7 +160,7 @@ test(`guard: ${TRIALS} random sends against a flipping dialog; none reaches it b
     await until('the idle box, read as idle', () => host.sweep.evaluate(w).state === 'idle');
 
     const probes = instrument(session);
-    const random = rng(7);
+    const random = prng(7);
     const trials: Trial[] = [];
     for (let i = 0; i < TRIALS; i++) {
       await sleep(random() * 12);
@@ -202,7 +189,14 @@ test(`guard: ${TRIALS} random sends against a flipping dialog; none reaches it b
       trial.writes = probes.slice(from);
       trials.push(trial);
     }
-    await sleep(100);
+    // The child has read every byte once it logged the last sent marker.
+    const last = [...trials].reverse().find((t) => t.outcome === 'sent');
+    const readSoFar = () =>
+      Buffer.concat(readLog(logPath).flatMap((e) => (e.k === 'I' ? [e.bytes] : []))).toString();
+    if (last) {
+      await until('the flipper read the last send', () => readSoFar().includes(last.marker), 5000)
+        .catch(() => {}); // the checks below say what it read
+    }
     session.kill('SIGTERM');
     await until('the flipper to exit', () => session.exit, 5000);
 

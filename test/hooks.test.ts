@@ -33,7 +33,11 @@ import { HOOK_BUDGET_MS } from '../src/cli/hook.ts';
 import { request } from '../src/runtime/control-client.ts';
 import { createHost } from '../src/runtime/default-host.ts';
 import type { SessionHost } from '../src/runtime/host.ts';
-import { claudeHookSettings, launchArgs, shellQuote } from '../src/runtime/integrations.ts';
+import {
+  claudeHookSettings,
+  launchArgs,
+  shellQuote,
+} from '../src/runtime/integrations/claude-code.ts';
 import { type Notice, Notifier } from '../src/runtime/notify.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import type { Session } from '../src/runtime/session.ts';
@@ -49,8 +53,6 @@ const REPLAY_SPEED = 6;
 /** The replay stops at this recorded time, s (after the last idle_prompt, 44.667). */
 const REPLAY_END_S = 45;
 const TAIL = ' >/dev/null 2>&1 || true';
-
-/** Resolves after `ms` milliseconds. */
 
 /** A temporary AGENTWATCH_DIR, the env pointing at it, and a probe preload (see {@link hook}). */
 function scratch(prefix: string) {
@@ -383,10 +385,12 @@ interface RecordedHook {
 /**
  * A child for the PTY that writes to its terminal the bytes it is sent framed as
  * STX base64 ETX, and ignores everything else it reads (the session's answers to terminal
- * queries). Plain node: starts fast.
+ * queries). Once in raw mode it sets the title `replayer-ready` (nothing on screen moves).
+ * Plain node: starts fast.
  */
 const REPLAYER = String.raw`
 process.stdin.setRawMode(true);
+process.stdout.write('\x1b]0;replayer-ready\x07'); // a title: nothing on screen moves
 let buf = '';
 process.stdin.on('data', (d) => {
   buf += d.toString('latin1');
@@ -457,7 +461,8 @@ test(`replayed Claude Code hooks (hooks.hooks.jsonl) at ${REPLAY_SPEED}x: the st
     host.onTransition(({ info: i }) => {
       timeline.push({ t: now(), what: `${i.state} (${i.by}: ${i.reason.split(' (')[0]})` });
     });
-    await sleep(300); // the replayer is listening
+    // The replayer is in raw mode (before it, the line discipline would echo the bytes).
+    await until('the replayer in raw mode', () => session.terminal.title === 'replayer-ready');
 
     type Step = { t: number; b64?: string; hook?: RecordedHook };
     const steps: Step[] = [
@@ -497,7 +502,8 @@ test(`replayed Claude Code hooks (hooks.hooks.jsonl) at ${REPLAY_SPEED}x: the st
       paused += performance.now() - hookStart;
       hookStart = null;
     }
-    await sleep(300);
+    await until('idle after the last hook', () => host.info(session.id).state === 'idle', 5000)
+      .catch(() => {}); // the assertions below say what it was instead
     const text = timeline.map((e) => `    ${e.t.toFixed(2).padStart(6)} ${e.what}`).join('\n');
     console.log(
       `  replay timeline (recorded seconds; the clock stops while a hook runs):\n${text}`,

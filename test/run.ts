@@ -16,7 +16,8 @@ const UVU = join(ROOT, 'node_modules', 'uvu', 'bin.js');
 /** A file still running after this long is killed and counted as failed (ms). */
 const FILE_TIMEOUT_MS = 15 * 60_000;
 /** Files known to take longest start first, so that they do not end the run alone. */
-const SLOW_FIRST = /claude|qwen|gemini|acp|eval|watch|runtime|hooks|guard|send|board|build/;
+const SLOW_FIRST =
+  /claude|qwen|gemini|acp|eval|watch|runtime|hooks|guard|send|board|build|vt-fixtures|manifests-|trust|record/;
 
 const jobs = Math.max(1, Number(process.env.TEST_JOBS) || 3);
 const only = process.argv[2] ? new RegExp(process.argv[2]) : undefined;

@@ -31,48 +31,13 @@ import { lineReader, type SessionInfo } from '../src/runtime/protocol.ts';
 import type { Session } from '../src/runtime/session.ts';
 import { sleep, until } from './support/until.ts';
 import { cli as runCli } from './support/cli.ts';
+import { writeFakeClaude } from './support/fake-claude.ts';
 
 const cli = runCli;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const MANIFESTS = loadBundledManifests();
-
-/**
- * A fake Claude Code (plain node, CommonJS): full frames on the main screen, one per key:
- * i idle footer, w spinner + working footer, b permission dialog, x exit 0, k SIGKILL itself,
- * s its size as the kernel reports it (also drawn on every SIGWINCH). READY once in raw mode.
- */
-const FAKE_CLAUDE = String.raw`
-const out = process.stdout;
-const rows = () => out.rows || 32;
-const cols = () => out.columns || 120;
-const rule = () => '─'.repeat(cols());
-function frame(bottom) {
-  const lines = [' ✻ Claude Code v2.1.332 (fake)', '', '❯ please create hello.txt', ''];
-  while (lines.length < rows() - bottom.length) lines.push('');
-  lines.push(...bottom);
-  return '\x1b[H\x1b[2J' + lines.slice(-rows()).map((l, i) => '\x1b[' + (i + 1) + ';1H' + l).join('');
-}
-const screens = {
-  i: () => frame([rule(), '❯ ', rule(), '  ⏸ manual mode on · ? for shortcuts']),
-  w: () => frame(['✻ Working… (esc to interrupt)', '', rule(), '❯ ', rule(),
-    '  ⏸ manual mode on · esc to interrupt']),
-  b: () => frame([rule(), ' Bash command', '', '   touch hello.txt', '', ' Do you want to proceed?',
-    ' ❯ 1. Yes', '   2. No', '', ' Esc to cancel · Tab to amend']),
-  s: () => '\x1b[H\x1b[2Jsize ' + rows() + 'x' + cols(),
-};
-if (process.stdin.isTTY) process.stdin.setRawMode(true);
-out.write(screens.i() + '\x1b[1;60HREADY');
-process.stdin.on('data', (d) => {
-  for (const k of d.toString()) {
-    if (screens[k]) out.write(screens[k]());
-    else if (k === 'x') process.exit(0);
-    else if (k === 'k') process.kill(process.pid, 'SIGKILL');
-  }
-});
-out.on('resize', () => out.write(screens.s()));
-`;
 
 /**
  * Writes random printable text, cursor moves, erases, SGR colours and UTF-8 characters as
@@ -150,8 +115,6 @@ while :; do
 done
 `;
 
-/** Resolves after `ms` milliseconds. */
-
 /** A temporary AGENTWATCH_DIR holding the fake agents' scripts too. */
 interface Scratch {
   dir: string;
@@ -175,7 +138,7 @@ function scratch(prefix: string): Scratch {
   return {
     dir,
     env: { ...process.env, AGENTWATCH_DIR: dir },
-    claude: script('claude', `#!${process.execPath}\n${FAKE_CLAUDE}`),
+    claude: writeFakeClaude(dir),
     script,
     done: () => rmSync(dir, { recursive: true, force: true }),
   };
@@ -372,7 +335,8 @@ test('fault: a 50 MB/s flood for 2 s; two other sessions keep being classified a
         await sleep(100);
       }
     })();
-    await sleep(500);
+    // the flood under way (its first MB through the PTY) before the state changes
+    await until('the flood under way', () => flooder.bytesOut > 2 ** 20, 10_000);
     let t = Date.now();
     a.write('b');
     transitions.push((await fa.next('blocked', t)).at - t);
@@ -625,7 +589,9 @@ test('fault: 100 sessions in one host: all reach their states, ls lists 100, clo
     closed = true;
     await until('every PTY child reported its exit', () => sessions.every((x) => x.exit), 10000);
     await until('no process left', () => sessions.every((x) => !processLives(x.pid)), 5000);
-    await sleep(100);
+    // the PTY masters and sockets close as their handles are released: wait for them (the
+    // assertion below says how many were left if they never do)
+    await until('the descriptors closed', () => openFds() - fds0 <= 5, 5000).catch(() => {});
     const fds2 = openFds();
     assert.equal(readdirSync(s.dir).filter((n) => n.endsWith('.sock')), [], 'sockets removed');
     console.log(

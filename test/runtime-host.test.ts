@@ -1,7 +1,7 @@
 /**
  * The live runtime with real PTYs and real processes, in a temporary AGENTWATCH_DIR:
- * * a SessionHost with the bundled manifests and a scripted fake Claude Code (a plain node
- *   script; each key it reads draws one screen): idle -> working -> blocked -> idle as seen on
+ * * a SessionHost with the bundled manifests and the fake Claude Code of
+ *   test/support/fake-claude.ts (a plain node script; each key it reads draws one screen): idle -> working -> blocked -> idle as seen on
  *   the control socket (`subscribe`), `info` and `screen` answers, the question and options of
  *   the blocked SessionInfo;
  * * working -> idle needs a second evaluation: a frame without the spinner between two with it
@@ -11,7 +11,7 @@
  * * `agentwatch run`, `ls` and `wait` as real processes.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,62 +28,17 @@ import type { Session } from '../src/runtime/session.ts';
 import { IDLE_CONFIRM_MS } from '../src/runtime/signals.ts';
 import { sleep, until } from './support/until.ts';
 import { cli as runCli } from './support/cli.ts';
+import { writeFakeClaude } from './support/fake-claude.ts';
 
 const cli = runCli;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 
-/**
- * A fake Claude Code (plain node, CommonJS, no tsx, so it starts in ~50 ms). It draws full frames on the
- * main screen (so a dialog stays visible after it exits) and reacts to single keys:
- * i idle footer, w spinner + working footer, b permission dialog in the bottom rows, x exit 0,
- * e exit 3, k SIGKILL itself, s its size as the kernel reports it. It prints READY once raw.
- */
-const FAKE_CLAUDE = String.raw`
-const out = process.stdout;
-const rows = () => out.rows || 32;
-const cols = () => out.columns || 120;
-const rule = () => '─'.repeat(cols());
-function frame(bottom) {
-  const lines = [' ✻ Claude Code v2.1.332 (fake)', '', '❯ please create hello.txt', '',
-    "● I'll create the file."];
-  while (lines.length < rows() - bottom.length) lines.push('');
-  lines.push(...bottom);
-  return '\x1b[H\x1b[2J' + lines.slice(-rows()).map((l, i) => '\x1b[' + (i + 1) + ';1H' + l).join('');
-}
-const screens = {
-  i: () => frame([rule(), '❯ ', rule(), '  ⏸ manual mode on · ? for shortcuts']),
-  w: () => frame(['✻ Working… (esc to interrupt)', '', rule(), '❯ ', rule(),
-    '  ⏸ manual mode on · esc to interrupt']),
-  b: () => frame([rule(), ' Bash command', '', '   touch hello.txt', '   Create empty hello.txt file',
-    '', ' Do you want to proceed?', ' ❯ 1. Yes',
-    "   2. Yes, and don't ask again for touch commands in /home/dev/proj", '   3. No', '',
-    ' Esc to cancel · Tab to amend']),
-  s: () => '\x1b[H\x1b[2Jsize ' + rows() + 'x' + cols(),
-};
-if (process.stdin.isTTY) process.stdin.setRawMode(true);
-out.write(screens.i() + '\x1b[1;60HREADY');
-process.stdin.on('data', (d) => {
-  for (const k of d.toString()) {
-    if (screens[k]) out.write(screens[k]());
-    else if (k === 'x') process.exit(0);
-    else if (k === 'e') out.write('bye', () => process.exit(3));
-    else if (k === 'k') process.kill(process.pid, 'SIGKILL');
-  }
-});
-out.on('resize', () => out.write(screens.s()));
-`;
-
-/** Resolves after `ms` milliseconds. */
-
 /** A temporary socket directory and folder for the fake agent; `done()` removes both. */
 function scratch(prefix: string): { dir: string; agent: string; env: NodeJS.ProcessEnv } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  // An executable script named `claude`: the kernel names the process 'claude' (comm), so the
-  // foreground reads as Claude Code. Arguments (the hooks' --settings) are ignored.
-  const agent = join(dir, 'claude');
-  writeFileSync(agent, `#!${process.execPath}\n${FAKE_CLAUDE}`, { mode: 0o755 });
+  const agent = writeFakeClaude(dir);
   return { dir, agent, env: { ...process.env, AGENTWATCH_DIR: dir } };
 }
 

@@ -22,8 +22,9 @@ import { request } from '../src/runtime/control-client.ts';
 import { choiceIndex, currentPrompt, guardedAnswer } from '../src/runtime/tools.ts';
 import { createHost } from '../src/runtime/default-host.ts';
 import { selfCommand } from '../src/runtime/self-command.ts';
-import { planTask, Rng } from '../src/eval/sim-agent.ts';
-import type { TruthEvent } from '../src/eval/sim-user.ts';
+import { planTask } from '../src/sim/plan.ts';
+import { Rng } from '../src/sim/rng.ts';
+import type { TruthEvent } from '../src/sim/user.ts';
 import { UserError } from '../src/errors.ts';
 import { sleep, until } from './support/until.ts';
 import { cli as runCli } from './support/cli.ts';
@@ -37,8 +38,6 @@ const SPEED = 8;
 const QUESTION = 'Do you want to proceed?';
 /** How long the slow dialog takes per key, ms (more than the guard's 60 ms between keys). */
 const SLOW_KEY_MS = 150;
-
-/** Resolves after `ms` milliseconds. */
 
 /** The truth file's lines so far ([] before it exists). */
 function truth(path: string): TruthEvent[] {

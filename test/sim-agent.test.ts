@@ -16,8 +16,10 @@ import { Terminal } from '../src/vt/terminal.ts';
 import { evaluate } from '../src/detect/evaluate.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import { selfCommand } from '../src/cli/sim-agent.ts';
-import { DiffRenderer, planTask, Rng } from '../src/eval/sim-agent.ts';
-import { SimUser, TruthFollower } from '../src/eval/sim-user.ts';
+import { DiffRenderer } from '../src/sim/diff-renderer.ts';
+import { planTask } from '../src/sim/plan.ts';
+import { Rng } from '../src/sim/rng.ts';
+import { SimUser, TruthFollower } from '../src/sim/user.ts';
 
 const SEED = 3; // tasks: prompt; prompt + "Would you like me to ...?"; prompt + read-only call
 const SPEED = 8;

@@ -9,6 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { prng } from '../src/sim/rng.ts';
 import { Terminal } from '../src/vt/terminal.ts';
 import { makeXterm, xtermRender } from './support/xterm-oracle.ts';
 
@@ -103,15 +104,10 @@ test('claude-code: every capture split into two chunks at every byte offset', ()
   }
 });
 
-/** Offsets 1..len-1 chosen by a seeded generator (reproducible). */
+/** Offsets 1..len-1 chosen by the seeded PRNG (reproducible). */
 function offsets(len: number, count: number, seed: number): number[] {
-  let a = seed;
-  const out: number[] = [];
-  for (let i = 0; i < count; i++) {
-    a = (Math.imul(a, 1103515245) + 12345) >>> 0;
-    out.push(1 + (a % (len - 1)));
-  }
-  return out;
+  const rnd = prng(seed);
+  return Array.from({ length: count }, () => 1 + Math.floor(rnd() * (len - 1)));
 }
 
 for (const agent of ['codex', 'gemini-cli', 'opencode', 'qwen-code']) {

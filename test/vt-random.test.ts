@@ -21,7 +21,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Terminal } from '../src/vt/terminal.ts';
 import { makeXterm } from './support/xterm-oracle.ts';
-import { prng, randomStream } from './support/random-stream.ts';
+import { prng } from '../src/sim/rng.ts';
+import { randomStream } from './support/random-stream.ts';
 
 function describe(data: Uint8Array): string {
   return JSON.stringify(new TextDecoder().decode(data));

@@ -34,7 +34,7 @@ import { selfCommand } from '../src/cli/sim-agent.ts';
 import { lsCommand } from '../src/cli/ls.ts';
 import { listSessions, request } from '../src/runtime/control-client.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
-import type { TruthEvent } from '../src/eval/sim-user.ts';
+import type { TruthEvent } from '../src/sim/user.ts';
 import { startPty } from './support/pty-driver.ts';
 import { sleep, until } from './support/until.ts';
 import { fakeInfo, type FakeSession, fakeSession } from './support/fake-session.ts';

@@ -5,7 +5,7 @@
  * Starts `--agents` (default 3) simulated Claude Code sessions (`agentwatch sim-agent`, re-run
  * from this same executable, see {@link selfCommand}) headless in a {@link SessionHost} with
  * the `claude` manifest, each with a simulated user who reads the agent's true state from its
- * truth file (see `src/eval/sim-user.ts` for why not from the sweep). On a terminal it shows
+ * truth file (see `src/sim/user.ts` for why not from the sweep). On a terminal it shows
  * the live board (the same as `watch`: Enter attaches to a simulated agent, Ctrl-] comes back,
  * q ends early); otherwise it prints one line per transition. After `--duration` seconds
  * (default 60) it ends the sessions, restores the terminal and prints a summary per session:
@@ -33,7 +33,7 @@ import { printable } from './board.ts';
 import { createHost } from '../runtime/default-host.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
 import type { SessionState } from '../detect/types.ts';
-import { SimUser, TruthFollower } from '../eval/sim-user.ts';
+import { SimUser, TruthFollower } from '../sim/user.ts';
 
 /**
  * The demo board's key help: the watch's keys (see `WATCH_KEYS` in `board.ts`) but `n` (the
@@ -73,7 +73,7 @@ export interface DemoStats {
   notices?: NoticeStats;
 }
 
-/** The question of the simulated agent's permission dialog (src/eval/sim-agent.ts). */
+/** The question of the simulated agent's permission dialog (src/sim/agent.ts). */
 const SIM_QUESTION = 'Do you want to proceed?';
 
 /** How the notices of one session's prompts went. */

@@ -8,7 +8,8 @@ import { notifyOptionHelp, notifyOptionSpec, optionPlaceholders } from './sweep-
 
 export const reportCommand: Command = {
   name: 'report',
-  summary: 'for agent hooks: tell the session what the agent does (always exits 0)',
+  summary: 'for agent hooks: tell the session (found from AGENTWATCH_SOCKET) what the agent ' +
+    'does; `tool` reads a PreToolUse payload (JSON on stdin) (always exits 0)',
   usage: 'report working|tool|blocked|done|idle',
   options: {},
   run: (_values, positionals) => hookMain(['report', ...positionals]),
@@ -17,6 +18,7 @@ export const reportCommand: Command = {
 export const notifyCommand: Command = {
   name: 'notify',
   summary: 'for agent hooks: pass a Notification payload (JSON on stdin) to the session ' +
+    '(found from AGENTWATCH_SOCKET) ' +
     '(always exits 0); --test: send a test notice on every channel and say which worked',
   usage:
     'notify < payload.json\nnotify --test [--no-desktop] [--notify-cmd CMD] [--notify-url URL]',

@@ -1,21 +1,19 @@
 /**
  * `agentwatch report working|tool|blocked|done|idle` and `agentwatch notify`: called by an
- * agent's hooks (Claude Code's `--settings` hooks, see runtime/integrations.ts). They find
- * their session from the environment the session set (`AGENTWATCH_SOCKET`), send one line on
- * its control socket and exit 0 within {@link HOOK_BUDGET_MS} — always 0, even with no
- * session, no socket or garbage input, so that a hook never disturbs the agent.
+ * agent's hooks (Claude Code's `--settings` hooks, runtime/integrations/claude-code.ts, which
+ * also says what each hook event means). They only forward: they find their session from the
+ * environment the session set (`AGENTWATCH_SOCKET`), send one line on its control socket and
+ * exit 0 within {@link HOOK_BUDGET_MS} — always 0, even with no session, no socket or garbage
+ * input, so that a hook never disturbs the agent. Their help is in hook-commands.ts.
  *
  * Loaded on its own by main.ts (no manifests, no PTY, no regex engine), to start fast.
- * `report tool` and `notify` read the hook's JSON payload on stdin:
- * - `report tool` (PreToolUse): `tool_name` AskUserQuestion or ExitPlanMode -> blocked (under
- *   `--dangerously-skip-permissions` no other hook announces those menus), else working;
- * - `notify` (Notification): the session maps `notification_type` (permission_prompt,
- *   elicitation_dialog -> blocked; idle_prompt and anything else -> idle) and logs a
- *   malformed payload. Payload fields: Claude Code 2.1.332, fixtures/claude-code/README.md.
+ * `report tool` (PreToolUse) and `notify` (Notification) read the hook's JSON payload on
+ * stdin; `report tool` sends the state {@link reportFromHook} reads from it, `notify` the
+ * payload itself (the session reads it, and logs a malformed one).
  */
 import { createConnection } from 'node:net';
 import { ownSocket } from '../runtime/paths.ts';
-import { toolState } from '../runtime/integrations.ts';
+import { reportFromHook } from '../runtime/integrations/claude-code.ts';
 
 /**
  * When this hook process started, ms since the epoch: about when the agent fired the hook.
@@ -86,17 +84,6 @@ export async function hookMain(argv: string[]): Promise<number> {
     const given = process.env.AGENTWATCH_SOCKET;
     const socket = given && ownSocket(given, true) ? given : undefined;
     const [cmd, what] = argv;
-    if (argv.includes('--help') || argv.includes('-h')) {
-      process.stdout.write(
-        cmd === 'report'
-          ? 'usage: agentwatch report working|tool|blocked|done|idle\n\nFor agent hooks: tells the session ' +
-            '(found from AGENTWATCH_SOCKET) what the agent does. `tool` reads a PreToolUse payload on stdin. ' +
-            'Always exits 0.\n'
-          : 'usage: agentwatch notify < payload.json\n\nFor agent hooks: passes a Notification payload ' +
-            '(JSON on stdin) to the session found from AGENTWATCH_SOCKET. Always exits 0.\n',
-      );
-      return 0;
-    }
     if (cmd === 'report') {
       if (!what || !REPORTS.has(what)) {
         process.stderr.write(`agentwatch report: expected one of ${[...REPORTS].join(', ')}\n`);
@@ -105,10 +92,8 @@ export async function hookMain(argv: string[]): Promise<number> {
       let state = what === 'done' ? 'idle' : what;
       let source = `report ${what}`;
       if (what === 'tool') {
-        const payload = await readStdin(Math.min(80, left()));
-        state = toolState(payload);
-        source = `hook PreToolUse ${/"tool_name"\s*:\s*"([^"]{1,40})"/.exec(payload)?.[1] ?? ''}`
-          .trim();
+        const reading = reportFromHook('PreToolUse', await readStdin(Math.min(80, left())));
+        if (reading?.ok) ({ state, source } = reading);
       }
       if (socket) {
         await sendLine(socket, { op: 'report', state, detail: source, firedAt: FIRED_AT }, left());

@@ -1,11 +1,12 @@
 /**
  * agentwatch's entry point: runs the command line and exits with its code, after stdout
  * drains. The hook commands (`report`, `notify`) load only their own small module, so that
- * an agent's hook costs little more than starting Node; `notify --test` is not a hook.
+ * an agent's hook costs little more than starting Node; `notify --test` is not a hook, and
+ * their `--help` is the app's, from hook-commands.ts.
  */
 const argv = process.argv.slice(2);
-const hook = argv[0] === 'report' ||
-  (argv[0] === 'notify' && !argv.some((a) => a === '--test' || a === '--help' || a === '-h'));
+const hook = (argv[0] === 'report' || argv[0] === 'notify') &&
+  !argv.some((a) => a === '--test' || a === '--help' || a === '-h');
 const run: Promise<number> = hook
   ? import('./hook.ts').then((m) => m.hookMain(argv))
   : import('./app.ts').then((m) => m.main(argv));

@@ -21,7 +21,8 @@ import { personManifests } from '../runtime/default-host.ts';
 import { catalogCacheDir, configFile, userManifestDir } from '../runtime/user-dirs.ts';
 import { loadConfig } from '../runtime/config.ts';
 import { makeKeyPair } from '../runtime/catalog-build.ts';
-import { lastPull, pullCatalog } from '../runtime/catalog-updater.ts';
+import { lastPull } from '../runtime/catalog-cache.ts';
+import { pullCatalog } from '../runtime/catalog-updater.ts';
 import { writeFileSync } from 'node:fs';
 
 /** One row of `manifests list --json`: one source file (or bundled manifest) and its last read. */

@@ -1,6 +1,6 @@
 /**
  * `agentwatch sim-agent [--seed N] [--tasks N] [--truth FILE] [--speed X] [--mode M]` (hidden):
- * the simulated agent of `src/eval/sim-agent.ts` on this process's terminal. The demo, the
+ * the simulated agent of `src/sim/agent.ts` on this process's terminal. The demo, the
  * eval and the tests start it in a PTY through {@link selfCommand}.
  *
  * `--truth FILE` receives one JSON line `{"t": ms since the epoch, "state": "idle" | "working"
@@ -11,7 +11,7 @@
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { type Command, stringOption, UsageError, UserError } from './command.ts';
-import { SimAgent, type TrueState } from '../eval/sim-agent.ts';
+import { SimAgent, type TrueState } from '../sim/agent.ts';
 export { selfCommand } from '../runtime/self-command.ts';
 
 function positiveNumber(values: Record<string, unknown>, name: string, fallback: number): number {

@@ -23,7 +23,7 @@ import {
   type ProcessSample,
   sampleProcess,
 } from './process-table.ts';
-import { SimUser, TruthFollower } from './sim-user.ts';
+import { SimUser, TruthFollower } from '../sim/user.ts';
 
 /** The PTY's size, cells (the source's 32x120). */
 export const LIVE_ROWS = 32;

@@ -5,16 +5,15 @@
  * same recording and rules give the same figures on any machine, and nothing sleeps.
  *
  * Hook events become reports as `agentwatch report` / `notify` make them when agentwatch
- * starts Claude Code (src/runtime/integrations.ts), with `at` = the hook's recorded time.
+ * starts Claude Code (src/runtime/integrations/claude-code.ts), with `at` = the hook's recorded time.
  * The agent holds the foreground until it exits.
  */
 import type { Manifest } from '../detect/manifest.ts';
-import { readNotification } from '../runtime/integrations.ts';
+import { reportFromHook } from '../runtime/integrations/claude-code.ts';
 import type { ExitInfo } from '../runtime/session.ts';
 import type { Report } from '../runtime/signals.ts';
 import type { SweptSession } from '../runtime/sweep.ts';
 import { Terminal } from '../vt/terminal.ts';
-import { toolState } from '../runtime/integrations.ts';
 import { analyse, type DetectorFigures, type RunLog } from './analysis.ts';
 import { VirtualClock } from './clock.ts';
 import { DetectorBank, SAMPLE_MS } from './detectors.ts';
@@ -83,31 +82,10 @@ class ReplayPane implements SweptSession {
   }
 }
 
-/** The report a Claude Code hook event makes (src/runtime/integrations.ts), or null. */
+/** The report a Claude Code hook event makes (runtime/integrations/claude-code.ts), or null. */
 export function hookReport(hook: string, payload: unknown, at: number): Report | null {
-  const json = JSON.stringify(payload ?? {});
-  switch (hook) {
-    case 'UserPromptSubmit':
-      return { state: 'working', at, source: 'report working' };
-    case 'PreToolUse': {
-      const name = (payload as { tool_name?: unknown })?.tool_name;
-      return {
-        state: toolState(json),
-        at,
-        source: `hook PreToolUse ${typeof name === 'string' ? name : ''}`.trim(),
-      };
-    }
-    case 'PermissionRequest':
-      return { state: 'blocked', at, source: 'report blocked' };
-    case 'Notification': {
-      const r = readNotification(json);
-      return r.ok ? { state: r.state, at, source: r.source } : null;
-    }
-    case 'Stop':
-      return { state: 'idle', at, source: 'report done' };
-    default:
-      return null;
-  }
+  const r = reportFromHook(hook, JSON.stringify(payload ?? {}));
+  return r?.ok ? { state: r.state, at, source: r.source } : null;
 }
 
 /** One recording's replay. */

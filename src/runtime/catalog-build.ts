@@ -9,7 +9,7 @@ import { createHash, createPrivateKey, generateKeyPairSync, sign } from 'node:cr
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseManifest } from '../detect/manifest.ts';
-import { checkExamples } from './manifest-set.ts';
+import { checkExamples } from './manifest-files.ts';
 
 /** A new ed25519 key pair: the private key as PKCS#8 PEM, the public one as base64 SPKI DER. */
 export function makeKeyPair(): { privatePem: string; publicKey: string } {

@@ -8,24 +8,13 @@
  * `[[examples]]` entry passes; and every golden screen of its agent that the manifest in force
  * reads right is still read right. Otherwise the last good one stays and the refusal is told.
  *
- * Adopted files are written atomically (temp file, fsync, rename, fsync of the folder). One
- * fetch per interval per user: a lock file taken with O_EXCL in the cache folder (stale after
- * {@link LOCK_STALE_MS} or when its process is gone) and the time of the last check in
- * `state.json`; other processes see the new files through their folder watch and stat check.
+ * Adopted files are written atomically; one fetch per interval per user, under the cache
+ * folder's lock and by its `state.json` (catalog-cache.ts); other processes see the new files
+ * through their folder watch and stat check.
  * Checks that take time yield to the event loop between steps, so a running sweep is not held.
  */
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
-import { open, rename } from 'node:fs/promises';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ManifestError } from '../detect/errors.ts';
 import { evaluate } from '../detect/evaluate.ts';
@@ -40,8 +29,10 @@ import {
   PINNED_CATALOG_KEYS,
   verifyIndex,
 } from './catalog.ts';
+import { type CacheState, readState, takeLock, writeAtomic } from './catalog-cache.ts';
 import { fetchBounded } from './catalog-fetch.ts';
-import { checkExamples, type ManifestSet } from './manifest-set.ts';
+import { checkExamples } from './manifest-files.ts';
+import type { ManifestSet } from './manifest-set.ts';
 import {
   compileYielding,
   loadManifestFileYielding,
@@ -50,25 +41,10 @@ import {
 import { decodeUtf8, FileReadError } from './read-bounded.ts';
 import { bundledManifestTexts } from './bundled-manifests.ts';
 
-/** A lock older than this is stale (its holder died mid-fetch), ms. */
-export const LOCK_STALE_MS = 60_000;
 /** The first retry after a failed pull, ms; doubled after each failure, up to the interval. */
 export const BACKOFF_START_MS = 60_000;
 /** The interval when the caller gives none, ms (30 min, as the config's default). */
 export const DEFAULT_PULL_INTERVAL_MS = 30 * 60_000;
-
-/** The cache folder's record of the last pull (state.json). */
-interface CacheState {
-  /** When the next pull is due (any process), ms since the epoch. */
-  next?: number;
-  /** Failed pulls in a row (for the backoff). */
-  failures?: number;
-  etag?: string | null;
-  lastModified?: string | null;
-  lastCheck?: number;
-  lastResult?: string;
-  lastError?: string | null;
-}
 
 /** What one pull did. */
 export interface PullReport {
@@ -112,106 +88,6 @@ export interface PullOptions {
 
 const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
 const yieldNow = () => new Promise<void>((r) => setImmediate(r));
-
-function readState(dir: string): CacheState {
-  try {
-    const s = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8'));
-    return typeof s === 'object' && s ? s : {};
-  } catch {
-    return {};
-  }
-}
-
-/** The last pull's time, result and error as recorded in the cache folder (any process's). */
-export function lastPull(
-  dir: string,
-): { lastCheck: number | null; lastResult: string | null; lastError: string | null } {
-  const s = readState(dir);
-  return {
-    lastCheck: s.lastCheck ?? null,
-    lastResult: s.lastResult ?? null,
-    lastError: s.lastError ?? null,
-  };
-}
-
-/**
- * Writes `data` to `dir/name` atomically: a temp file, fsync, rename, fsync of the folder.
- * Asynchronous, so that a slow disk's fsync does not hold a running sweep.
- */
-export async function writeAtomic(
-  dir: string,
-  name: string,
-  data: string | Uint8Array,
-): Promise<void> {
-  const tmp = join(dir, `.${name}.tmp-${process.pid}`);
-  const fh = await open(tmp, 'w', 0o644);
-  try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await rename(tmp, join(dir, name));
-  try {
-    const dh = await open(dir, 'r');
-    try {
-      await dh.sync();
-    } finally {
-      await dh.close();
-    }
-  } catch {
-    // a folder fsync is not possible everywhere; the rename is atomic anyway
-  }
-}
-
-/**
- * Takes the cache folder's lock (O_EXCL). A lock older than {@link LOCK_STALE_MS}, or whose
- * process is gone, is removed and taken. @returns a release function, or null when another
- * live process holds it.
- */
-export function takeLock(dir: string, now = Date.now()): (() => void) | null {
-  const path = join(dir, 'lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-      writeSync(fd, `${process.pid} ${now}\n`);
-      closeSync(fd);
-      return () => {
-        try {
-          unlinkSync(path);
-        } catch {
-          // gone already
-        }
-      };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      let stale = false;
-      try {
-        const [pid] = readFileSync(path, 'utf8').split(' ').map(Number);
-        stale = now - statSync(path).mtimeMs > LOCK_STALE_MS || !alive(pid);
-      } catch {
-        stale = true;
-      }
-      if (!stale) return null;
-      try {
-        unlinkSync(path);
-      } catch {
-        // another process removed it first
-      }
-    }
-  }
-  return null;
-}
-
-function alive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** The screen a golden screen stands for. */
 function goldenInput(g: GoldenScreen): ScreenInput {

@@ -18,7 +18,7 @@ import { Session, type SessionSpec } from './session.ts';
 import { type ForegroundRead, Sweep, type Watched } from './sweep.ts';
 import type { StateRecord } from './signals.ts';
 import { UserError } from '../errors.ts';
-import { launchArgs, readNotification } from './integrations.ts';
+import { launchArgs, reportFromHook } from './integrations/claude-code.ts';
 import {
   choiceIndex,
   confirmedExpect,
@@ -422,9 +422,10 @@ export class SessionHost {
         return {};
       }
       case 'notify': {
-        const reading = readNotification(
+        const reading = reportFromHook(
+          'Notification',
           typeof req.payload === 'string' ? req.payload : JSON.stringify(req.payload),
-        );
+        )!;
         if (!reading.ok) {
           session.log(reading.error); // malformed: ignored, logged
           return { ignored: reading.error };

@@ -13,29 +13,23 @@
  * accepted from sources 1-3. A copy of each file of the person's folder that passed every
  * check is kept in `lastGoodDir` (written atomically), so that a process started while the
  * file is broken uses that last good copy too, as the processes already running do.
+ *
+ * Why one file over 400 lines: the class is one state, the slots of the four sources and the
+ * effective set recomputed from them, changed by scans, watch events, reloads and adoptions
+ * that must see each other's results; the checks a file passes and its last good copies are
+ * in manifest-files.ts.
  */
-import {
-  type FSWatcher,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  watch,
-  writeFileSync,
-} from 'node:fs';
-import { basename, join } from 'node:path';
-import { readBoundedText } from './read-bounded.ts';
+import { type FSWatcher, readdirSync, watch } from 'node:fs';
+import { join } from 'node:path';
 import { ManifestError } from '../detect/errors.ts';
-import { runExamples } from '../detect/examples.ts';
 import type { Manifest } from '../detect/manifest.ts';
 import { compareVersions } from '../detect/version.ts';
 import {
   loadBundledManifests,
   loadManifestFile,
   loadManifestFileYielding,
-  MANIFEST_MAX_BYTES,
 } from './manifest-sources.ts';
+import { checkExamples, LastGoodCopies, statSig, unsafeDir } from './manifest-files.ts';
 
 /** Where a manifest came from: `--manifest`, the person's folder, the catalog cache, bundled. */
 export type SourceKind = 'option' | 'user' | 'catalog' | 'bundled';
@@ -117,61 +111,12 @@ const KIND_LABEL: Record<SourceKind, string> = {
   bundled: 'bundled',
 };
 
-/** A file's identity and change stamp, or null when it cannot be stat-ed (gone). */
-function statSig(path: string): string | null {
-  try {
-    const st = statSync(path);
-    return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' || code === 'ENOTDIR' ? null : `error:${code}`;
-  }
-}
-
-/**
- * Why folder `dir` must not be trusted, or null: it must belong to us and not be writable by
- * every user, or someone else could put rules in force for our sessions. (Group-writable is
- * allowed: with per-user groups, umask 002 makes every folder so.)
- */
-export function unsafeDir(dir: string): string | null {
-  try {
-    const st = statSync(dir);
-    const uid = process.getuid?.();
-    if (uid !== undefined && st.uid !== uid) {
-      return `${dir}: belongs to uid ${st.uid}, not to us (${uid}): its manifests are ignored`;
-    }
-    if ((st.mode & 0o002) !== 0 && (st.mode & 0o1000) === 0) {
-      return `${dir}: writable by every user (mode ${
-        (st.mode & 0o777).toString(8)
-      }): its manifests are ignored (chmod o-w)`;
-    }
-    return null;
-  } catch {
-    return null; // gone: nothing to read anyway
-  }
-}
-
-/**
- * Checks a manifest beyond parsing: every `[[examples]]` entry must give its state.
- * @throws ManifestError naming the first failing example.
- */
-export function checkExamples(m: Manifest): void {
-  const report = runExamples(m);
-  const f = report.failed[0];
-  if (f) {
-    throw new ManifestError(
-      m.source,
-      null,
-      `examples[${f.index}]`,
-      `expected ${f.expected}, got ${f.got} (${f.reason}); ${report.failed.length} of ${report.results.length} examples fail`,
-    );
-  }
-}
-
 /** The layered, reloading set of manifests; see the module's docs. */
 export class ManifestSet {
   readonly bundled: ReadonlyMap<string, Manifest>;
   readonly #options: ManifestSetOptions;
+  /** The last good copies of the person's files; null without `lastGoodDir`. */
+  readonly #copies: LastGoodCopies | null;
   readonly #now: () => number;
   readonly #option: Slot[];
   readonly #dirs: Array<{ dir: string; kind: 'user' | 'catalog'; slots: Map<string, Slot> }> = [];
@@ -194,6 +139,7 @@ export class ManifestSet {
    */
   constructor(options: ManifestSetOptions = {}) {
     this.#options = options;
+    this.#copies = options.lastGoodDir ? new LastGoodCopies(options.lastGoodDir) : null;
     this.#now = options.now ?? Date.now;
     this.bundled = options.bundled ?? loadBundledManifests();
     this.#option = (options.files ?? []).map((path) => ({
@@ -360,48 +306,21 @@ export class ManifestSet {
     }
   }
 
-  /** Where the last good copy of user file `path` is kept, or null when none is. */
-  #copyPath(path: string): string | null {
-    const dir = this.#options.lastGoodDir;
-    return dir ? join(dir, basename(path)) : null;
-  }
-
   /**
-   * Keeps the file of `slot`, which has just passed every check, as its last good copy:
-   * written to a temporary file and renamed over the copy (atomic); skipped when the file
-   * changed since it was read or the copy already holds it. A failure is only reported.
+   * Keeps the file of `slot`, which has just passed every check, as its last good copy (see
+   * {@link LastGoodCopies.keep}); a failure is only reported.
    */
   #keepCopy(slot: Slot): void {
-    const copy = this.#copyPath(slot.path);
-    if (!copy) return;
-    try {
-      const text = readBoundedText(slot.path, MANIFEST_MAX_BYTES);
-      if (statSig(slot.path) !== slot.sig) return; // changed meanwhile: the next read keeps it
-      try {
-        if (readFileSync(copy, 'utf8') === text) return;
-      } catch {
-        // no copy yet
-      }
-      mkdirSync(this.#options.lastGoodDir!, { recursive: true, mode: 0o700 });
-      const tmp = `${copy}.${process.pid}.tmp`;
-      writeFileSync(tmp, text, { mode: 0o600 });
-      renameSync(tmp, copy);
-    } catch (e) {
-      this.#notice(false, `cannot keep a copy of ${slot.path}: ${(e as Error).message}`);
-    }
+    const error = this.#copies?.keep(slot.path, slot.sig);
+    if (error) this.#notice(false, error);
   }
 
   /** Puts the last good copy of `slot`'s file in force (its own read failed), when one is kept. */
   #useCopy(slot: Slot): void {
-    const copy = this.#copyPath(slot.path);
-    if (!copy || statSig(copy) === null || unsafeDir(this.#options.lastGoodDir!)) return;
-    try {
-      const m = loadManifestFile(copy);
-      checkExamples(m);
+    const m = this.#copies?.read(slot.path);
+    if (m) {
       slot.good = m;
       slot.fromCopy = true;
-    } catch {
-      // a copy that no longer passes (an older agentwatch wrote it): bundled stays
     }
   }
 

@@ -14,6 +14,10 @@
  * Code points, not bytes, drive the states (as in xterm): a UTF-8 encoded C1 control
  * (U+0080..U+009F) acts as that control, and invalid UTF-8 bytes are dropped, as xterm's
  * decoder does (`src/common/input/TextDecoder.ts`).
+ *
+ * Why one file over 400 lines: it is one state machine, Williams's diagram, one function per
+ * state sharing the parameter, intermediate and string buffers; split, a transition would
+ * leave the file of its state, and the diagram could no longer be checked against one file.
  */
 
 /** What the parser reports. Parameters are only valid during the call. */

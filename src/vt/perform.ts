@@ -7,6 +7,11 @@
  * Sources: ECMA-48 5th ed. (control functions), DEC STD 070 (DEC private functions), xterm
  * ctlseqs (xterm extensions and replies), kitty's keyboard protocol (`CSI ? u`), and
  * xterm.js 6.0.0 `src/common/InputHandler.ts` for the exact behaviour the tests compare to.
+ *
+ * Why one file over 400 lines: it is one dispatch table, the map from every sequence the
+ * parser reports to what it does. Kept whole, a sequence is looked up in one place and the
+ * table reads beside the standards it cites; split, the same final byte would be decided in
+ * two files.
  */
 import { type Actions, MAX_PAYLOAD } from './parser.ts';
 import { CHARSET_ASCII, charsetFor } from './charset.ts';

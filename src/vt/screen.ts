@@ -15,6 +15,11 @@
  * differential tests, including its cursor model: the column may equal `cols` after a
  * character was written in the last column (the pending wrap of DECAWM) and, after a lone
  * zero-width character written there, `cols + 1`; handlers clamp it exactly where xterm does.
+ *
+ * Why one file over 400 lines: it is one state machine, the screen's. Every control function
+ * reads and moves the same cursor, margins, modes and pending wrap, and each must match
+ * xterm.js's handler of the same name; split by topic, the methods would share that private
+ * state through a wider interface and a reader would lose the one-to-one view of the reference.
  */
 import { BLANK, COMBINED, CONTENT_MASK, CP_MASK, Grid, WIDTH_SHIFT } from './grid.ts';
 import { CHARSET_ASCII, mapCharset } from './charset.ts';

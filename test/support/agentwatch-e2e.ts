@@ -14,8 +14,7 @@ import type { SessionInfo } from '../../src/runtime/protocol.ts';
 import { REPO_ROOT } from './claude-home.ts';
 import type { PtyDriver } from './pty-driver.ts';
 import type { ScriptRule } from './fake-anthropic.ts';
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+import { sleep } from './until.ts';
 
 /**
  * The argv (after `process.execPath`) that runs `agentwatch ARGS...` from source. The tsx

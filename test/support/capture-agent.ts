@@ -28,9 +28,9 @@ import type { FakeModelServer, ModelRule } from './fake-model.ts';
 import { xtermRender } from './xterm-oracle.ts';
 
 import { REPO_ROOT as REPO } from './claude-home.ts';
+import { sleep } from './until.ts';
 
 const which = process.argv[process.argv.indexOf('--capture-agent') + 1] ?? '';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Setup {
   folder: string; // fixtures/<folder>

@@ -21,6 +21,7 @@ import { type PtyDriver, startPty } from './pty-driver.ts';
 import { findSession, request } from '../../src/runtime/control-client.ts';
 import { agentwatchArgv } from './agentwatch-e2e.ts';
 import { readRecording } from '../../src/runtime/recording.ts';
+import { sleep } from './until.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
@@ -28,8 +29,6 @@ const MCP_SERVER = join(ROOT, 'test', 'support', 'tiny-mcp-server.ts');
 
 /** Print each marked screen (the command line sets it; tests stay quiet). */
 let verbose = false;
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** What a case's steps can do. */
 export interface CaseDriver {

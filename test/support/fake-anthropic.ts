@@ -14,6 +14,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sleepUnless as sleep } from './fake-model.ts';
 
 /** A text block of a scripted reply. */
 export interface TextBlock {
@@ -338,19 +339,6 @@ export function defaultScript(): ScriptRule[] {
     },
     { name: 'fallback', match: () => true, reply: () => ({ content: [text('OK.')] }) },
   ];
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (ms <= 0 || signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done);
-  });
 }
 
 function usage(out: number) {

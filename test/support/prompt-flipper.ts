@@ -27,6 +27,7 @@
  * importing this module (uvu loads every file under test/) runs nothing.
  */
 import { closeSync, constants, openSync, readSync, writeSync } from 'node:fs';
+import { prng } from '../../src/sim/rng.ts';
 
 /** Rows of the idle box at the bottom of the screen. */
 export function idleBox(cols: number): string[] {
@@ -52,18 +53,6 @@ export function dialog(cols: number): string[] {
 /** The question and options the guard must report for {@link dialog}. */
 export const DIALOG_QUESTION = 'Do you want to proceed?';
 export const DIALOG_OPTIONS = ['1. Yes', '2. No'];
-
-/** A small seeded PRNG (mulberry32), uniform in [0, 1). */
-function rng(seed: number): () => number {
-  let a = (seed ^ 0x9e3779b9) >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Writes all of `text` to `fd` with write(2). */
 function writeAll(fd: number, text: string): void {
@@ -93,7 +82,7 @@ function main(argv: string[]): void {
   };
   const logPath = opt('log');
   if (!logPath) throw new Error('prompt-flipper: --log FILE is required');
-  const random = rng(Number(opt('seed') ?? 1));
+  const random = prng(Number(opt('seed') ?? 1));
   const idleMs = range(opt('idle'), [1, 25]);
   const upMs = range(opt('up'), [1, 25]);
   const hold = argv.includes('--hold');

@@ -12,6 +12,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { type IPty, spawn } from 'node-pty';
 import { Terminal } from '../../src/vt/terminal.ts';
+import { sleep } from './until.ts';
 
 // Both xterm packages are CommonJS bundles; require() loads them the same way under ESM and
 // under uvu's `-r tsx` (which compiles tests to CommonJS, where a default import is undefined).
@@ -198,8 +199,6 @@ export interface PtyDriver {
    */
   close(graceMs?: number): Promise<void>;
 }
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Pids of all descendants of `pid` (children first-level first), from /proc or `ps`. */
 export function descendantsOf(pid: number): number[] {

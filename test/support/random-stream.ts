@@ -1,19 +1,8 @@
 /**
- * Random VT streams for property tests: a seeded PRNG and a generator of streams built from
- * the sequences the VT core supports (see test/vt-random.test.ts for what is left out and why).
+ * Random VT streams for property tests: a generator of streams built from the sequences the
+ * VT core supports (see test/vt-random.test.ts for what is left out and why), driven by the
+ * project's one seeded PRNG (src/sim/rng.ts), so every failure can be replayed from its seed.
  */
-
-/** mulberry32: small seeded PRNG so every failure can be replayed from its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const enc = new TextEncoder();
 

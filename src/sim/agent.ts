@@ -23,140 +23,25 @@
  * Its true state goes to `onState` (the CLI writes it to the `--truth` file), never to the
  * screen. Every choice comes from a seeded PRNG, so a seed gives the same run (for the same
  * answers from the user). No I/O here: the CLI wires `write`, keys and resizes.
+ *
+ * Why one file over 400 lines: the class is one state machine (idle, working, prompt, ended)
+ * driven by one clock and one seeded PRNG; what a task does is drawn in plan.ts and how frames
+ * become bytes is diff-renderer.ts, and what is left (the phases, the keys each reads, the
+ * frame each draws) shares the phase and the timers.
  */
+
+import { DiffRenderer, type Line, plain } from './diff-renderer.ts';
+import { PAST, planTask, PROJECT_DIR, type Tool } from './plan.ts';
+import { Rng } from './rng.ts';
 
 /** The agent's true state, as the truth file records it. */
 export type TrueState = 'idle' | 'working' | 'blocked' | 'exited';
 
-/** A small seeded PRNG (mulberry32): uniform numbers in [0, 1). */
-export class Rng {
-  #a: number;
-
-  constructor(seed: number) {
-    this.#a = (Math.floor(seed) ^ 0x9e3779b9) >>> 0;
-  }
-
-  next(): number {
-    this.#a = (this.#a + 0x6d2b79f5) >>> 0;
-    let t = this.#a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-
-  /** A uniform number in [lo, hi). */
-  between(lo: number, hi: number): number {
-    return lo + (hi - lo) * this.next();
-  }
-
-  /** True with probability `p`. */
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-
-  pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)];
-  }
-}
-
-/** Probability that a task's command needs a permission prompt (25 of 30 in the seed's run). */
-export const PROMPT_PROBABILITY = 0.83;
-/** Probability that a reply ends with the agent's own question ("Would you like me to ...?"). */
-export const QUESTION_PROBABILITY = 0.35;
-/** Silent tool calls last this long, ms (DESIGN.md section 1). */
-export const SILENT_TOOL_MS: readonly [number, number] = [500, 6000];
 /** Spinner frame period, ms (10 Hz). */
 export const SPINNER_MS = 100;
-/** The working directory the prompt names. */
-export const PROJECT_DIR = '/home/dev/proj';
-
 /** Spinner glyphs, in Claude Code's order; the animation runs forth and back. */
 export const SPINNER_GLYPHS = ['·', '✢', '✳', '✶', '✻', '✽'] as const;
 const GLYPH_CYCLE = [...SPINNER_GLYPHS, ...[...SPINNER_GLYPHS].reverse().slice(1, -1)];
-
-const VERBS = ['Churning', 'Doing', 'Calculating', 'Frosting', 'Brewing', 'Cogitating', 'Baking'];
-const PAST: Record<string, string> = {
-  Churning: 'Churned',
-  Doing: 'Did',
-  Calculating: 'Calculated',
-  Frosting: 'Frosted',
-  Brewing: 'Brewed',
-  Cogitating: 'Cogitated',
-  Baking: 'Baked',
-};
-const TIPS = [
-  'Tip: Use Plan Mode to prepare for a complex request before making changes.',
-  'Tip: Press shift+tab to cycle permission modes.',
-  'Tip: Run /init to create a CLAUDE.md file with instructions for Claude.',
-];
-
-/** A shell command the agent wants to run, and what it says around it. */
-export interface Tool {
-  cmd: string;
-  /** The grey line under the command in the prompt. */
-  description: string;
-  intro: string;
-  result: string;
-  done: string;
-}
-
-const TOOLS: readonly Tool[] = [
-  {
-    cmd: 'touch hello.txt',
-    description: 'Create empty hello.txt file',
-    intro: "I'll create the file.",
-    result: '(No content)',
-    done: 'Created hello.txt in the project directory.',
-  },
-  {
-    cmd: 'mkdir -p build/out',
-    description: 'Create the build output directory',
-    intro: "I'll set up the build directory first.",
-    result: '(No content)',
-    done: 'The build directory is ready at build/out.',
-  },
-  {
-    cmd: 'rm -f build.log',
-    description: 'Remove the stale build log',
-    intro: 'The old build log is stale; I will remove it.',
-    result: '(No content)',
-    done: 'Removed build.log.',
-  },
-  {
-    cmd: 'npm test',
-    description: 'Run the test suite',
-    intro: 'Let me run the tests.',
-    result: '12 passing (340ms)',
-    done: 'All 12 tests pass.',
-  },
-  {
-    cmd: 'git add greet.py',
-    description: 'Stage the change to greet.py',
-    intro: "I'll stage the change.",
-    result: '(No content)',
-    done: 'Staged greet.py.',
-  },
-  {
-    cmd: 'sed -i s/hello/hi/ greet.py',
-    description: 'Update the greeting in greet.py',
-    intro: "I'll update the greeting.",
-    result: '(No content)',
-    done: 'I fixed the off-by-one error in the loop bounds, so the last element is now processed.',
-  },
-];
-
-/** Read-only calls run unasked (as `ls`/`cat` do in manual mode): silent, then a summary. */
-const READS = [
-  { label: 'Read(greet.py)', result: 'Read 24 lines' },
-  { label: 'Bash(ls src)', result: 'greet.py  util.py' },
-  { label: 'Search(pattern: "TODO")', result: 'Found 2 files' },
-];
-
-const QUESTIONS = [
-  'Would you like me to add a regression test?',
-  'Would you like me to run the full test suite as well?',
-  'Would you like me to update the README too?',
-];
 
 // 24-bit SGR colours as Claude Code's dark theme writes them.
 const ORANGE = '38;2;215;119;87';
@@ -166,146 +51,6 @@ const ACCENT = '38;2;177;185;249';
 const GREEN = '38;2;78;186;101';
 const RED = '38;2;255;107;128';
 const BOLD = '1';
-
-/** Everything random about one task, drawn up front (so a seed's runs can be inspected). */
-export interface TaskPlan {
-  verb: string;
-  tip: string;
-  /** Spinner time before the first words, ms. */
-  thinkMs: number;
-  tool: Tool;
-  /** A read-only call first (runs unasked): silent for `silentMs`, then `thinkMs` spinner. */
-  read: { label: string; result: string; silentMs: number; thinkMs: number } | null;
-  /** The command needs a permission prompt. */
-  asks: boolean;
-  /** The command's silent run, ms. */
-  toolMs: number;
-  /** Spinner time before the reply, ms. */
-  afterMs: number;
-  /** The agent's own question at the end of the reply, '' for none. */
-  question: string;
-}
-
-/** Draws the next task's plan from `rng` (a fixed number of draws per task). */
-export function planTask(rng: Rng): TaskPlan {
-  const verb = rng.pick(VERBS);
-  const tip = rng.pick(TIPS);
-  const thinkMs = rng.between(800, 3000);
-  const tool = rng.pick(TOOLS);
-  const hasRead = rng.chance(0.5);
-  const read = {
-    ...rng.pick(READS),
-    silentMs: rng.between(...SILENT_TOOL_MS),
-    thinkMs: rng.between(300, 1500),
-  };
-  const asks = rng.chance(PROMPT_PROBABILITY);
-  const toolMs = rng.between(...SILENT_TOOL_MS);
-  const afterMs = rng.between(400, 1500);
-  const hasQuestion = rng.chance(QUESTION_PROBABILITY);
-  const question = rng.pick(QUESTIONS);
-  return {
-    verb,
-    tip,
-    thinkMs,
-    tool,
-    read: hasRead ? read : null,
-    asks,
-    toolMs,
-    afterMs,
-    question: hasQuestion ? question : '',
-  };
-}
-
-/** A run of text in one style (SGR parameters, '' for the default). */
-export interface Span {
-  text: string;
-  style?: string;
-}
-/** One screen row. */
-export type Line = Span[];
-
-const plain = (text: string, style?: string): Line => [{ text, style }];
-
-/**
- * Turns frames into Claude-style cell-diff bytes: only rows that changed are written, each
- * reached from `ESC[H` with `\r` + `ESC[nB`, erased with `ESC[2K` and its words placed with
- * `ESC[nG`. Widths: every character used here is one cell wide (Unicode 11).
- */
-export class DiffRenderer {
-  /** What each row shows now, as a key ('' = blank). */
-  #rows: string[] = [];
-
-  constructor(public rows: number, public cols: number) {}
-
-  /** Forgets what is on screen: the next render writes every row after `ESC[2J`. */
-  invalidate(): void {
-    this.#rows = [];
-  }
-
-  /** Marks rows `from`..end as blank (after the caller erased them with `ESC[J`). */
-  blankFrom(from: number): void {
-    for (let y = from; y < this.rows; y++) this.#rows[y] = '';
-  }
-
-  /** The bytes that turn the last frame into `frame` (length = rows). */
-  render(frame: Line[]): string {
-    const full = this.#rows.length === 0;
-    let out = full ? '\x1b[2J\x1b[H' : '';
-    let at = -1; // the row the cursor is on, -1 = unknown (go home first)
-    for (let y = 0; y < this.rows; y++) {
-      const line = frame[y] ?? [];
-      const key = rowKey(line);
-      if (!full && this.#rows[y] === key) continue;
-      if (full && key === '') {
-        this.#rows[y] = key;
-        continue;
-      }
-      if (at < 0) {
-        if (!full) out += '\x1b[H';
-        at = 0;
-      }
-      if (y > at) out += `\r\x1b[${y - at}B`;
-      else out += '\r';
-      at = y;
-      out += (this.#rows[y] ? '\x1b[2K' : '') + rowBytes(line, this.cols);
-      this.#rows[y] = key;
-    }
-    return out;
-  }
-}
-
-function rowKey(line: Line): string {
-  let k = '';
-  for (const s of line) if (s.text) k += `${s.style ?? ''}\u0001${s.text}\u0002`;
-  return k.replace(/ +\u0002$/, '\u0002');
-}
-
-/** One row's bytes: SGR per span, each word placed with `ESC[nG`, cut at `cols`. */
-function rowBytes(line: Line, cols: number): string {
-  let out = '';
-  let col = 0;
-  let move = false;
-  let style = '';
-  for (const span of line) {
-    for (const ch of span.text) {
-      if (col >= cols) break;
-      if (ch === ' ') {
-        col++;
-        move = true;
-        continue;
-      }
-      if ((span.style ?? '') !== style) {
-        style = span.style ?? '';
-        out += `\x1b[0m${style ? `\x1b[${style}m` : ''}`;
-      }
-      if (move) out += `\x1b[${col + 1}G`;
-      move = false;
-      out += ch;
-      col++;
-    }
-  }
-  return style ? out + '\x1b[0m' : out;
-}
 
 /** Thrown inside a task when the person interrupts it (Esc or Ctrl-C while working). */
 class Interrupted extends Error {}

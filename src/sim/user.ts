@@ -10,7 +10,8 @@
  * instead of showing it on the board.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import { Rng, type TrueState } from './sim-agent.ts';
+import type { TrueState } from './agent.ts';
+import { Rng } from './rng.ts';
 
 /** One line of a truth file. */
 export interface TruthEvent {
