@@ -56,7 +56,8 @@ import {
 import { type FakeAnthropic, startFakeAnthropic } from './support/fake-anthropic.ts';
 import { CLAUDE_BIN, claudeArgs, makeClaudeHome } from './support/claude-home.ts';
 import { type PtyDriver, startPty } from './support/pty-driver.ts';
-import { listSessions, request } from '../src/runtime/control-client.ts';
+import { request } from '../src/runtime/control-client.ts';
+import { listSessions } from '../src/runtime/session-directory.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import { sleep } from './support/until.ts';
 

@@ -14,7 +14,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readPrompt } from '../src/detect/prompt.ts';
 import { Terminal } from '../src/vt/terminal.ts';
-import { listSessions } from '../src/runtime/control-client.ts';
+import { listSessions } from '../src/runtime/session-directory.ts';
 import { agentwatchArgv, runCli } from './support/agentwatch-e2e.ts';
 import { startFakeAnthropic } from './support/fake-anthropic.ts';
 import { CLAUDE_BIN, makeClaudeHome } from './support/claude-home.ts';

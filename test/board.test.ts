@@ -4,21 +4,17 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { ageless, printable, stripSgr } from '../src/cli/printable.ts';
 import {
-  ageless,
   ANSWER_KEYS,
   type AnswerPanel,
-  detailOf,
   detailsChanged,
   panelWarning,
-  printable,
-  processGone,
-  renderBoard,
-  sortSessions,
-  stripSgr,
-  WATCH_KEYS,
   wrap,
-} from '../src/cli/board.ts';
+} from '../src/cli/board/answer-panel.ts';
+import { detailOf, sortSessions } from '../src/cli/board/rows.ts';
+import { renderBoard, WATCH_KEYS } from '../src/cli/board/render.ts';
+import { processGone } from '../src/runtime/session-directory.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import { DEMO_KEYS } from '../src/cli/demo.ts';
 

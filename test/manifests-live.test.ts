@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { listSessions } from '../src/runtime/control-client.ts';
+import { listSessions } from '../src/runtime/session-directory.ts';
 import { agentwatchArgv, runCli } from './support/agentwatch-e2e.ts';
 import { until } from './support/until.ts';
 import { REPO_ROOT } from './support/claude-home.ts';

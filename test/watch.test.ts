@@ -9,7 +9,7 @@
  * session only says it is not waiting; on a blocked one it opens the answer panel, ↓ moves the
  * choice and `y` answers (the agent's truth file gets option 2); `a` then `n`, and `3` then
  * Esc, send nothing (the prompt stays).
- * Plus the pure helpers (command groups, typed command lines, the JSON shape).
+ * Plus the pure helpers (typed command lines, the JSON shape).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
@@ -19,27 +19,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  BoardUi,
-  GONE_ROW_MS,
-  SessionBook,
-  splitCommandLine,
-  splitGroups,
-  type TransitionEvent,
-  transitionEvent,
-} from '../src/cli/watch.ts';
+import { type TransitionEvent, transitionEvent } from '../src/cli/watch.ts';
+import { BoardUi, GONE_ROW_MS } from '../src/cli/board/ui.ts';
 import type { SessionHost } from '../src/runtime/host.ts';
 import { parseNewSession } from '../src/cli/new-session.ts';
 import { selfCommand } from '../src/cli/sim-agent.ts';
 import { lsCommand } from '../src/cli/ls.ts';
-import { listSessions, request } from '../src/runtime/control-client.ts';
+import { request } from '../src/runtime/control-client.ts';
+import { listSessions, SessionDirectory } from '../src/runtime/session-directory.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import type { TruthEvent } from '../src/sim/user.ts';
 import { startPty } from './support/pty-driver.ts';
 import { sleep, until } from './support/until.ts';
 import { fakeInfo, type FakeSession, fakeSession } from './support/fake-session.ts';
 
-/** The little of a SessionHost a book of remote sessions uses. */
+/** The little of a SessionHost a directory of remote sessions uses. */
 const NO_HOST = { onTransition: () => () => {} } as unknown as SessionHost;
 
 test('listSessions: a socket answering a malformed info is left out; the others are listed', async () => {
@@ -69,10 +63,10 @@ test('listSessions: a socket answering a malformed info is left out; the others 
   }
 });
 
-test('SessionBook.poll: a session socket answering without a socket field crashes nothing', async () => {
+test('SessionDirectory.poll: a session socket answering without a socket field crashes nothing', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-book-'));
   const fakes: FakeSession[] = [];
-  const book = new SessionBook({ host: NO_HOST, dir, onChange: () => {} });
+  const book = new SessionDirectory({ host: NO_HOST, dir, onChange: () => {} });
   try {
     const { socket: _, ...bad } = fakeInfo('bad', join(dir, 'bad.sock'));
     fakes.push(await fakeSession(join(dir, 'bad.sock'), () => bad));
@@ -93,7 +87,7 @@ test('SessionBook.poll: a session socket answering without a socket field crashe
 function fakeHost(infos: Map<string, SessionInfo>): SessionHost {
   return {
     onTransition: () => () => {},
-    watched: () => undefined,
+    classifyNow: () => {},
     info: (id: string) => {
       const i = infos.get(id);
       if (!i) throw new Error(`no session ${id}`);
@@ -166,11 +160,16 @@ test('board: a live shell that reads exited can be attached to, and q asks befor
       }),
     ],
   ]);
-  const book = new SessionBook({ host: fakeHost(infos), dir, onChange: () => {}, remote: false });
+  const book = new SessionDirectory({
+    host: fakeHost(infos),
+    dir,
+    onChange: () => {},
+    remote: false,
+  });
   book.addLocal('sh-0001');
   book.addLocal('dead-0002');
   const term = fakeTerminal();
-  const ui = new BoardUi({ book, stdin: term.stdin, stdout: term.stdout });
+  const ui = new BoardUi({ directory: book, stdin: term.stdin, stdout: term.stdout });
   try {
     assert.equal(book.liveLocal().map((i) => i.id), ['sh-0001']);
     ui.start();
@@ -205,14 +204,14 @@ test('board: a live shell that reads exited can be attached to, and q asks befor
   }
 });
 
-test('SessionBook: a push that changes only the question (or reason) is shown at once', async () => {
+test('SessionDirectory: a push that changes only the question (or reason) is shown at once', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-push-'));
   const path = join(dir, 'q-0001.sock');
   const updates: SessionInfo[] = [];
   const changes: string[] = [];
   const first = fakeInfo('q-0001', path, { state: 'blocked', question: 'Run ls?' });
   const fake = await fakeSession(path, () => first);
-  const book = new SessionBook({
+  const book = new SessionDirectory({
     host: NO_HOST,
     dir,
     onChange: (i, prev) => changes.push(`${prev}->${i.state}`),
@@ -271,17 +270,22 @@ test('board: x clears the rows of sessions whose process is gone; they go by the
     ]);
   const realNow = Date.now;
   const later = (ms: number) => (Date.now = () => realNow() + ms);
-  const books: SessionBook[] = [];
+  const books: SessionDirectory[] = [];
   const uis: BoardUi[] = [];
   const fakes: FakeSession[] = [];
   try {
     // x: the dead ones go (their hosted sockets closed with forget), the shell and busy stay.
     const infos = hosted();
-    const book = new SessionBook({ host: fakeHost(infos), dir, onChange: () => {}, remote: false });
+    const book = new SessionDirectory({
+      host: fakeHost(infos),
+      dir,
+      onChange: () => {},
+      remote: false,
+    });
     books.push(book);
     for (const id of infos.keys()) book.addLocal(id);
     const term = fakeTerminal();
-    const ui = new BoardUi({ book, stdin: term.stdin, stdout: term.stdout });
+    const ui = new BoardUi({ directory: book, stdin: term.stdin, stdout: term.stdout });
     uis.push(ui);
     ui.start();
     assert.match(term.text(), /x clear exited/, 'the key help tells');
@@ -298,7 +302,7 @@ test('board: x clears the rows of sessions whose process is gone; they go by the
 
     // By themselves: 10 minutes after the board saw them gone.
     Date.now = realNow;
-    const book2 = new SessionBook({
+    const book2 = new SessionDirectory({
       host: fakeHost(hosted()),
       dir,
       onChange: () => {},
@@ -307,7 +311,7 @@ test('board: x clears the rows of sessions whose process is gone; they go by the
     books.push(book2);
     for (const id of hosted().keys()) book2.addLocal(id);
     const term2 = fakeTerminal();
-    const ui2 = new BoardUi({ book: book2, stdin: term2.stdin, stdout: term2.stdout });
+    const ui2 = new BoardUi({ directory: book2, stdin: term2.stdin, stdout: term2.stdout });
     uis.push(ui2);
     ui2.start();
     later(GONE_ROW_MS - 5000);
@@ -325,7 +329,7 @@ test('board: x clears the rows of sessions whose process is gone; they go by the
       exit: { code: 0 },
     });
     fakes.push(await fakeSession(sock('far-0005'), () => remote));
-    const book3 = new SessionBook({ host: NO_HOST, dir, onChange: () => {} });
+    const book3 = new SessionDirectory({ host: NO_HOST, dir, onChange: () => {} });
     books.push(book3);
     await book3.poll();
     assert.equal([...book3.followed.keys()], ['far-0005']);
@@ -376,10 +380,15 @@ test('board: the answer panel shows what is approved; y is refused when the prom
       }),
     ],
   ]);
-  const book = new SessionBook({ host: fakeHost(hosted), dir, onChange: () => {}, remote: false });
+  const book = new SessionDirectory({
+    host: fakeHost(hosted),
+    dir,
+    onChange: () => {},
+    remote: false,
+  });
   book.addLocal('w-0001');
   const term = fakeTerminal();
-  const ui = new BoardUi({ book, stdin: term.stdin, stdout: term.stdout });
+  const ui = new BoardUi({ directory: book, stdin: term.stdin, stdout: term.stdout });
   try {
     ui.start();
     term.type('a');
@@ -404,18 +413,9 @@ test('board: the answer panel shows what is approved; y is refused when the prom
   }
 });
 
-test('splitGroups: every -- starts a command', () => {
-  assert.equal(splitGroups([]), []);
-  assert.equal(splitGroups(['--', 'claude', '--resume', '--', 'codex']), [['claude', '--resume'], [
-    'codex',
-  ]]);
-  assert.throws(() => splitGroups(['claude']), /after '--'/);
-  assert.throws(() => splitGroups(['--', 'a', '--']), /empty command/);
-});
-
 test('board: n starts a session with the name, agent and folder typed before its command', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-new-'));
-  const book = new SessionBook({
+  const book = new SessionDirectory({
     host: fakeHost(new Map()),
     dir,
     onChange: () => {},
@@ -424,7 +424,7 @@ test('board: n starts a session with the name, agent and folder typed before its
   const term = fakeTerminal();
   const started: unknown[] = [];
   const ui = new BoardUi({
-    book,
+    directory: book,
     stdin: term.stdin,
     stdout: term.stdout,
     startSession: (s) => {
@@ -476,18 +476,6 @@ test('parseNewSession: the board n takes a name, an agent and a folder before th
   ) {
     assert.throws(() => parseNewSession(words), (e: Error) => message.test(e.message));
   }
-});
-
-test('splitCommandLine: blanks, quotes and backslashes', () => {
-  assert.equal(splitCommandLine(`claude --append-system-prompt "be brief" 'a b' c\\ d ""`), [
-    'claude',
-    '--append-system-prompt',
-    'be brief',
-    'a b',
-    'c d',
-    '',
-  ]);
-  assert.throws(() => splitCommandLine('claude "oops'), /unterminated/);
 });
 
 test('transitionEvent: the JSON shape', () => {

@@ -8,10 +8,12 @@
 import { closeSync, createReadStream, createWriteStream, openSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { type Command, UsageError } from './command.ts';
-import { findSession, request } from '../runtime/control-client.ts';
+import { sendAnswer } from '../runtime/control-client.ts';
+import { readAnswerablePrompt } from './board/answering.ts';
+import { findSession } from '../runtime/session-directory.ts';
 import { choiceIndex, GUARD_EXIT } from '../runtime/tools.ts';
 import { UserError } from '../errors.ts';
-import { printable } from './board.ts';
+import { printable } from './printable.ts';
 
 /** Asks `question` on the controlling terminal (/dev/tty); true for y/yes. */
 export function confirmOnTty(question: string): Promise<boolean> {
@@ -47,57 +49,6 @@ export function confirmOnTty(question: string): Promise<boolean> {
   });
 }
 
-type PromptAnswer = {
-  question: string;
-  options: string[];
-  selected: number;
-  details: string[];
-  /** Other names of each option (an ACP option's kind and optionId), when the session has them. */
-  aliases?: string[][];
-  /** True when what the prompt approves is not all visible in the pane (see readPrompt). */
-  detailsCut?: boolean;
-};
-
-const isStrings = (v: unknown): v is string[] =>
-  Array.isArray(v) && v.every((x) => typeof x === 'string');
-
-/** A `prompt` answer checked for shape (a socket answers what it likes). */
-function promptOf(a: Record<string, unknown>): PromptAnswer {
-  const { question, options, selected, details, aliases, detailsCut } = a;
-  if (
-    typeof question !== 'string' || !isStrings(options) || typeof selected !== 'number' ||
-    (details !== undefined && !isStrings(details)) ||
-    (aliases !== undefined && !(Array.isArray(aliases) && aliases.every(isStrings)))
-  ) {
-    throw new UserError('the session answered with a malformed prompt');
-  }
-  return {
-    question,
-    options,
-    selected,
-    details: details ?? [],
-    ...(aliases === undefined ? {} : { aliases: aliases as string[][] }),
-    ...(detailsCut === true ? { detailsCut: true } : {}),
-  };
-}
-
-/**
- * The prompt of a blocked session. An agent can say it is blocked (a hook, OSC 7501) a moment
- * before its dialog is drawn, so while the session is blocked but shows no options yet, this
- * asks again for up to {@link OPTIONS_WAIT_MS}.
- */
-async function readOptions(socket: string): Promise<PromptAnswer> {
-  const until = Date.now() + OPTIONS_WAIT_MS;
-  for (;;) {
-    const p = promptOf(await request<Record<string, unknown>>(socket, { op: 'prompt' }, 5000));
-    if (p.options.length || Date.now() > until) return p;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** How long `answer` waits for a blocked session's options to be drawn, ms. */
-const OPTIONS_WAIT_MS = 3000;
-
 export const answerCommand: Command = {
   name: 'answer',
   summary: 'answer the prompt a blocked session waits on, after you confirm it',
@@ -121,7 +72,7 @@ export const answerCommand: Command = {
       );
     }
     const info = await findSession(key);
-    const prompt = await readOptions(info.socket);
+    const prompt = await readAnswerablePrompt(info.socket);
     if (!prompt.options.length) {
       throw new UserError(
         `${info.id} is blocked but shows no numbered options to choose from`,
@@ -153,13 +104,12 @@ export const answerCommand: Command = {
         return 1;
       }
     }
-    const done = await request<{ answered: string }>(info.socket, {
-      op: 'answer',
-      choice: String(index + 1),
-      confirmed: true,
-      expect: { question: prompt.question, options: prompt.options, details: prompt.details },
-    }, 10_000);
-    io.stdout(`answered: ${printable(String(done.answered))}\n`);
+    const answered = await sendAnswer(info.socket, index + 1, {
+      question: prompt.question,
+      options: prompt.options,
+      details: prompt.details,
+    });
+    io.stdout(`answered: ${printable(answered)}\n`);
     return 0;
   },
 };

@@ -9,7 +9,7 @@ import { closest, explainBadArgs } from './argv-errors.ts';
 import { ManifestError } from '../detect/errors.ts';
 // Error messages quote what sessions said (a refusal's question and options, a session's
 // error): each line is made printable, so a hostile socket's `ESC[2J` cannot clear the screen.
-import { printableLines as printableMessage } from './board.ts';
+import { printableLines as printableMessage } from './printable.ts';
 
 const io: Io = {
   stdout: (t) => void process.stdout.write(t),

@@ -3,7 +3,8 @@
  * session sends `session/cancel` and answers every pending permission request `cancelled`.
  */
 import { type Command, UsageError } from './command.ts';
-import { findSession, request } from '../runtime/control-client.ts';
+import { request } from '../runtime/control-client.ts';
+import { findSession } from '../runtime/session-directory.ts';
 
 export const cancelCommand: Command = {
   name: 'cancel',

@@ -28,15 +28,27 @@ import {
 import { createNotifier, type Notice } from '../runtime/notify.ts';
 import type { NotifyOptions } from '../runtime/notify-config.ts';
 import { selfCommand } from './sim-agent.ts';
-import { BoardUi, guardTerminal, SessionBook } from './watch.ts';
-import { printable } from './board.ts';
+import { BoardUi } from './board/ui.ts';
+import { guardTerminal, STOP_SIGNALS } from './board/tty.ts';
+import { killSessions } from './board/hosted.ts';
+import { SessionDirectory } from '../runtime/session-directory.ts';
+import { printable } from './printable.ts';
 import { createHost } from '../runtime/default-host.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
 import type { SessionState } from '../detect/types.ts';
 import { SimUser, TruthFollower } from '../sim/user.ts';
+import {
+  type DemoStats,
+  formatSummary,
+  noticeStats,
+  plural,
+  promptLatencies,
+  seconds,
+  timeIn,
+} from './demo-stats.ts';
 
 /**
- * The demo board's key help: the watch's keys (see `WATCH_KEYS` in `board.ts`) but `n` (the
+ * The demo board's key help: the watch's keys (see `WATCH_KEYS` in `board/render.ts`) but `n` (the
  * demo starts no session) and with q ending the demo.
  */
 export const DEMO_KEYS =
@@ -54,156 +66,8 @@ export function agentSeed(seed: number, i: number): number {
   return seed * 10 + i;
 }
 
-/** What the demo counts per session. */
-export interface DemoStats {
-  name: string;
-  /** State changes the sweep published. */
-  transitions: number;
-  /** Permission prompts the agent showed (truth) and the user answered. */
-  promptsShown: number;
-  promptsAnswered: number;
-  /** Time blocked as the board showed it, and as it truly was, ms. */
-  blockedBoardMs: number;
-  blockedTrueMs: number;
-  /** For each prompt the board noticed: ms from the prompt's appearance to the board's blocked. */
-  latenciesMs: number[];
-  /** Prompts that ended before the board showed them blocked. */
-  missed: number;
-  /** The notices of blocked prompts, matched to the prompts shown (see {@link noticeStats}). */
-  notices?: NoticeStats;
-}
-
 /** The question of the simulated agent's permission dialog (src/sim/agent.ts). */
 const SIM_QUESTION = 'Do you want to proceed?';
-
-/** How the notices of one session's prompts went. */
-export interface NoticeStats {
-  /** Blocked notices sent. */
-  sent: number;
-  /** Prompts (truth) with at least one notice. */
-  announced: number;
-  /** Notices carrying the dialog's question (`question` of the caller). */
-  rightQuestion: number;
-  /** Notices beyond the first of one prompt. */
-  duplicates: number;
-  /** Notices sent while no prompt was up (within `toleranceMs` after one ended). */
-  stray: number;
-}
-
-/**
- * Matches blocked notices (`t`, question) to the true prompts (blocked spells of `truth`):
- * a notice belongs to the prompt up at its time, or that ended at most `toleranceMs` before.
- */
-export function noticeStats(
-  truth: ReadonlyArray<{ t: number; state: string }>,
-  notices: ReadonlyArray<{ t: number; question: string }>,
-  question: string,
-  end: number,
-  toleranceMs: number,
-): NoticeStats {
-  const spells: Array<{ from: number; to: number; count: number }> = [];
-  for (let i = 0; i < truth.length; i++) {
-    if (truth[i].state !== 'blocked') continue;
-    spells.push({ from: truth[i].t, to: truth[i + 1]?.t ?? end, count: 0 });
-  }
-  let stray = 0;
-  for (const n of notices) {
-    const spell = spells.find((s) => n.t >= s.from && n.t <= s.to + toleranceMs);
-    if (spell) spell.count++;
-    else stray++;
-  }
-  return {
-    sent: notices.length,
-    announced: spells.filter((s) => s.count > 0).length,
-    rightQuestion: notices.filter((n) => n.question === question).length,
-    duplicates: spells.reduce((sum, s) => sum + Math.max(0, s.count - 1), 0),
-    stray,
-  };
-}
-
-/** Sums the time spent in `state` from a list of (t, state) changes up to `end`, ms. */
-export function timeIn(
-  changes: ReadonlyArray<{ t: number; state: string }>,
-  state: string,
-  end: number,
-): number {
-  let total = 0;
-  for (let i = 0; i < changes.length; i++) {
-    if (changes[i].state !== state) continue;
-    const until = i + 1 < changes.length ? changes[i + 1].t : end;
-    total += Math.max(0, until - changes[i].t);
-  }
-  return total;
-}
-
-/**
- * Matches true prompts with the board's blocked episodes: a prompt is noticed when the board
- * turned blocked while it showed (or within `slackMs` after it was answered, one sweep late).
- */
-export function promptLatencies(
-  truth: ReadonlyArray<{ t: number; state: string }>,
-  board: ReadonlyArray<{ t: number; state: string }>,
-  end: number,
-  slackMs = 0,
-): { latenciesMs: number[]; missed: number } {
-  const latenciesMs: number[] = [];
-  let missed = 0;
-  for (let i = 0; i < truth.length; i++) {
-    if (truth[i].state !== 'blocked') continue;
-    const from = truth[i].t;
-    const to = (i + 1 < truth.length ? truth[i + 1].t : end) + slackMs;
-    const seen = board.find((b, j) =>
-      b.state === 'blocked' && (j === 0 || board[j - 1].state !== 'blocked') && b.t >= from &&
-      b.t <= to
-    );
-    if (seen) latenciesMs.push(seen.t - from);
-    else missed++;
-  }
-  return { latenciesMs, missed };
-}
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
-}
-
-function median(xs: number[]): number {
-  if (!xs.length) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
-
-/** The summary printed at the end: one block per session. */
-export function formatSummary(stats: DemoStats[], durationMs: number): string {
-  const lines = [
-    `agentwatch demo: ${plural(stats.length, 'simulated session')} for ${seconds(durationMs)}`,
-  ];
-  for (const s of stats) {
-    const lat = s.latenciesMs.length
-      ? `board noticed ${s.latenciesMs.length}/${s.promptsShown} prompts, median ${
-        seconds(median(s.latenciesMs))
-      } after they appeared`
-      : `board noticed 0/${s.promptsShown} prompts`;
-    const transitions = plural(s.transitions, 'transition');
-    const prompts = `${s.promptsAnswered}/${s.promptsShown} prompts answered`;
-    const blocked = `blocked ${seconds(s.blockedBoardMs)} on the board, ${
-      seconds(s.blockedTrueMs)
-    } in truth`;
-    const n = s.notices;
-    const notices = n
-      ? ` · ${
-        plural(n.sent, 'notice')
-      } (${n.announced}/${s.promptsShown} prompts announced, ${n.rightQuestion} with the dialog's question, ${n.duplicates} duplicate, ${n.stray} stray)`
-      : '';
-    lines.push(
-      `  ${s.name.padEnd(9)} ${transitions} · ${prompts} · ${blocked} · ${lat}${notices}`,
-    );
-  }
-  return lines.join('\n') + '\n';
-}
 
 export const demoCommand: Command = {
   name: 'demo',
@@ -292,7 +156,7 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
     };
   }
   let ui: BoardUi | null = null;
-  const book = new SessionBook({
+  const directory = new SessionDirectory({
     host,
     remote: false, // the demo shows its own sessions only
     onChange: (info: SessionInfo, prev) => {
@@ -367,7 +231,7 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
       };
       sims.push(sim);
       notifier?.observe(host.info(session.id));
-      book.addLocal(session.id);
+      directory.addLocal(session.id);
     }
     const end = t0 + opts.durationMs;
     const timer = new Promise<void>((resolve) =>
@@ -375,7 +239,7 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
     );
     if (board) {
       ui = new BoardUi({
-        book,
+        directory,
         title: 'agentwatch demo',
         confirmQuit: false,
         keys: DEMO_KEYS,
@@ -384,7 +248,11 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
             Math.max(0, Math.ceil((end - Date.now()) / 1000))
           } s`,
       });
-      unguard = guardTerminal(ui, host, io, 'demo');
+      const board = ui;
+      unguard = guardTerminal('demo', io, {
+        restore: () => board.restore(),
+        crashed: () => killSessions(host),
+      });
       const stop = () => ui?.quit();
       process.once('SIGTERM', stop);
       process.once('SIGHUP', stop);
@@ -396,15 +264,15 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
     } else {
       let stop = () => {};
       const stopped = new Promise<void>((resolve) => (stop = resolve));
-      for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(sig, stop);
+      for (const sig of STOP_SIGNALS) process.once(sig, stop);
       await Promise.race([timer, stopped]);
-      for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.off(sig, stop);
+      for (const sig of STOP_SIGNALS) process.off(sig, stop);
     }
   } finally {
     for (const s of sims) s.user.stop();
     const endAt = Date.now();
     for (const s of sims) s.follower.stop();
-    book.close();
+    directory.close();
     notifier?.close();
     await host.close();
     unguard();

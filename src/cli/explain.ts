@@ -4,12 +4,13 @@
  */
 import { existsSync } from 'node:fs';
 import { type Command, type Io, UsageError } from './command.ts';
-import { findSession, request } from '../runtime/control-client.ts';
+import { request } from '../runtime/control-client.ts';
+import { findSession } from '../runtime/session-directory.ts';
 import { classifySetup } from './classify.ts';
 import { manifestForFile } from './agent-of.ts';
 import { explain, formatExplain } from '../detect/explain.ts';
 import { renderFile } from '../runtime/render-file.ts';
-import { printableLines } from './board.ts';
+import { printableLines } from './printable.ts';
 
 /** The screen's rows numbered from 1, trailing empty rows cut, with the title and OSC payloads. */
 export function numberedScreen(

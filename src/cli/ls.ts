@@ -1,8 +1,9 @@
 /** `agentwatch ls [--json]`: every live session on this machine with its state. */
 import type { Command } from './command.ts';
-import { listSessions } from '../runtime/control-client.ts';
+import { listSessions } from '../runtime/session-directory.ts';
 import { duration, fit } from './format.ts';
-import { ageless, detailOf, printable } from './board.ts';
+import { ageless, printable } from './printable.ts';
+import { detailOf } from './board/rows.ts';
 
 export const lsCommand: Command = {
   name: 'ls',

@@ -3,8 +3,9 @@
  * idle, and why) to a session that `agentwatch record` records, from another terminal.
  */
 import { type Command, UsageError } from './command.ts';
-import { findSession, request } from '../runtime/control-client.ts';
-import { printable } from './board.ts';
+import { request } from '../runtime/control-client.ts';
+import { findSession } from '../runtime/session-directory.ts';
+import { printable } from './printable.ts';
 
 export const markCommand: Command = {
   name: 'mark',

@@ -8,7 +8,8 @@
 import { basename, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { type Command, stringOption, UserError } from './command.ts';
-import { runCommand, splitCommand } from './run.ts';
+import { runCommand } from './run.ts';
+import { splitCommand } from './argv.ts';
 import {
   CHORD_HELP,
   MarkChords,

@@ -5,14 +5,7 @@
  * socket and notifications go out. The terminal is restored on exit, on a signal and on a
  * crash.
  */
-import {
-  type Command,
-  type Io,
-  type OptionValues,
-  stringList,
-  stringOption,
-  UsageError,
-} from './command.ts';
+import { type Command, type Io, type OptionValues, stringList, stringOption } from './command.ts';
 import {
   notifyOptionHelp,
   notifyOptionSpec,
@@ -30,21 +23,8 @@ import { createNotifier } from '../runtime/notify.ts';
 import type { SessionHost } from '../runtime/host.ts';
 import type { Session } from '../runtime/session.ts';
 import { RunTitle, setsTitle } from './run-title.ts';
-
-/** Splits `-- CMD ARGS...` (as main passes it) into the command and its arguments. */
-export function splitCommand(positionals: string[]): { command: string; args: string[] } {
-  const dd = positionals.indexOf('--');
-  if (dd !== 0 && positionals.length) {
-    throw new UsageError(`put the command after '--': agentwatch run -- ${positionals.join(' ')}`);
-  }
-  const rest = positionals.slice(dd + 1);
-  if (!rest.length) throw new UsageError("no command given after '--'");
-  return { command: rest[0], args: rest.slice(1) };
-}
-
-/** Sequences that undo what an agent may leave on: mouse tracking, bracketed paste, focus events, hidden cursor, SGR. */
-const RESTORE =
-  '\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[?25h\x1b[0m';
+import { splitCommand } from './argv.ts';
+import { guardTerminal, RESTORE_MODES, setRaw, SHOW_CURSOR } from './board/tty.ts';
 
 /**
  * What a caller of `run` may watch or filter (`record` uses it). Every hook is optional; a
@@ -137,22 +117,17 @@ export const runCommand: Command & {
       notifier.close();
       if (tty) {
         try {
-          stdout.write(RESTORE + (session.terminal.altScreen ? '\x1b[?1049l' : ''));
+          stdout.write(
+            RESTORE_MODES + SHOW_CURSOR + (session.terminal.altScreen ? '\x1b[?1049l' : ''),
+          );
           title?.restore();
-          stdin.setRawMode(false);
         } catch {
           // the terminal is gone
         }
+        setRaw(stdin, false);
       }
     };
-    process.on('exit', restore);
-    const onCrash = (e: unknown) => {
-      restore();
-      io.stderr(`agentwatch run: internal error: ${(e as Error)?.stack ?? e}\n`);
-      session.kill('SIGHUP');
-      process.exit(70);
-    };
-    process.on('uncaughtException', onCrash);
+    guardTerminal('run', io, { restore, crashed: () => session.kill('SIGHUP') });
     for (const sig of ['SIGTERM', 'SIGHUP', 'SIGQUIT'] as const) {
       process.on(sig, () => {
         // Pass the signal on, restore the terminal, then close the host: an agent that ignores
@@ -173,7 +148,7 @@ export const runCommand: Command & {
       const state = host.watched(session.id)?.record.state ?? 'idle';
       title?.update(state, session.terminal.title, setsTitle(data));
     });
-    if (tty) stdin.setRawMode(true);
+    if (tty) setRaw(stdin, true);
     stdin.on('data', (d: Buffer) => {
       host.noteInput(session.id);
       session.write(tap.input ? tap.input(d) : d);
@@ -186,10 +161,8 @@ export const runCommand: Command & {
     stdin.on('end', () => {
       if (!tty) {
         sendEofWhenQuiet(session, () => {
-          const w = host.watched(session.id);
-          if (!w) return 'exited';
-          host.sweep.evaluate(w);
-          return w.record.state;
+          host.classifyNow(session.id);
+          return host.watched(session.id)?.record.state ?? 'exited';
         });
       }
     });
@@ -204,7 +177,7 @@ export const runCommand: Command & {
     const exit = await new Promise<{ code: number; signal?: number }>((resolve) =>
       session.onExit(resolve)
     );
-    host.sweep.evaluate(host.watched(session.id)!);
+    host.classifyNow(session.id);
     stdin.pause();
     restore();
     await host.close();

@@ -4,8 +4,9 @@
  * bytes; the prompt's question and options are printed and the exit code is 3.
  */
 import { type Command, UsageError } from './command.ts';
-import { findSession, request } from '../runtime/control-client.ts';
-import { printable } from './board.ts';
+import { request } from '../runtime/control-client.ts';
+import { findSession } from '../runtime/session-directory.ts';
+import { printable } from './printable.ts';
 
 export const sendCommand: Command = {
   name: 'send',

@@ -5,14 +5,13 @@
  * timeout; with no timeout a named session that does not exist yet is waited for).
  */
 import { type Command, stringOption, UsageError, UserError } from './command.ts';
-import { listSessions, subscribe } from '../runtime/control-client.ts';
+import { subscribe } from '../runtime/control-client.ts';
+import { awaitSessions, listSessions } from '../runtime/session-directory.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
-import { printable } from './board.ts';
+import { printable } from './printable.ts';
 import { SESSION_STATES } from '../detect/types.ts';
 
 const STATES: readonly string[] = SESSION_STATES;
-/** How often the socket folder is looked at while a named session does not exist yet (ms). */
-const APPEAR_POLL_MS = 250;
 
 export const waitCommand: Command = {
   name: 'wait',
@@ -62,7 +61,7 @@ export const waitCommand: Command = {
       sessions = await listSessions();
       if (!sessions.length) throw new UserError('no sessions (see agentwatch ls)', 4);
     } else {
-      const found = await appear(positionals, deadline);
+      const found = await awaitSessions(positionals, deadline);
       if (typeof found === 'string') {
         io.stderr(`agentwatch wait: no session '${printable(found)}' (see 'agentwatch ls')\n`);
         return 4;
@@ -107,31 +106,3 @@ export const waitCommand: Command = {
     });
   },
 };
-
-/**
- * Resolves each key (id, id prefix or name) to a live session, looking again every
- * {@link APPEAR_POLL_MS} until `deadline` (ms since the epoch) for those not there yet.
- * Returns the sessions, or the first key that never appeared.
- * @throws UsageError when a key matches several sessions.
- */
-async function appear(keys: string[], deadline: number): Promise<SessionInfo[] | string> {
-  for (;;) {
-    const live = await listSessions();
-    const out: SessionInfo[] = [];
-    let missing: string | undefined;
-    for (const key of keys) {
-      const exact = live.filter((s) => s.id === key || s.name === key);
-      const found = exact.length ? exact : live.filter((s) => s.id.startsWith(key));
-      if (found.length > 1) {
-        throw new UsageError(
-          `'${key}' matches ${found.length} sessions: ${found.map((s) => s.id).join(', ')}`,
-        );
-      }
-      if (found.length) out.push(found[0]);
-      else missing ??= key;
-    }
-    if (missing === undefined) return out;
-    if (Date.now() + APPEAR_POLL_MS > deadline) return missing;
-    await new Promise((r) => setTimeout(r, APPEAR_POLL_MS));
-  }
-}

@@ -1,15 +1,10 @@
 /**
- * Talks to sessions' control sockets: lists the live ones (removing the sockets of dead
- * processes), asks one a request, or follows its state events. Only sockets in a checked
- * socket folder are believed (`checkSocketDir`), and of its entries only sockets of ours
- * (lstat: a socket, not a symlink, owned by us); the only entries ever removed are such
- * sockets that refused a connection twice.
+ * Talks to one session's control socket: asks it a request, follows its state events,
+ * attaches a terminal to it, reads its prompt and answers it. Finding the sessions of this
+ * machine is `session-directory.ts`'s.
  */
 import { createConnection, type Socket } from 'node:net';
-import { readdirSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
-import { lineReader, type Request, type SessionInfo } from './protocol.ts';
-import { checkSocketDir, ownSocket, socketDir } from './paths.ts';
+import { lineReader, MAX_LINE, type Request, type SessionInfo } from './protocol.ts';
 import { UserError } from '../errors.ts';
 import { SESSION_STATES } from '../detect/types.ts';
 
@@ -113,76 +108,6 @@ export function sessionInfoOf(value: unknown): SessionInfo | null {
   return info;
 }
 
-/** How long {@link listSessions} waits before asking a socket that refused again, ms. */
-const REFUSED_RETRY_MS = 100;
-
-/**
- * Every live session's info, from the sockets in `dir`, which is checked first
- * ({@link checkSocketDir}: none when it does not exist). Only our own sockets are asked
- * ({@link ownSocket}); a socket that refuses a connection twice, {@link REFUSED_RETRY_MS}
- * apart, and still is one of ours is a dead session's and is removed; a socket whose answer is
- * not a session's info (see {@link sessionInfoOf}) is left out. Each info's `socket` is the
- * path asked, whatever the session said.
- * @throws UserError when the folder fails the check or cannot be read (EACCES is an error,
- *   not "no sessions").
- */
-export async function listSessions(dir = socketDir()): Promise<SessionInfo[]> {
-  if (!checkSocketDir(dir)) return [];
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((n) => n.endsWith('.sock'));
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return [];
-    throw new UserError(`${dir}: cannot read the socket folder (${code})`);
-  }
-  const infos = await Promise.all(names.map(async (n) => {
-    const path = join(dir, n);
-    if (!ownSocket(path)) return null;
-    for (let attempt = 1;; attempt++) {
-      try {
-        const a = await request<{ session?: unknown }>(path, { op: 'info' }, 1500);
-        const info = sessionInfoOf(a.session); // a malformed answer is left out, not trusted
-        return info && { ...info, socket: path };
-      } catch (e) {
-        const message = (e as Error).message;
-        // A session binds its socket file a moment before it listens, and a connection in
-        // between is refused as well: only a socket still refusing a little later is stale.
-        if (/ECONNREFUSED/.test(message) && attempt === 1) {
-          await new Promise((r) => setTimeout(r, REFUSED_RETRY_MS));
-          continue;
-        }
-        if (/ECONNREFUSED/.test(message) && ownSocket(path)) {
-          try {
-            unlinkSync(path); // a stale socket of a dead session of ours
-          } catch {
-            // already gone
-          }
-        }
-        return null;
-      }
-    }
-  }));
-  return infos.filter((i): i is SessionInfo => i !== null).sort((a, b) =>
-    a.startedAt - b.startedAt
-  );
-}
-
-/**
- * Finds a live session by id, id prefix or name.
- * @throws UserError when none or several match.
- */
-export async function findSession(key: string, dir = socketDir()): Promise<SessionInfo> {
-  const all = await listSessions(dir);
-  const exact = all.filter((s) => s.id === key || s.name === key);
-  const found = exact.length ? exact : all.filter((s) => s.id.startsWith(key));
-  if (found.length === 1) return found[0];
-  if (!found.length) throw new UserError(`no session '${key}' (see 'agentwatch ls')`);
-  throw new UserError(
-    `'${key}' matches ${found.length} sessions: ${found.map((s) => s.id).join(', ')}`,
-  );
-}
-
 /**
  * Follows a session's state: calls `onInfo` with each state line until the socket closes
  * (lines whose session is not a valid {@link SessionInfo} are ignored).
@@ -214,4 +139,187 @@ export function subscribe(
     }, () => c.destroy()),
   );
   return c;
+}
+
+/**
+ * A blocked session's prompt as its `prompt` op tells it (the typing guard reads it off the
+ * screen: see `readPrompt` in tools.ts), checked for shape.
+ */
+export interface PromptReply {
+  /** The question line ('' when the dialog has none). */
+  question: string;
+  /** The numbered options as shown ('1. Yes', ...); empty when none is drawn (yet). */
+  options: string[];
+  /** 0-based index of the option the dialog marks, -1 when none. */
+  selected: number;
+  /** What the prompt is about (the command, the file, the reason); [] from hosts without. */
+  details: string[];
+  /** Other names of each option (an ACP option's kind and optionId), when the session has them. */
+  aliases?: string[][];
+  /** True when what the prompt approves is not all visible in the pane. */
+  detailsCut?: boolean;
+}
+
+/** How long reading a prompt may take by default, ms. */
+export const PROMPT_TIMEOUT_MS = 5000;
+/** How long an answer may take by default (the session classifies afresh first), ms. */
+export const ANSWER_TIMEOUT_MS = 10_000;
+
+/**
+ * `value` as a {@link PromptReply} when it has the shape of one (a session answers what it
+ * likes), else null: question a string, options strings, selected a number, details and
+ * aliases absent or strings.
+ */
+export function promptReplyOf(value: unknown): PromptReply | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { question, options, selected, details, aliases, detailsCut } = value as Record<
+    string,
+    unknown
+  >;
+  if (
+    typeof question !== 'string' || !isStrings(options) || typeof selected !== 'number' ||
+    (details !== undefined && !isStrings(details)) ||
+    (aliases !== undefined && !(Array.isArray(aliases) && aliases.every(isStrings)))
+  ) return null;
+  return {
+    question,
+    options,
+    selected,
+    details: details ?? [],
+    ...(aliases === undefined ? {} : { aliases: aliases as string[][] }),
+    ...(detailsCut === true ? { detailsCut: true } : {}),
+  };
+}
+
+/**
+ * Reads the prompt of the session at `path` (the `prompt` op).
+ * @throws UserError as {@link request} does (a session that is not blocked refuses), or when
+ *   the answer is not a prompt's shape.
+ */
+export async function readPrompt(
+  path: string,
+  timeoutMs = PROMPT_TIMEOUT_MS,
+): Promise<PromptReply> {
+  const p = promptReplyOf(await request<unknown>(path, { op: 'prompt' }, timeoutMs));
+  if (!p) throw new UserError('the session answered with a malformed prompt');
+  return p;
+}
+
+/**
+ * Answers the prompt of the session at `path` with option `choice` (1-based), the person
+ * having confirmed `expect` (the prompt as read with {@link readPrompt} and shown to them):
+ * the session classifies afresh right before writing and refuses when the prompt on its
+ * screen is not that one any more. Returns the option written, as the session names it.
+ * @throws UserError as {@link request} does; exit code 3 (`GUARD_EXIT`) when the typing
+ *   guard refused (not blocked, not the prompt confirmed, asked from inside a session).
+ */
+export async function sendAnswer(
+  path: string,
+  choice: number,
+  expect: { question: string; options: string[]; details?: string[] },
+  timeoutMs = ANSWER_TIMEOUT_MS,
+): Promise<string> {
+  const done = await request<{ answered?: unknown }>(path, {
+    op: 'answer',
+    choice: String(choice),
+    confirmed: true,
+    expect,
+  }, timeoutMs);
+  return String(done.answered ?? '');
+}
+
+/** What an {@link attach} tells its caller. */
+export interface AttachHandlers {
+  /** The session accepted: its redraw and output follow through `onOutput`. */
+  onReady?(): void;
+  /** Bytes from the session's PTY (the redraw first), once ready. */
+  onOutput(data: Buffer): void;
+  /**
+   * Attaching failed before the session accepted: `why` is the connection's error code, or
+   * the session's refusal (as it wrote it: print it through `printable`).
+   */
+  onFail(why: string): void;
+  /** The connection closed after the session accepted (the session ended, or its host). */
+  onEnd(): void;
+}
+
+/** A terminal attached to a session (see {@link attach}). */
+export interface Attachment {
+  /** Sends the person's bytes to the session; those sent before it accepted are queued. */
+  write(data: Uint8Array): void;
+  /** Detaches (closes the connection); no handler is called after. Idempotent. */
+  close(): void;
+}
+
+/**
+ * Attaches a terminal of `rows` x `cols` cells to the session at `path` (the `attach` op):
+ * after the session's `{ok: true}` line, raw bytes flow both ways (its redraw, then its PTY's
+ * output; the person's keys). The session takes the terminal's size while it is attached.
+ */
+export function attach(
+  path: string,
+  size: { rows: number; cols: number },
+  h: AttachHandlers,
+): Attachment {
+  const sock: Socket = createConnection(path);
+  let ready = false;
+  let closed = false;
+  let queue: Buffer[] = [];
+  let pending = Buffer.alloc(0);
+  const fail = (why: string) => {
+    if (closed) return;
+    closed = true;
+    sock.destroy();
+    h.onFail(why);
+  };
+  sock.on('error', (e) => {
+    if (!ready) fail((e as NodeJS.ErrnoException).code ?? e.message);
+  });
+  sock.on('connect', () => {
+    sock.write(JSON.stringify({ op: 'attach', rows: size.rows, cols: size.cols }) + '\n');
+  });
+  sock.on('data', (d: Buffer) => {
+    if (closed) return;
+    if (ready) return h.onOutput(d);
+    pending = Buffer.concat([pending, d]);
+    const nl = pending.indexOf(0x0a);
+    if (nl < 0) {
+      if (pending.length > MAX_LINE) fail('answer too long');
+      return;
+    }
+    let answer: { ok?: unknown; error?: unknown } = {};
+    try {
+      answer = JSON.parse(pending.subarray(0, nl).toString('utf8'));
+    } catch {
+      // not an answer line
+    }
+    if (answer?.ok !== true) {
+      return fail(typeof answer?.error === 'string' ? answer.error : 'unexpected answer');
+    }
+    ready = true;
+    h.onReady?.();
+    const rest = pending.subarray(nl + 1);
+    pending = Buffer.alloc(0);
+    if (rest.length) h.onOutput(rest);
+    for (const q of queue) sock.write(q);
+    queue = [];
+  });
+  sock.on('close', () => {
+    if (closed) return;
+    closed = true;
+    if (ready) h.onEnd();
+    else h.onFail('the session closed the connection');
+  });
+  return {
+    write(data) {
+      if (closed || sock.destroyed) return;
+      if (ready) sock.write(data);
+      else queue.push(Buffer.from(data));
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      sock.destroy();
+    },
+  };
 }

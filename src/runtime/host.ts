@@ -10,7 +10,7 @@ import { basename } from 'node:path';
 import type { Manifest } from '../detect/manifest.ts';
 import { explain, formatExplain } from '../detect/explain.ts';
 import { closeControl, connectionPeer, listenControl, push } from './control-server.ts';
-import { listSessions } from './control-client.ts';
+import { listSessions } from './session-directory.ts';
 import { answerRefusal } from './peer.ts';
 import { ensureSocketDir, socketDir, socketPath } from './paths.ts';
 import type { Request, SessionInfo } from './protocol.ts';
@@ -311,6 +311,15 @@ export class SessionHost {
     const w = this.sweep.watched.get(id);
     if (!entry || !w) throw new UserError(`no session ${id} in this process`);
     return this.#info(w);
+  }
+
+  /**
+   * Classifies session `id` afresh now, out of the sweep's turn (a board names a new session's
+   * agent at once; `run` looks before it types an end-of-file). No-op for an unknown id.
+   */
+  classifyNow(id: string): void {
+    const w = this.sweep.watched.get(id);
+    if (w) this.sweep.evaluate(w);
   }
 
   /** The sweep's record of session `id`. */

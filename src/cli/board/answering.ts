@@ -1,0 +1,181 @@
+/**
+ * Answering a blocked session's prompt, as the person does it on the board and with
+ * `agentwatch answer`: read the prompt (waiting a moment for its options to be drawn), show it,
+ * and send the answer with the prompt exactly as shown as `expect` (the session classifies
+ * afresh right before writing and refuses when the prompt is not that one any more).
+ *
+ * {@link AnswerFlow} is the board's panel as a state machine: `a` (or a digit) on a blocked
+ * session opens it (`reading`, then `choosing`); ↑/↓ (k/j) or a digit change the choice; `y`
+ * sends (`sending`), unless the session's latest info tells other details with the same
+ * question and options (then the board itself refuses); n, Esc, Enter, q or Ctrl-C cancel.
+ * The result (answered, or refused with the reason) goes to the status line.
+ */
+import { type PromptReply, readPrompt, sendAnswer } from '../../runtime/control-client.ts';
+import type { SessionInfo } from '../../runtime/protocol.ts';
+import { GUARD_EXIT } from '../../runtime/tools.ts';
+import { type AnswerPanel, detailsChanged } from './answer-panel.ts';
+
+/** How long answering waits for a blocked session's options to be drawn, ms. */
+export const OPTIONS_WAIT_MS = 3000;
+/** How often the prompt is read again meanwhile, ms. */
+const OPTIONS_POLL_MS = 100;
+
+/**
+ * The prompt of the blocked session at `socket`. An agent can say it is blocked (a hook,
+ * OSC 7501) a moment before its dialog is drawn, so while the session shows no options yet,
+ * this asks again for up to `waitMs`.
+ * @throws UserError as {@link readPrompt} does.
+ */
+export async function readAnswerablePrompt(
+  socket: string,
+  waitMs = OPTIONS_WAIT_MS,
+): Promise<PromptReply> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    const p = await readPrompt(socket);
+    if (p.options.length || Date.now() > until) return p;
+    await new Promise((r) => setTimeout(r, OPTIONS_POLL_MS));
+  }
+}
+
+/** The first line of an error's message (refusals list the prompt on further lines). */
+export function firstLine(e: unknown): string {
+  return String((e as Error)?.message ?? e).split('\n')[0];
+}
+
+/** What an {@link AnswerFlow} asks of the board that holds it. */
+export interface AnswerFlowHost {
+  /** The session's latest info, as the board has it (undefined when it is gone). */
+  latest(id: string): SessionInfo | undefined;
+  /** The panel closed: `message` goes to the status line. */
+  closed(message: string): void;
+  /** Something the panel shows changed: draw a frame. */
+  render(): void;
+}
+
+/** The answer panel's state: what is drawn, plus the session's control socket. */
+type OpenPanel = AnswerPanel & { socket: string };
+
+/** The board's answer panel; see the file comment. */
+export class AnswerFlow {
+  #panel: OpenPanel | null = null;
+
+  constructor(readonly host: AnswerFlowHost) {}
+
+  /** The open panel, to draw; null when none is. */
+  get panel(): AnswerPanel | null {
+    return this.#panel;
+  }
+
+  /**
+   * The `a` (or digit) key on `info`: on a blocked session, opens the panel and reads the
+   * prompt (`choice`, 0-based, preselects an option; else the one the dialog marks) and
+   * returns undefined; otherwise returns what to say instead.
+   */
+  open(info: SessionInfo | undefined, choice?: number): string | undefined {
+    if (!info) return 'no session to answer';
+    if (info.state !== 'blocked') {
+      return `${info.name} is not waiting for an answer (it is ${info.state})`;
+    }
+    const panel: OpenPanel = {
+      id: info.id,
+      name: info.name,
+      socket: info.socket,
+      phase: 'reading',
+      choice: choice ?? 0,
+    };
+    this.#panel = panel;
+    const close = (message: string) => {
+      this.#close(panel, message);
+      this.host.render();
+    };
+    readAnswerablePrompt(info.socket).then((p) => {
+      if (this.#panel !== panel) return; // cancelled meanwhile
+      if (!p.options.length) {
+        close(`${info.name} is blocked but shows no numbered options; answer in its pane (Enter)`);
+        return;
+      }
+      if (choice !== undefined && choice >= p.options.length) {
+        close(`${info.name}'s prompt has no option ${choice + 1}: ${p.options.join(' | ')}`);
+        return;
+      }
+      panel.question = p.question;
+      panel.options = p.options;
+      panel.details = p.details;
+      panel.detailsCut = p.detailsCut === true;
+      panel.choice = choice ?? Math.max(0, p.selected);
+      panel.phase = 'choosing';
+      this.host.render();
+    }, (e) => {
+      if (this.#panel === panel) close(firstLine(e));
+    });
+    return undefined;
+  }
+
+  /** Closes the panel when it is open on session `id`, with `message`. */
+  closeOn(id: string, message: string): void {
+    if (this.#panel?.id === id) this.#close(this.#panel, message);
+  }
+
+  /** Closes `panel` if it is still the open one, with `message` on the status line. */
+  #close(panel: OpenPanel, message: string): void {
+    if (this.#panel !== panel) return;
+    this.#panel = null;
+    this.host.closed(message);
+  }
+
+  /**
+   * A key while the panel is open. While the prompt is read only cancelling works (a `y`
+   * typed before the panel showed the prompt confirms nothing); while the answer is on its
+   * way, nothing does.
+   */
+  key(key: string): void {
+    const panel = this.#panel;
+    if (!panel || panel.phase === 'sending') return;
+    if (['n', 'N', '\x1b', '\r', '\n', 'q', '\x03'].includes(key)) {
+      this.#close(panel, `${panel.name}: not answered`);
+      this.host.render();
+      return;
+    }
+    if (panel.phase !== 'choosing' || !panel.options) return;
+    const last = panel.options.length - 1;
+    if (key === '\x1b[A' || key === '\x1bOA' || key === 'k') {
+      panel.choice = Math.max(0, panel.choice - 1);
+    } else if (key === '\x1b[B' || key === '\x1bOB' || key === 'j') {
+      panel.choice = Math.min(last, panel.choice + 1);
+    } else if (/^[1-9]$/.test(key) && Number(key) - 1 <= last) {
+      panel.choice = Number(key) - 1;
+    } else if (key === 'y' || key === 'Y') {
+      if (detailsChanged(panel, this.host.latest(panel.id))) {
+        // Same question and options about another command: the session's guard would let it
+        // through, and the person confirmed the one the panel showed.
+        this.#close(
+          panel,
+          `${panel.name}: not answered: its prompt is now about something else; read it again (a)`,
+        );
+      } else void this.#send(panel);
+    } else return;
+    this.host.render();
+  }
+
+  /** Sends the answer for the panel's choice, with the prompt as the panel shows it. */
+  async #send(panel: OpenPanel): Promise<void> {
+    panel.phase = 'sending';
+    const options = panel.options ?? [];
+    let message: string;
+    try {
+      const answered = await sendAnswer(panel.socket, panel.choice + 1, {
+        question: panel.question ?? '',
+        options,
+        details: panel.details,
+      });
+      message = `answered ${panel.name}: '${answered}'`;
+    } catch (e) {
+      // Exit code 3: the guard refused (not blocked, or not the prompt confirmed).
+      const refused = (e as { exitCode?: number }).exitCode === GUARD_EXIT;
+      message = `${panel.name}: ${refused ? 'refused' : 'not answered'}: ${firstLine(e)}`;
+    }
+    this.#close(panel, message);
+    this.host.render();
+  }
+}

@@ -1,0 +1,357 @@
+/**
+ * The interactive board on the person's terminal (`watch`, `demo`): the sessions of a
+ * {@link SessionDirectory} drawn by `render.ts`, redrawn when something changes (at most every
+ * {@link FRAME_MS}) and every second for the times in state, and the keys:
+ *
+ * ↑/↓ or k/j select; Enter attaches (the session's redraw, then raw bytes both ways over its
+ * socket's `attach`; Ctrl-] detaches; resizes are forwarded with `resize`); a answers the
+ * selected session's prompt (1-9: with option N; see `answering.ts`); n starts a session (a
+ * typed command line); x clears the rows of sessions whose process is gone (they also go by
+ * themselves {@link GONE_ROW_MS} after); q quits (asks first when sessions hosted here are
+ * still alive).
+ *
+ * Modes: `board` (the keys above), `input` (the `n` line), `confirm` (quit?), `answer` (the
+ * panel has the keys), `attached` (every key but Ctrl-] goes to the session).
+ */
+import { attach, type Attachment, request } from '../../runtime/control-client.ts';
+import type { SessionInfo } from '../../runtime/protocol.ts';
+import { processGone, type SessionDirectory } from '../../runtime/session-directory.ts';
+import { splitCommandLine } from '../argv.ts';
+import { type NewSession, parseNewSession } from '../new-session.ts';
+import { AnswerFlow } from './answering.ts';
+import { PrintableInfos, renderBoard, WATCH_KEYS } from './render.ts';
+import { sortSessions } from './rows.ts';
+import { ENTER_BOARD, LEAVE_BOARD, RESTORE_MODES, setRaw } from './tty.ts';
+
+/** Shortest time between two board frames, ms (at most 10 a second). */
+export const FRAME_MS = 100;
+/** How long the board keeps the row of a session whose process is gone, ms. */
+export const GONE_ROW_MS = 10 * 60_000;
+/** The key that detaches an attached terminal: Ctrl-] (GS), as telnet's escape. */
+const CTRL_BRACKET = 0x1d;
+
+/** How a {@link BoardUi} is set up. */
+export interface BoardUiOptions {
+  directory: SessionDirectory;
+  /** Starts a session from a typed command line (the `n` key); throws UserError/UsageError. */
+  startSession?: (s: NewSession) => Promise<void>;
+  /** Ask before quitting while hosted sessions are alive (default true). */
+  confirmQuit?: boolean;
+  title?: string;
+  keys?: string;
+  /** Extra status text (the demo's countdown), read on every frame with that frame's infos. */
+  status?: (infos: readonly SessionInfo[]) => string | undefined;
+  stdin?: NodeJS.ReadStream;
+  stdout?: NodeJS.WriteStream;
+}
+
+type Mode = 'board' | 'input' | 'confirm' | 'attached' | 'answer';
+
+/**
+ * The board; see the file comment. `done` resolves when the person quits (or
+ * {@link BoardUi.quit} is called); {@link BoardUi.restore} gives the terminal back and is
+ * safe to call more than once.
+ */
+export class BoardUi {
+  readonly done: Promise<void>;
+  #resolveDone!: () => void;
+  #mode: Mode = 'board';
+  #selected?: string;
+  #input = '';
+  #message = '';
+  #lastFrame = '';
+  #lastFrameAt = 0;
+  #frameTimer?: ReturnType<typeof setTimeout>;
+  #tick?: ReturnType<typeof setInterval>;
+  #attached: Attachment | null = null;
+  #attachedInfo: SessionInfo | null = null;
+  #restored = true;
+  /** The sessions' texts made printable once per change of them. */
+  readonly #printables = new PrintableInfos();
+  readonly #answer: AnswerFlow;
+  readonly #directory: SessionDirectory;
+  readonly #stdin: NodeJS.ReadStream;
+  readonly #stdout: NodeJS.WriteStream;
+  readonly #onKeys = (d: Buffer) => this.#keys(d);
+  readonly #onResize = () => this.#resized();
+
+  constructor(readonly options: BoardUiOptions) {
+    this.#directory = options.directory;
+    this.#stdin = options.stdin ?? process.stdin;
+    this.#stdout = options.stdout ?? process.stdout;
+    this.done = new Promise((r) => (this.#resolveDone = r));
+    this.#answer = new AnswerFlow({
+      latest: (id) => this.#directory.infos().find((i) => i.id === id),
+      closed: (message) => {
+        if (this.#mode === 'answer') this.#mode = 'board';
+        this.#message = message;
+      },
+      render: () => this.render(),
+    });
+  }
+
+  /** Takes the terminal: alternate screen, raw keys, first frame. */
+  start(): void {
+    this.#restored = false;
+    this.#stdout.write(ENTER_BOARD);
+    setRaw(this.#stdin, true);
+    this.#stdin.on('data', this.#onKeys);
+    this.#stdin.resume();
+    this.#stdout.on('resize', this.#onResize);
+    this.#tick = setInterval(() => this.render(), 1000);
+    this.render(true);
+  }
+
+  /** Gives the terminal back (main screen, cursor, cooked mode). Idempotent. */
+  restore(): void {
+    if (this.#restored) return;
+    this.#restored = true;
+    if (this.#tick) clearInterval(this.#tick);
+    if (this.#frameTimer) clearTimeout(this.#frameTimer);
+    this.#attached?.close();
+    this.#stdin.off('data', this.#onKeys);
+    this.#stdout.off('resize', this.#onResize);
+    try {
+      this.#stdout.write(LEAVE_BOARD);
+    } catch {
+      // the terminal is gone
+    }
+    setRaw(this.#stdin, false);
+    this.#stdin.pause();
+  }
+
+  /** Ends the board (as q does, without asking). */
+  quit(): void {
+    this.#resolveDone();
+  }
+
+  /** Asks for a frame: drawn now, or within {@link FRAME_MS} of the last one. */
+  requestRender(): void {
+    if (this.#frameTimer || this.#restored) return;
+    const wait = Math.max(0, this.#lastFrameAt + FRAME_MS - Date.now());
+    this.#frameTimer = setTimeout(() => {
+      this.#frameTimer = undefined;
+      this.render();
+    }, wait);
+  }
+
+  /** Paints the board if it changed (or always with `force`). */
+  render(force = false): void {
+    if (this.#restored || this.#mode === 'attached') return;
+    // The sessions' infos are taken once per frame. Rows of processes gone for GONE_ROW_MS go
+    // by themselves (x clears them at once); an answer panel open on one closes.
+    const all = this.#directory.infos();
+    const gone = new Set<string>();
+    for (const g of this.#directory.clearGone(Date.now() - GONE_ROW_MS, all)) {
+      gone.add(g.id);
+      this.#answer.closeOn(g.id, `${g.name} is gone`);
+    }
+    const infos = gone.size ? all.filter((i) => !gone.has(i.id)) : all;
+    const sorted = sortSessions(infos);
+    if (!sorted.some((i) => i.id === this.#selected)) this.#selected = sorted[0]?.id;
+    const extra = this.options.status?.(infos);
+    const status = this.#mode === 'confirm'
+      ? this.#message
+      : [this.#message, extra].filter(Boolean).join(' · ') || undefined;
+    const panel = this.#answer.panel;
+    const lines = renderBoard(sorted, {
+      now: Date.now(),
+      width: this.#stdout.columns || 80,
+      height: this.#stdout.rows || 24,
+      selected: this.#selected,
+      title: this.options.title,
+      keys: this.options.keys ?? WATCH_KEYS,
+      status,
+      input: this.#mode === 'input'
+        ? { label: 'new session ([--name N] [--agent ID] [--cwd DIR] CMD): ', text: this.#input }
+        : undefined,
+      answer: this.#mode === 'answer' && panel ? panel : undefined,
+      color: !process.env.NO_COLOR,
+    }, this.#printables);
+    const frame = lines.map((l, y) => `\x1b[${y + 1};1H${l}\x1b[K`).join('');
+    this.#lastFrameAt = Date.now();
+    if (!force && frame === this.#lastFrame) return;
+    this.#lastFrame = frame;
+    this.#stdout.write(frame);
+  }
+
+  #resized(): void {
+    if (this.#mode === 'attached' && this.#attachedInfo) {
+      void request(this.#attachedInfo.socket, {
+        op: 'resize',
+        rows: this.#stdout.rows,
+        cols: this.#stdout.columns,
+      }).catch(() => {});
+      return;
+    }
+    this.#stdout.write('\x1b[2J');
+    this.render(true);
+  }
+
+  #keys(data: Buffer): void {
+    if (this.#mode === 'attached') {
+      const at = data.indexOf(CTRL_BRACKET);
+      const before = at >= 0 ? data.subarray(0, at) : data;
+      if (before.length) this.#attached?.write(before); // queued until the session said ok
+      if (at >= 0) this.#detach();
+      return;
+    }
+    const text = data.toString('utf8');
+    let i = 0;
+    while (i < text.length) {
+      const m = /^\x1b(?:\[[0-?]*[ -/]*[@-~]|O[A-Z])/.exec(text.slice(i));
+      const key = m ? m[0] : text[i];
+      i += key.length;
+      this.#key(key);
+      if ((this.#mode as Mode) === 'attached') {
+        // keys typed after Enter in the same chunk belong to the session
+        const rest = Buffer.from(text.slice(i), 'utf8');
+        if (rest.length) this.#keys(rest);
+        return;
+      }
+    }
+  }
+
+  #key(key: string): void {
+    if (this.#mode === 'input') return this.#inputKey(key);
+    if (this.#mode === 'answer') {
+      if (this.#answer.panel) this.#answer.key(key);
+      else {
+        this.#mode = 'board';
+        this.render();
+      }
+      return;
+    }
+    if (this.#mode === 'confirm') {
+      this.#mode = 'board';
+      this.#message = '';
+      if (key === 'y' || key === 'Y') this.quit();
+      else this.render();
+      return;
+    }
+    const infos = sortSessions(this.#directory.infos());
+    const at = infos.findIndex((i) => i.id === this.#selected);
+    this.#message = '';
+    switch (key) {
+      case '\x1b[A':
+      case '\x1bOA':
+      case 'k':
+        if (infos.length) this.#selected = infos[Math.max(0, at - 1)].id;
+        break;
+      case '\x1b[B':
+      case '\x1bOB':
+      case 'j':
+        if (infos.length) this.#selected = infos[Math.min(infos.length - 1, at + 1)].id;
+        break;
+      case '\r':
+      case '\n': {
+        const info = infos[at];
+        if (!info) break;
+        if (processGone(info)) this.#message = `session ${info.name} has ended`;
+        else this.#attach(info);
+        break;
+      }
+      case 'x':
+        this.#message = this.#clear(infos);
+        break;
+      case 'n':
+        if (this.options.startSession) {
+          this.#mode = 'input';
+          this.#input = '';
+        }
+        break;
+      case 'q':
+      case '\x03': {
+        const alive = this.#directory.liveLocal(infos);
+        if (alive.length && this.options.confirmQuit !== false) {
+          this.#mode = 'confirm';
+          this.#message = `${alive.length} session${
+            alive.length === 1 ? '' : 's'
+          } started here will be ended (${alive.map((i) => i.name).join(', ')}). Quit? y/n`;
+        } else this.quit();
+        break;
+      }
+      default: {
+        // a answers with the option the dialog marks, 1-9 with that option
+        if (key !== 'a' && !/^[1-9]$/.test(key)) return;
+        const refused = this.#answer.open(infos[at], key === 'a' ? undefined : Number(key) - 1);
+        if (refused === undefined) this.#mode = 'answer';
+        else this.#message = refused;
+      }
+    }
+    this.render();
+  }
+
+  /** The `x` key: clears the rows of sessions whose process is gone; returns what to say. */
+  #clear(infos: readonly SessionInfo[]): string {
+    const cleared = this.#directory.clearGone(Infinity, infos);
+    const shells = infos.filter((i) => i.state === 'exited' && !processGone(i)).length;
+    return (cleared.length
+      ? `cleared ${cleared.length} exited session${cleared.length === 1 ? '' : 's'}`
+      : 'no exited session to clear') +
+      (shells ? ` (${shells} with a shell still running stay${shells === 1 ? 's' : ''})` : '');
+  }
+
+  /** A key while the `n` line is typed. */
+  #inputKey(key: string): void {
+    if (key === '\r' || key === '\n') void this.#submit();
+    else if (key === '\x1b' || key === '\x03') this.#mode = 'board';
+    else if (key === '\x7f' || key === '\b') this.#input = [...this.#input].slice(0, -1).join('');
+    else if (key === '\x15') this.#input = '';
+    else if (key.length === 1 && key >= ' ') this.#input += key;
+    else if (key.length > 1 && !key.startsWith('\x1b')) this.#input += key;
+    this.render();
+  }
+
+  async #submit(): Promise<void> {
+    const line = this.#input;
+    this.#mode = 'board';
+    this.#input = '';
+    try {
+      const typed = parseNewSession(splitCommandLine(line));
+      if (!typed.argv.length) return;
+      await this.options.startSession!(typed);
+      this.#message = `started ${typed.name ? `${typed.name}: ` : ''}${typed.argv.join(' ')}`;
+    } catch (e) {
+      this.#message = `cannot start: ${(e as Error).message}`;
+    }
+    this.render();
+  }
+
+  /** Full-screen passthrough to `info`'s session until Ctrl-] or the session's end. */
+  #attach(info: SessionInfo): void {
+    this.#mode = 'attached';
+    this.#attachedInfo = info;
+    const a: Attachment = attach(info.socket, {
+      rows: this.#stdout.rows || 24,
+      cols: this.#stdout.columns || 80,
+    }, {
+      onReady: () => this.#stdout.write('\x1b[0m\x1b[2J\x1b[H\x1b[?25h'),
+      onOutput: (d) => this.#stdout.write(d),
+      onFail: (why) => {
+        if (this.#attached !== a) return;
+        this.#attached = null;
+        this.#attachedInfo = null;
+        this.#mode = 'board';
+        this.#message = `cannot attach to ${info.name}: ${why}`;
+        this.render(true);
+      },
+      onEnd: () => {
+        if (this.#attached === a) this.#detach(`session ${info.name} ended`);
+      },
+    });
+    this.#attached = a;
+  }
+
+  #detach(message?: string): void {
+    const a = this.#attached;
+    this.#attached = null;
+    this.#attachedInfo = null;
+    a?.close();
+    this.#mode = 'board';
+    this.#message = message ?? '';
+    if (this.#restored) return;
+    this.#stdout.write(RESTORE_MODES + ENTER_BOARD);
+    this.render(true);
+  }
+}

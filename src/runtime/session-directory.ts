@@ -1,0 +1,393 @@
+/**
+ * The sessions of this machine: listing the live ones from the socket folder, finding one by
+ * id, id prefix or name (waiting for it to appear, for scripts), and following them all as
+ * they come and go ({@link SessionDirectory}: the board's and `watch --json`'s view). `ls`,
+ * `wait`, `watch`, `demo` and the commands that take a SESSION all go through here.
+ *
+ * Only sockets in a checked socket folder are believed (`checkSocketDir`), and of its entries
+ * only sockets of ours (lstat: a socket, not a symlink, owned by us); the only entries ever
+ * removed are such sockets that refused a connection twice. Talking to one session's socket
+ * is `control-client.ts`'s.
+ */
+import { readdirSync, unlinkSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import { join } from 'node:path';
+import { request, sessionInfoOf, subscribe } from './control-client.ts';
+import { checkSocketDir, ownSocket, socketDir } from './paths.ts';
+import type { SessionInfo } from './protocol.ts';
+import type { SessionState } from '../detect/types.ts';
+import { UserError } from '../errors.ts';
+
+/** How long {@link listSessions} waits before asking a socket that refused again, ms. */
+const REFUSED_RETRY_MS = 100;
+
+/**
+ * Every live session's info, from the sockets in `dir`, which is checked first
+ * ({@link checkSocketDir}: none when it does not exist). Only our own sockets are asked
+ * ({@link ownSocket}); a socket that refuses a connection twice, {@link REFUSED_RETRY_MS}
+ * apart, and still is one of ours is a dead session's and is removed; a socket whose answer is
+ * not a session's info (see {@link sessionInfoOf}) is left out. Each info's `socket` is the
+ * path asked, whatever the session said. Sorted by `startedAt`.
+ * @throws UserError when the folder fails the check or cannot be read (EACCES is an error,
+ *   not "no sessions").
+ */
+export async function listSessions(dir = socketDir()): Promise<SessionInfo[]> {
+  if (!checkSocketDir(dir)) return [];
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.sock'));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return [];
+    throw new UserError(`${dir}: cannot read the socket folder (${code})`);
+  }
+  const infos = await Promise.all(names.map(async (n) => {
+    const path = join(dir, n);
+    if (!ownSocket(path)) return null;
+    for (let attempt = 1;; attempt++) {
+      try {
+        const a = await request<{ session?: unknown }>(path, { op: 'info' }, 1500);
+        const info = sessionInfoOf(a.session); // a malformed answer is left out, not trusted
+        return info && { ...info, socket: path };
+      } catch (e) {
+        const message = (e as Error).message;
+        // A session binds its socket file a moment before it listens, and a connection in
+        // between is refused as well: only a socket still refusing a little later is stale.
+        if (/ECONNREFUSED/.test(message) && attempt === 1) {
+          await new Promise((r) => setTimeout(r, REFUSED_RETRY_MS));
+          continue;
+        }
+        if (/ECONNREFUSED/.test(message) && ownSocket(path)) {
+          try {
+            unlinkSync(path); // a stale socket of a dead session of ours
+          } catch {
+            // already gone
+          }
+        }
+        return null;
+      }
+    }
+  }));
+  return infos.filter((i): i is SessionInfo => i !== null).sort((a, b) =>
+    a.startedAt - b.startedAt
+  );
+}
+
+/**
+ * The session of `infos` that `key` names: an exact id or name first, else the only id that
+ * starts with `key`; undefined when none does.
+ * @throws UserError (exit code `ambiguousExit`) when several match.
+ */
+export function matchSession(
+  key: string,
+  infos: readonly SessionInfo[],
+  ambiguousExit = 1,
+): SessionInfo | undefined {
+  const exact = infos.filter((s) => s.id === key || s.name === key);
+  const found = exact.length ? exact : infos.filter((s) => s.id.startsWith(key));
+  if (found.length > 1) {
+    throw new UserError(
+      `'${key}' matches ${found.length} sessions: ${found.map((s) => s.id).join(', ')}`,
+      ambiguousExit,
+    );
+  }
+  return found[0];
+}
+
+/**
+ * Finds a live session by id, id prefix or name (see {@link matchSession}).
+ * @throws UserError when none or several match.
+ */
+export async function findSession(key: string, dir = socketDir()): Promise<SessionInfo> {
+  const found = matchSession(key, await listSessions(dir));
+  if (!found) throw new UserError(`no session '${key}' (see 'agentwatch ls')`);
+  return found;
+}
+
+/** How often {@link awaitSessions} looks at the socket folder again, ms. */
+export const APPEAR_POLL_MS = 250;
+
+/**
+ * Resolves each key (id, id prefix or name) to a live session, looking again every
+ * {@link APPEAR_POLL_MS} until `deadline` (ms since the epoch; Infinity waits for ever) for
+ * those not there yet: a script starts an agent, then waits for it. Returns the sessions in
+ * the keys' order, or the first key that never appeared.
+ * @throws UserError with exit code 2 (usage) when a key matches several sessions.
+ */
+export async function awaitSessions(
+  keys: readonly string[],
+  deadline: number,
+  dir = socketDir(),
+): Promise<SessionInfo[] | string> {
+  for (;;) {
+    const live = await listSessions(dir);
+    const out: SessionInfo[] = [];
+    let missing: string | undefined;
+    for (const key of keys) {
+      const found = matchSession(key, live, 2);
+      if (found) out.push(found);
+      else missing ??= key;
+    }
+    if (missing === undefined) return out;
+    if (Date.now() + APPEAR_POLL_MS > deadline) return missing;
+    await new Promise((r) => setTimeout(r, APPEAR_POLL_MS));
+  }
+}
+
+/**
+ * `by` of the info the directory makes up for a session hosted elsewhere whose control socket
+ * closed without its exit being told: its host is gone, and the process with it.
+ */
+export const SOCKET_CLOSED_BY = 'socket';
+
+/**
+ * Whether `info`'s process is gone: its PTY child ended (`exit` set), or its control socket
+ * closed. Not the same as the `exited` state, which only means that no agent is in the
+ * foreground: a shell left after the agent (`run -- bash`, `watch -- bash`) is alive, can be
+ * attached to, and ends with the watch that hosts it.
+ */
+export function processGone(info: SessionInfo): boolean {
+  return info.exit != null || info.by === SOCKET_CLOSED_BY;
+}
+
+/** How often the socket folder is read for new sessions, ms. */
+export const POLL_MS = 1000;
+
+/**
+ * The little of a host a {@link SessionDirectory} needs for the sessions this process hosts
+ * (`SessionHost` has it): their transitions, their infos, forgetting one, classifying one now.
+ */
+export interface LocalSessions {
+  onTransition(
+    listener: (t: { info: SessionInfo; prev: { state: SessionState } }) => void,
+  ): () => void;
+  /** @throws when the host does not know `id` (any more). */
+  info(id: string): SessionInfo;
+  forget(id: string): Promise<void>;
+  /** Classifies session `id` afresh (its agent is named before the first sweep tick). */
+  classifyNow(id: string): void;
+}
+
+/** One session a {@link SessionDirectory} follows. */
+export interface Followed {
+  info: SessionInfo;
+  /** Hosted by this process. */
+  local: boolean;
+  /** True once `onChange` was called for it. */
+  announced: boolean;
+  /** The subscription of a session hosted elsewhere, while open. */
+  socket?: Socket;
+  /** When the directory first saw its process gone ({@link processGone}), ms since the epoch. */
+  goneAt?: number;
+}
+
+/** How a {@link SessionDirectory} is set up. */
+export interface DirectoryOptions {
+  /** The host of this process's own sessions. */
+  host: LocalSessions;
+  /** The socket folder to read (default: {@link socketDir}). */
+  dir?: string;
+  /** Called for every state change, and once per session when first seen (`prev` null). */
+  onChange: (info: SessionInfo, prev: SessionState | null) => void;
+  /**
+   * Called for every info a session hosted elsewhere pushes, state change or not (its agent,
+   * reason, question or details changed): what the board shows must be redrawn.
+   */
+  onUpdate?: (info: SessionInfo) => void;
+  /** Also follow sessions hosted elsewhere (default true). */
+  remote?: boolean;
+  /** Tell the hosts of sessions followed that this board announces them (default false). */
+  alerts?: boolean;
+}
+
+/**
+ * Every session of this machine, followed: those hosted by this process (from the host's
+ * transitions) and those hosted elsewhere (found in the socket folder every {@link POLL_MS},
+ * followed by `subscribe`). A session seen once stays, as `exited` when its socket closes
+ * without saying so, until {@link SessionDirectory.clearGone} clears it.
+ */
+export class SessionDirectory {
+  readonly followed = new Map<string, Followed>();
+  readonly dir: string;
+  /** Ids of sessions cleared: not followed again (another watch may still list them). */
+  readonly #cleared = new Set<string>();
+  #timer?: ReturnType<typeof setInterval>;
+  #polling = false;
+  #closed = false;
+  #offTransition: () => void;
+
+  constructor(readonly options: DirectoryOptions) {
+    this.dir = options.dir ?? socketDir();
+    this.#offTransition = options.host.onTransition(({ info, prev }) => {
+      if (this.#cleared.has(info.id)) return;
+      let f = this.followed.get(info.id);
+      if (f) f.info = info;
+      else this.followed.set(info.id, f = { info, local: true, announced: true });
+      this.#noteGone(f);
+      this.options.onChange(info, prev.state);
+    });
+  }
+
+  /** Starts reading the socket folder (now, then every {@link POLL_MS}). */
+  start(): void {
+    if (this.options.remote === false) return;
+    void this.poll();
+    this.#timer = setInterval(() => void this.poll(), POLL_MS);
+    this.#timer.unref?.();
+  }
+
+  /** Registers a session this process just started on its host; returns its info. */
+  addLocal(id: string): SessionInfo {
+    // Classify afresh now: the first line then names the agent (the manifest is chosen on the
+    // first evaluation) instead of waiting for the first sweep.
+    this.options.host.classifyNow(id);
+    const known = this.followed.get(id);
+    if (known) return known.info; // a transition came first and announced it
+    const info = this.options.host.info(id);
+    this.followed.set(id, { info, local: true, announced: true });
+    this.options.onChange(info, null);
+    return info;
+  }
+
+  /** Whether session `id` is hosted by this process. */
+  isLocal(id: string): boolean {
+    return this.followed.get(id)?.local === true;
+  }
+
+  /** The sessions now, hosted ones read afresh from the host. Take them once per frame. */
+  infos(): SessionInfo[] {
+    const out: SessionInfo[] = [];
+    for (const [id, f] of this.followed) {
+      if (f.local) {
+        try {
+          f.info = this.options.host.info(id);
+        } catch {
+          // forgotten by the host: keep the last info
+        }
+      }
+      this.#noteGone(f);
+      out.push(f.info);
+    }
+    return out;
+  }
+
+  /** Notes when `f`'s process was first seen gone. */
+  #noteGone(f: Followed, now = Date.now()): void {
+    if (f.goneAt === undefined && processGone(f.info)) f.goneAt = now;
+  }
+
+  /**
+   * Forgets the sessions whose process is gone (all of them, or those gone at or before
+   * `goneBy`, ms since the epoch); a hosted one's socket is closed as well. Sessions alive,
+   * live shells included, stay. Returns the infos cleared. `infos`: this directory's
+   * {@link infos} when the caller has just taken them (read once per frame).
+   */
+  clearGone(goneBy = Infinity, infos: readonly SessionInfo[] = this.infos()): SessionInfo[] {
+    const cleared: SessionInfo[] = [];
+    for (const i of infos) {
+      const f = this.followed.get(i.id);
+      if (!f || f.goneAt === undefined || f.goneAt > goneBy) continue;
+      this.followed.delete(i.id);
+      this.#cleared.add(i.id);
+      f.socket?.destroy();
+      if (f.local) this.options.host.forget(i.id).catch(() => {});
+      cleared.push(f.info);
+    }
+    return cleared;
+  }
+
+  /**
+   * Hosted sessions whose process still runs, whatever their state: a shell left after the
+   * agent reads `exited` and still ends with the watch. `infos` as for {@link clearGone}.
+   */
+  liveLocal(infos: readonly SessionInfo[] = this.infos()): SessionInfo[] {
+    return infos.filter((i) => this.followed.get(i.id)?.local && !processGone(i));
+  }
+
+  /**
+   * Looks for sessions hosted elsewhere that are not followed yet. Never rejects: a socket
+   * that answers nonsense, or a session that cannot be followed, is skipped (and tried again
+   * at the next poll), the others are followed.
+   */
+  async poll(): Promise<void> {
+    if (this.#polling || this.#closed) return;
+    this.#polling = true;
+    try {
+      let names: string[];
+      try {
+        names = readdirSync(this.dir).filter((n) => n.endsWith('.sock'));
+      } catch {
+        return; // no folder yet: nobody has started a session
+      }
+      const known = new Set<string>();
+      for (const f of this.followed.values()) if (f.local || f.socket) known.add(f.info.socket);
+      if (names.every((n) => known.has(join(this.dir, n)))) return;
+      for (const info of await listSessions(this.dir)) {
+        if (this.#closed) return;
+        if (info.host === process.pid || known.has(info.socket) || this.#cleared.has(info.id)) {
+          continue;
+        }
+        try {
+          this.#follow(info);
+        } catch {
+          // this one cannot be followed now; the others can
+        }
+      }
+    } catch {
+      // the folder changed under us: the next poll reads it again
+    } finally {
+      this.#polling = false;
+    }
+  }
+
+  #follow(first: SessionInfo): void {
+    const known = this.followed.get(first.id);
+    if (known?.local) return;
+    const e: Followed = known ?? { info: first, local: false, announced: false };
+    // A throw here (an unusable socket path) leaves nothing half-registered.
+    e.socket = subscribe(
+      first.socket,
+      (info) => {
+        if (info.id !== first.id) return; // a push about another session is not this one's
+        const prev = e.announced ? e.info.state : null;
+        e.info = info;
+        this.#noteGone(e);
+        this.options.onUpdate?.(info);
+        if (prev === info.state) return; // a change of its details only, or the first push
+        e.announced = true;
+        this.options.onChange(info, prev);
+      },
+      () => {
+        e.socket = undefined;
+        // Told of its exit: nothing more to say. Otherwise its host is gone (a shell in the
+        // foreground read `exited` while it lived: it is gone now as well).
+        if (this.#closed || (e.announced && e.info.exit)) return;
+        const prev = e.announced ? e.info.state : null;
+        e.announced = true;
+        e.info = {
+          ...e.info,
+          state: 'exited',
+          since: prev === 'exited' ? e.info.since : Date.now(),
+          reason: 'its control socket closed',
+          by: SOCKET_CLOSED_BY,
+          question: undefined,
+          options: undefined,
+          details: undefined,
+        };
+        this.#noteGone(e);
+        this.options.onUpdate?.(e.info);
+        if (prev !== 'exited') this.options.onChange(e.info, prev);
+      },
+      { alerts: this.options.alerts === true },
+    );
+    if (!known) this.followed.set(first.id, e);
+  }
+
+  /** Stops reading the folder and closes every subscription. */
+  close(): void {
+    this.#closed = true;
+    this.#offTransition();
+    if (this.#timer) clearInterval(this.#timer);
+    for (const f of this.followed.values()) f.socket?.destroy();
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The board's cost-saving pieces, pure: each session's texts made printable once per change
+ * of them (PrintableInfos: same frame as making them printable every time), a hundred
+ * sessions in a small terminal (only the rows that fit, the rest counted), and the status
+ * line's notification failures taken from the frame's infos.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { notifyStatus, PrintableInfos, renderBoard } from '../src/cli/board/render.ts';
+import type { SessionInfo } from '../src/runtime/protocol.ts';
+import { inBoardOrder, sortSessions } from '../src/cli/board/rows.ts';
+import { fakeInfo } from './support/fake-session.ts';
+
+const NOW = 1_800_000_000_000;
+
+function info(id: string, extra: Partial<SessionInfo> = {}): SessionInfo {
+  return fakeInfo(id, `/tmp/x/${id}.sock`, {
+    since: NOW - 5000,
+    startedAt: NOW - 60_000,
+    lastOutput: NOW,
+    ...extra,
+  });
+}
+
+const VIEW = { now: NOW, width: 100, height: 24, color: false };
+
+test('PrintableInfos: a new info with the same texts keeps them; changed texts are made printable again', () => {
+  const p = new PrintableInfos();
+  const first = info('a-0001', {
+    state: 'working',
+    name: 'a\x1b]0;pwned\x07',
+    activity: 'Reading\x1b[2J files',
+  });
+  const [c1] = p.of([first]);
+  assert.is(c1.name, 'a');
+  assert.is(c1.activity, 'Reading files');
+  assert.equal(p.of([first])[0], c1, 'the same info: the same printable texts');
+  const plain = info('b-0002', { activity: 'Reading files' });
+  assert.is(p.of([plain])[0], plain, 'an info that needs no change is shown as it is');
+
+  // The host builds a new info every frame: other times, same texts.
+  const again = { ...first, since: NOW - 1000, lastOutput: NOW + 5 };
+  const [c2] = p.of([again]);
+  assert.is(c2.since, NOW - 1000, 'its own times');
+  assert.is(c2.lastOutput, NOW + 5);
+  assert.is(c2.activity, 'Reading files');
+
+  // A changed text (the spinner's words), a question and options appear.
+  const changed = {
+    ...again,
+    state: 'blocked' as const,
+    activity: undefined,
+    question: 'Run\x07 rm?',
+    options: ['1. Yes\x1b[31m', '2. No'],
+  };
+  const [c3] = p.of([changed]);
+  assert.is(c3.activity, undefined);
+  assert.is(c3.question, 'Run rm?');
+  assert.equal(c3.options, ['1. Yes', '2. No']);
+  // Options with the same items in a new array are the same texts.
+  const [c4] = p.of([{ ...changed, options: ['1. Yes\x1b[31m', '2. No'] }]);
+  assert.equal(c4.options, c3.options);
+  const [c5] = p.of([{ ...changed, options: ['1. Yes\x1b[31m', '2. Nope'] }]);
+  assert.equal(c5.options, ['1. Yes', '2. Nope']);
+});
+
+test('renderBoard with PrintableInfos: the same frames as making every text printable each time', () => {
+  const p = new PrintableInfos();
+  const frames = [
+    [info('a-0001', { name: 'x\x1b[2Jy', state: 'working', activity: 'Thinking\x9b1m…' })],
+    [
+      info('a-0001', { name: 'x\x1b[2Jy', state: 'working', activity: 'Thinking\x9b1m… 2s' }),
+      info('b-0002', { state: 'blocked', question: 'Edit?', details: ['Edit\x1b]8;;x\x07 f'] }),
+    ],
+    [info('b-0002', { state: 'idle', reason: 'hook Stop (3.2 s ago)' })],
+  ];
+  for (const infos of frames) {
+    assert.equal(renderBoard(infos, VIEW, p), renderBoard(infos, VIEW));
+  }
+});
+
+test('renderBoard: a hundred sessions in 24 rows show the rows that fit and count the others', () => {
+  const infos = Array.from({ length: 100 }, (_, i) =>
+    info(`s${String(i).padStart(3, '0')}-0000`, {
+      state: i % 10 === 0 ? 'blocked' : 'working',
+      since: NOW - 1000 * (i + 1),
+      startedAt: NOW - 60_000 + i,
+      activity: `task ${i}`,
+      question: i % 10 === 0 ? `question ${i}?` : undefined,
+    }));
+  const p = new PrintableInfos();
+  const lines = renderBoard(infos, { ...VIEW, selected: 's050-0000' }, p);
+  assert.is(lines.length, 24);
+  const rows = lines.filter((l) => /^ ( {2}|> )s\d{3}-/.test(l));
+  assert.ok(rows.length >= 10 && rows.length < 24, `${rows.length} rows`);
+  assert.ok(rows.some((l) => l.startsWith(' > s050')), 'the selected one is visible');
+  const more = lines.find((l) => /… \d+ more \(\d+ above\)/.test(l));
+  assert.ok(more, 'the others counted');
+  const [, hidden] = /… (\d+) more/.exec(more!)!;
+  assert.is(Number(hidden) + rows.length, 100);
+  assert.match(lines[0], /100 sessions · 10 blocked · 90 working/);
+});
+
+test('notifyStatus: this process first, then each session host once per channel', () => {
+  assert.is(notifyStatus({}, [info('a-0001')]), undefined);
+  assert.is(
+    notifyStatus({ desktop: 'notify-send missing' }, [
+      info('a-0001', { name: 'api', notify: { desktop: 'other', push: 'HTTP 500' } }),
+      info('b-0002', { name: 'web', notify: { push: 'HTTP 502' } }),
+    ]),
+    'notify failed: desktop (notify-send missing), push (api: HTTP 500)',
+  );
+});
+
+test('sortSessions: infos in the board order already come back as they are, others sorted', () => {
+  const infos = [
+    info('w-0003', { state: 'working', startedAt: NOW - 3 }),
+    info('b-0001', { state: 'blocked', since: NOW - 10 }),
+    info('x-0004', { state: 'exited', exit: { code: 0 } }),
+    info('b-0002', { state: 'blocked', since: NOW - 20 }),
+    info('i-0005', { state: 'idle', startedAt: NOW - 9 }),
+  ];
+  const sorted = sortSessions(infos);
+  assert.equal(sorted.map((i) => i.id), ['b-0002', 'b-0001', 'i-0005', 'w-0003', 'x-0004']);
+  assert.not.ok(inBoardOrder(infos));
+  assert.ok(inBoardOrder(sorted));
+  const again = sortSessions(sorted);
+  assert.equal(again, sorted);
+  assert.is.not(again, sorted, 'a copy');
+  assert.ok(inBoardOrder([]));
+});
+
+test.run();

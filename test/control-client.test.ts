@@ -1,0 +1,162 @@
+/**
+ * src/runtime/control-client.ts's attach, prompt and answer clients against real sockets of
+ * scripted fake sessions: what goes on the wire, what comes back, and what a session that
+ * refuses, answers nonsense or goes away does to them.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { attach, readPrompt, sendAnswer } from '../src/runtime/control-client.ts';
+import { until } from './support/until.ts';
+
+/** A socket server at a fresh path; `onConn` gets each connection and its first line. */
+async function server(onConn: (c: Socket, first: Record<string, unknown>) => void) {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-cc-'));
+  const path = join(dir, 's.sock');
+  const conns: Socket[] = [];
+  const srv: Server = createServer((c) => {
+    conns.push(c);
+    c.on('error', () => {});
+    let buf = '';
+    const onData = (d: Buffer) => {
+      buf += d.toString('utf8');
+      const nl = buf.indexOf('\n');
+      if (nl < 0) return;
+      c.off('data', onData);
+      const rest = buf.slice(nl + 1);
+      onConn(c, JSON.parse(buf.slice(0, nl)));
+      if (rest) c.emit('data', Buffer.from(rest));
+    };
+    c.on('data', onData);
+  });
+  await new Promise<void>((r) => srv.listen(path, r));
+  return {
+    path,
+    conns,
+    close: async () => {
+      for (const c of conns) c.destroy();
+      await new Promise<void>((r) => srv.close(() => r()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+test('attach: the size goes with the request; keys typed before the ok are queued; output flows; the end is told', async () => {
+  const got: Buffer[] = [];
+  let req: Record<string, unknown> = {};
+  let conn: Socket | undefined;
+  const s = await server((c, first) => {
+    req = first;
+    conn = c;
+    c.on('data', (d: Buffer) => got.push(d));
+  });
+  const out: string[] = [];
+  let ready = false;
+  let ended = false;
+  try {
+    const a = attach(s.path, { rows: 30, cols: 100 }, {
+      onReady: () => (ready = true),
+      onOutput: (d) => out.push(d.toString('utf8')),
+      onFail: (why) => assert.unreachable(why),
+      onEnd: () => (ended = true),
+    });
+    a.write(Buffer.from('early'));
+    await until('the request', () => conn);
+    assert.equal(req, { op: 'attach', rows: 30, cols: 100 });
+    assert.is(got.length, 0, 'nothing before the session said ok');
+    conn!.write('{"ok":true,"op":"attach"}\nREDRAW');
+    await until('ready and the redraw', () => ready && out.join('') === 'REDRAW');
+    await until('the queued keys', () => Buffer.concat(got).toString() === 'early');
+    a.write(Buffer.from('late'));
+    conn!.write('more');
+    await until(
+      'both ways',
+      () => Buffer.concat(got).toString() === 'earlylate' && out.join('') === 'REDRAWmore',
+    );
+    conn!.end();
+    await until('the end told', () => ended);
+  } finally {
+    await s.close();
+  }
+});
+
+test('attach: a refusal, a garbled answer and nobody listening fail with the reason; close() is quiet', async () => {
+  const reply = { line: '{"ok":false,"op":"attach","error":"no PTY"}\n' };
+  const s = await server((c) => c.write(reply.line));
+  const failOf = (path: string) =>
+    new Promise<string>((resolve) =>
+      attach(path, { rows: 24, cols: 80 }, {
+        onOutput: () => {},
+        onFail: resolve,
+        onEnd: () => resolve('ended'),
+      })
+    );
+  try {
+    assert.is(await failOf(s.path), 'no PTY');
+    reply.line = 'garbage\n';
+    assert.is(await failOf(s.path), 'unexpected answer');
+    assert.is(await failOf(s.path + '.none'), 'ENOENT');
+    reply.line = ''; // the session says nothing yet
+    const before = s.conns.length;
+    let told = false;
+    const a = attach(s.path, { rows: 24, cols: 80 }, {
+      onOutput: () => {},
+      onFail: () => (told = true),
+      onEnd: () => (told = true),
+    });
+    await until('the server has it', () => s.conns.length > before);
+    const conn = s.conns[before];
+    const gone = new Promise((r) => conn.on('close', r));
+    a.close();
+    a.close();
+    conn.end('{"ok":true,"op":"attach"}\n');
+    await gone;
+    assert.not.ok(told, 'no handler after close()');
+  } finally {
+    await s.close();
+  }
+});
+
+test('readPrompt and sendAnswer: the ops and their answers; a malformed prompt is an error', async () => {
+  const reqs: Record<string, unknown>[] = [];
+  const prompt: Record<string, unknown> = {
+    question: 'Do you want to proceed?',
+    options: ['1. Yes', '2. No'],
+    selected: 0,
+  };
+  const s = await server((c, req) => {
+    reqs.push(req);
+    c.end(
+      JSON.stringify(
+        req.op === 'prompt'
+          ? { ok: true, op: 'prompt', ...prompt }
+          : { ok: true, op: 'answer', answered: '2. No' },
+      ) + '\n',
+    );
+  });
+  try {
+    assert.equal(await readPrompt(s.path), {
+      question: 'Do you want to proceed?',
+      options: ['1. Yes', '2. No'],
+      selected: 0,
+      details: [],
+    });
+    const expect = { question: 'Do you want to proceed?', options: ['1. Yes', '2. No'] };
+    assert.is(await sendAnswer(s.path, 2, expect), '2. No');
+    assert.equal(reqs[1], { op: 'answer', choice: '2', confirmed: true, expect });
+    prompt.options = 'Yes';
+    try {
+      await readPrompt(s.path);
+      assert.unreachable();
+    } catch (e) {
+      assert.match((e as Error).message, /malformed prompt/);
+    }
+  } finally {
+    await s.close();
+  }
+});
+
+test.run();
