@@ -46,147 +46,38 @@ import { connect, type Socket } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { sessionForeground } from '../src/runtime/default-host.ts';
 import { type HostOptions, SessionHost } from '../src/runtime/host.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import type { Session } from '../src/runtime/session.ts';
 import { DEFAULT_INTERVAL_MS, Sweep } from '../src/runtime/sweep.ts';
 import { Terminal } from '../src/vt/terminal.ts';
+import {
+  type CaseFigures,
+  type Followed,
+  memoryAfterGc,
+  quantile,
+  type Result,
+  rng,
+  round,
+  score,
+  sleep,
+  SYNTH_ANSWER_DELAY_MS,
+  SYNTH_SPEED,
+  SYNTH_TASK_DELAY_MS,
+  TRUTH_GRACE_MS,
+  type TruthEvent,
+} from './sweep-common.ts';
+import { runReplay } from './sweep-replay.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const SPEED = 6; // host cases: the sim agent's time factor (thinking and tool calls 6x shorter)
-const SYNTH_SPEED = 3; // the synthetic case's (with its task delays: about half working)
 const TASK_DELAY_MS: readonly [number, number] = [200, 1200];
 const ANSWER_DELAY_MS: readonly [number, number] = [200, 600];
 const ANSWER_MIN_MS = 500;
 const ANSWER_GIVE_UP_MS = 5000;
-const SYNTH_TASK_DELAY_MS: readonly [number, number] = [300, 2500];
-const SYNTH_ANSWER_DELAY_MS: readonly [number, number] = [600, 1200];
 const POLL_MS = 200;
-/**
- * How long after the window the truth is still collected before scoring: an agent stamps and
- * sends its truth after it drew the screen, and a loaded machine delays both the sending (the
- * farm's IPC, a node agent's truth file) and the reading.
- */
-const TRUTH_GRACE_MS = 2000;
 const BASELINE = join(import.meta.dirname, 'baseline.json');
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-
-/** One case's figures, as `--json` prints them and bench/baseline.json stores them. */
-interface CaseFigures {
-  name: string;
-  panes: number;
-  mode: string;
-  /** % of one core. */
-  cpuPct: number;
-  blockedMedianMs: number | null;
-  blockedMaxMs: number | null;
-  missed: number;
-  falseBlocked: number;
-  rssMB: number;
-}
-
-/** What the table shows beside the figures. */
-interface Result extends CaseFigures {
-  prompts: number;
-  windowS: number;
-  evalsPerS: number;
-  /** Share of agent-time the truth was working, %. */
-  workingPct: number;
-  /** A note for the table (VT time, start-up time). */
-  note: string;
-}
-
-/** A truth line of the sim agent. */
-interface TruthEvent {
-  t: number;
-  state: string;
-}
-
-/** A pane as the driver and the scoring follow it. */
-interface Followed {
-  truth: TruthEvent[];
-  /** The published states, with the time they were published. */
-  published: TruthEvent[];
-  /** When the answer keys were written. */
-  answers: number[];
-}
-
-/** A seeded PRNG (mulberry32), for the driver's delays. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** The p-quantile (0..1) of `xs` (nearest rank), NaN for none. */
-function quantile(xs: number[], p: number): number {
-  if (!xs.length) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))];
-}
-
-/** Resolves after `ms` milliseconds. */
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** RSS and JS heap + external memory in bytes, after a full GC. */
-function memoryAfterGc(): { rss: number; heap: number } {
-  gc();
-  gc();
-  const m = process.memoryUsage();
-  return { rss: m.rss, heap: m.heapUsed + m.external };
-}
-
-/**
- * Prompts, latencies, misses and false blocked of panes followed over a window ending at
- * `w1` (ms since the epoch): a prompt counts when it ended inside the window, a blocked
- * publication when it came inside the window. Call it once the truth up to `w1` has come in
- * ({@link TRUTH_GRACE_MS} later): an agent writes its truth after its screen.
- */
-function score(panes: Iterable<Followed>, w0: number, w1: number) {
-  const blocked: number[] = [];
-  let prompts = 0;
-  let missed = 0;
-  let falseBlocked = 0;
-  let working = 0;
-  let agentMs = 0;
-  const falses: { pane: Followed; at: number }[] = [];
-  for (const pane of panes) {
-    const truth = pane.truth;
-    for (let k = 0; k < truth.length; k++) {
-      const end = truth[k + 1]?.t ?? w1;
-      if (truth[k].state === 'working') working += Math.min(end, w1) - Math.max(truth[k].t, w0);
-      if (truth[k].state !== 'blocked') continue;
-      if (truth[k + 1] === undefined || end > w1) continue; // still open when the window closed
-      prompts++;
-      const seen = pane.published.find((p) =>
-        p.state === 'blocked' && p.t >= truth[k].t - 5 && p.t <= end + 5
-      );
-      if (seen) blocked.push(seen.t - truth[k].t);
-      else missed++;
-    }
-    agentMs += w1 - w0;
-    // a blocked published while the truth was not blocked (give the truth 50 ms to lead);
-    // only inside the window: the truth of a later one may not have come in yet
-    for (const p of pane.published) {
-      if (p.state !== 'blocked' || p.t > w1) continue;
-      const before = truth.filter((e) => e.t <= p.t + 50).pop();
-      if (before && before.state !== 'blocked') {
-        falseBlocked++;
-        falses.push({ pane, at: p.t });
-      }
-    }
-  }
-  return { blocked, prompts, missed, falseBlocked, workingPct: (working / agentMs) * 100, falses };
-}
 
 /** The farm of simulated agents (bench/sim-farm.ts) in a child process. */
 async function startFarm(
@@ -725,11 +616,6 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
   }
 }
 
-/** Rounds to whole ms; null for NaN. */
-function round(x: number): number | null {
-  return Number.isFinite(x) ? Math.round(x) : null;
-}
-
 /** The baseline figures by case name (bench/baseline.json), empty when there is none. */
 function readBaseline(): { label: string; cases: Map<string, CaseFigures> } {
   try {
@@ -821,8 +707,10 @@ async function main(): Promise<void> {
   });
   const names = values.case!.split(',').map((c) => c.trim()).filter(Boolean);
   for (const name of names) {
-    if (!/^(synthetic|host)-\d+$/.test(name)) {
-      throw new Error(`--case ${name}: expected synthetic-N or host-N (e.g. synthetic-1000)`);
+    if (!/^(synthetic|host|replay)-\d+$/.test(name)) {
+      throw new Error(
+        `--case ${name}: expected synthetic-N, host-N or replay-N (e.g. synthetic-1000)`,
+      );
     }
   }
   if (values.mode !== 'adaptive' && values.mode !== 'default') {
@@ -861,6 +749,8 @@ async function main(): Promise<void> {
       }
       const r = kind === 'host'
         ? await runHost(n, adaptive, windowMs, agents!)
+        : kind === 'replay'
+        ? await runReplay(n, adaptive, windowMs)
         : await runSynthetic(n, adaptive, windowMs);
       log(`${r.prompts} prompts in ${r.windowS.toFixed(0)} s (${r.note})\n`);
       results.push(r);
