@@ -33,19 +33,71 @@ import {
   SYNTH_TASK_DELAY_MS,
 } from './sweep-common.ts';
 
-/** One recorded event: screen bytes of agent `i`, or its true state. */
-type Recorded =
-  | { i: number; t: number; bytes: Uint8Array }
-  | { i: number; t: number; state: string };
+/** The true states, by code in a {@link Recording}. */
+const STATES = ['idle', 'working', 'blocked', 'exited'] as const;
+
+/**
+ * Recorded events in a few large arrays (a million small objects would make the replay's
+ * garbage collections, counted in the sweep's CPU, cost more than the sweep): event k is
+ * agent `agent[k]` at `t[k]` (ms since the epoch), screen bytes `bytes[offset[k] ..
+ * offset[k] + length[k])` when `state[k]` is -1, else true state STATES[state[k]].
+ */
+class Recording {
+  count = 0;
+  agent = new Uint32Array(1 << 16);
+  t = new Float64Array(1 << 16);
+  state = new Int8Array(1 << 16);
+  offset = new Uint32Array(1 << 16);
+  length = new Uint32Array(1 << 16);
+  bytes = new Uint8Array(1 << 22);
+  used = 0;
+  readonly #encoder = new TextEncoder();
+
+  #event(i: number, t: number, state: number): number {
+    if (this.count === this.agent.length) {
+      const grow = <T extends Uint32Array | Float64Array | Int8Array>(a: T): T => {
+        const b = new (a.constructor as new (n: number) => T)(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.agent = grow(this.agent);
+      this.t = grow(this.t);
+      this.state = grow(this.state);
+      this.offset = grow(this.offset);
+      this.length = grow(this.length);
+    }
+    const k = this.count++;
+    this.agent[k] = i;
+    this.t[k] = t;
+    this.state[k] = state;
+    return k;
+  }
+
+  screen(i: number, t: number, text: string): void {
+    const k = this.#event(i, t, -1);
+    if (this.bytes.length - this.used < text.length * 3) {
+      const b = new Uint8Array(Math.max(this.bytes.length * 2, this.used + text.length * 3));
+      b.set(this.bytes.subarray(0, this.used));
+      this.bytes = b;
+    }
+    const { written } = this.#encoder.encodeInto(text, this.bytes.subarray(this.used));
+    this.offset[k] = this.used;
+    this.length[k] = written;
+    this.used += written;
+  }
+
+  truth(i: number, t: number, state: string): void {
+    this.#event(i, t, STATES.indexOf(state as (typeof STATES)[number]));
+  }
+}
 
 /** Records `n` simulated agents for `windowMs`, after they have drawn their idle frame. */
-async function record(n: number, windowMs: number): Promise<{ events: Recorded[]; w0: number }> {
+async function record(n: number, windowMs: number): Promise<{ recording: Recording; w0: number }> {
   const random = rng(n * 13);
   const between = ([lo, hi]: readonly [number, number]) => lo + (hi - lo) * random();
-  const events: Recorded[] = [];
-  const encoder = new TextEncoder();
+  const recording = new Recording();
   const timers = new Set<ReturnType<typeof setTimeout>>();
-  let recording = false;
+  let driving = false;
   const later = (ms: number, f: () => void) => {
     const h = setTimeout(() => {
       timers.delete(h);
@@ -60,10 +112,10 @@ async function record(n: number, windowMs: number): Promise<{ events: Recorded[]
       speed: SYNTH_SPEED,
       rows: 32,
       cols: 120,
-      write: (s) => events.push({ i, t: Date.now(), bytes: encoder.encode(s) }),
+      write: (s) => recording.screen(i, Date.now(), s),
       onState: (state, t) => {
-        events.push({ i, t, state });
-        if (!recording) return;
+        recording.truth(i, t, state);
+        if (!driving) return;
         if (state === 'idle') {
           later(between(SYNTH_TASK_DELAY_MS), () => agent.key('run the tests\r'));
         } else if (state === 'blocked') later(between(SYNTH_ANSWER_DELAY_MS), () => agent.key('1'));
@@ -74,13 +126,13 @@ async function record(n: number, windowMs: number): Promise<{ events: Recorded[]
   for (const a of agents) a.start();
   await sleep(500);
   const w0 = Date.now();
-  recording = true;
+  driving = true;
   for (const a of agents) later(between(SYNTH_TASK_DELAY_MS), () => a.key('run the tests\r'));
   await sleep(windowMs);
-  recording = false;
+  driving = false;
   for (const h of timers) clearTimeout(h);
   for (const a of agents) a.end('bench');
-  return { events: events.filter((e) => e.t <= w0 + windowMs), w0 };
+  return { recording, w0 };
 }
 
 /** A timer of the virtual clock. */
@@ -93,11 +145,11 @@ interface VirtualTimer {
 /** Runs the replay case: `n` panes, the sweep mode, a recorded window of `windowMs`. */
 export async function runReplay(n: number, adaptive: boolean, windowMs: number): Promise<Result> {
   const recorded = await record(n, windowMs);
-  let events: Recorded[] | null = recorded.events;
+  let rec: Recording | null = recorded.recording;
   const w0 = recorded.w0;
   const w1 = w0 + windowMs;
   const manifests = loadBundledManifests();
-  let now = events[0]?.t ?? w0;
+  let now = rec.count ? rec.t[0] : w0;
   const queue = new Map<number, VirtualTimer>();
   let nextId = 0;
   let cpuMs = 0;
@@ -164,23 +216,26 @@ export async function runReplay(n: number, adaptive: boolean, windowMs: number):
   let cpu0 = 0;
   let listener0 = 0;
   let evals0 = 0;
-  for (const e of events) {
-    runDue(e.t);
-    now = Math.max(now, e.t);
-    if (e.t >= w0 && evals0 === 0 && cpu0 === 0) {
+  for (let k = 0; k < rec.count; k++) {
+    const t = rec.t[k];
+    if (t > w1) break;
+    runDue(t);
+    now = Math.max(now, t);
+    if (t >= w0 && evals0 === 0 && cpu0 === 0) {
       // the window starts: what came before (start-up frames) is not counted
       cpu0 = cpuMs;
       listener0 = listenerMs;
       evals0 = sweep.stats.evaluations || -1;
     }
-    const pane = panes[e.i];
-    if ('state' in e) {
-      if (e.t >= w0) pane.truth.push({ t: e.t, state: e.state });
+    const pane = panes[rec.agent[k]];
+    if (rec.state[k] >= 0) {
+      if (t >= w0) pane.truth.push({ t, state: STATES[rec.state[k]] });
       continue;
     }
-    pane.terminal.write(e.bytes);
+    const bytes = rec.bytes.subarray(rec.offset[k], rec.offset[k] + rec.length[k]);
+    pane.terminal.write(bytes);
     const t0 = performance.now();
-    for (const l of pane.listeners) l(e.bytes);
+    for (const l of pane.listeners) l(bytes);
     listenerMs += performance.now() - t0;
   }
   runDue(w1);
@@ -188,7 +243,7 @@ export async function runReplay(n: number, adaptive: boolean, windowMs: number):
   const evals = sweep.stats.evaluations - Math.max(0, evals0);
   const ms = windowMs;
   const cpu = cpuMs - cpu0 + listenerMs - listener0;
-  events = null; // released before the memory is read
+  rec = null; // released before the memory is read
   for (const pane of panes) {
     pane.truth.unshift({ t: w0, state: 'idle' });
     pane.published = pane.published.filter((p) => p.t >= w0);
