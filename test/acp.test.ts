@@ -23,7 +23,7 @@ import { cli } from './support/cli.ts';
 import { type AcpRun, agentLog, SCRIPTED_AGENT, startAcp } from './support/acp-run.ts';
 import { sleep, until } from './support/until.ts';
 import { acpDecide, askOf, promptOf } from '../src/runtime/acp-state.ts';
-import { choiceIndex } from '../src/runtime/tools.ts';
+import { choiceIndex } from '../src/runtime/typing-guard.ts';
 import { acpTarget } from '../src/cli/acp.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import { printableText } from '../src/cli/acp-chat.ts';
@@ -32,6 +32,8 @@ import { startPty } from './support/pty-driver.ts';
 
 /** A CLI command with no controlling terminal (setsid), in the run's socket directory. */
 const aw = (run: AcpRun, args: string[]) => cli(args, run.env, { detached: true });
+/** The person's `answer --yes`, in a terminal of its own (`answer` is refused from none). */
+const person = (run: AcpRun, args: string[]) => cli(args, run.env, { tty: true });
 
 function scripted(name: string, extraEnv: NodeJS.ProcessEnv = {}) {
   const log = join(mkdtempSync(join(tmpdir(), 'aw-acp-log-')), 'agent.jsonl');
@@ -183,7 +185,7 @@ test('granted by kind, then rejected by number: the agent gets each optionId; fa
     assert.equal(outcomes(log), []);
 
     let mark = run.states.length;
-    const granted = await aw(run, ['answer', '--yes', 'perm', 'allow_once']);
+    const granted = await person(run, ['answer', '--yes', 'perm', 'allow_once']);
     assert.is(granted.code, 0, granted.stderr);
     assert.match(granted.stdout, 'answered: 1. Allow once (allow_once)');
     const idle = await run.waitFor('idle', (i) => i.state === 'idle', mark);
@@ -196,13 +198,13 @@ test('granted by kind, then rejected by number: the agent gets each optionId; fa
     mark = run.states.length;
     run.type('permission');
     await run.waitFor('blocked again', (i) => i.state === 'blocked', mark);
-    const rejected = await aw(run, ['answer', '--yes', 'perm', '3']);
+    const rejected = await person(run, ['answer', '--yes', 'perm', '3']);
     assert.is(rejected.code, 0, rejected.stderr);
     await run.waitFor('idle again', (i) => i.state === 'idle', mark);
     assert.equal(outcomes(log), ['call-1=allow', 'call-1=reject']);
     assert.match(run.stdout(), 'not run');
     // `answer` on an idle ACP session is refused like on a PTY one.
-    const late = await aw(run, ['answer', '--yes', 'perm', '1']);
+    const late = await person(run, ['answer', '--yes', 'perm', '1']);
     assert.is(late.code, 3, late.stderr);
     // `send` on an idle session is a prompt turn.
     mark = run.states.length;
@@ -294,7 +296,7 @@ test('two requests at once: both published, each answered in turn', async () => 
     assert.match(both.reason, '(+1 more pending)');
     assert.equal(both.permissions!.map((p) => p.toolCall.toolCallId), ['call-a', 'call-b']);
     assert.equal(both.permissions![1].toolCall.content, ['diff: /tmp/acp-two.txt']);
-    const first = await aw(run, ['answer', '--yes', 'two', 'allow_once']);
+    const first = await person(run, ['answer', '--yes', 'two', 'allow_once']);
     assert.is(first.code, 0, first.stderr);
     const one = await run.waitFor(
       'one left',
@@ -303,7 +305,7 @@ test('two requests at once: both published, each answered in turn', async () => 
     );
     assert.is(one.state, 'blocked');
     assert.is(one.permissions![0].toolCall.toolCallId, 'call-b');
-    const second = await aw(run, ['answer', '--yes', 'two', 'reject']);
+    const second = await person(run, ['answer', '--yes', 'two', 'reject']);
     assert.is(second.code, 0, second.stderr);
     await run.waitFor('idle', (i) => i.state === 'idle', mark);
     assert.equal(outcomes(log).sort(), ['call-a=allow', 'call-b=reject']);

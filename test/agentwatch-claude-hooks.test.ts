@@ -428,7 +428,7 @@ if (!existsSync(CLAUDE_BIN)) {
       assert.is(turns(), turnsBefore, 'no new turn reached the server');
 
       // `answer --yes hk 1`: the tool runs, the turn ends, idle.
-      const answer = await runCli(['answer', '--yes', 'hk', '1'], cliEnv, 20_000);
+      const answer = await runCli(['answer', '--yes', 'hk', '1'], cliEnv, 20_000, { tty: true });
       assert.is(answer.code, 0, `answer exited ${answer.code}: ${answer.stdout}${answer.stderr}`);
       assert.match(answer.stdout, /answered: 1\. Yes/);
       const promptGone1 = await truth.waitFor('prompt', false, r1.promptShown, 5_000);
@@ -449,7 +449,9 @@ if (!existsSync(CLAUDE_BIN)) {
       );
 
       // `answer` on the idle session: refused.
-      const idleAnswer = await runCli(['answer', '--yes', 'hk', '1'], cliEnv, 20_000);
+      const idleAnswer = await runCli(['answer', '--yes', 'hk', '1'], cliEnv, 20_000, {
+        tty: true,
+      });
       assert.is(idleAnswer.code, 3, `answer on idle: ${idleAnswer.stdout}${idleAnswer.stderr}`);
       assert.match(idleAnswer.stderr, /not waiting for an answer \(it is idle\)/);
 

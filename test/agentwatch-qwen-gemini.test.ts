@@ -224,7 +224,7 @@ async function runRound(c: AgentCase): Promise<Measured> {
         const answered = Date.now();
         let answer: CliResult | undefined;
         if (n === 1) p.send('\r');
-        else answer = await runCli(['answer', '--yes', name, '1'], cliEnv, 30_000);
+        else answer = await runCli(['answer', '--yes', name, '1'], cliEnv, 30_000, { tty: true });
         const gone = await t.waitFor('dialog', false, answered, 15_000);
         const done = await t.waitFor(`done${n}`, true, answered, 60_000);
         const idle = await settledIdle(fol, 20_000);

@@ -99,14 +99,14 @@ test('answer: says plainly when what the prompt approves is not visible in the p
         ),
       );
     }
-    const small = await cli(['answer', '--yes', 'small', '1'], env);
+    const small = await cli(['answer', '--yes', 'small', '1'], env, { tty: true });
     assert.is(small.code, 0, small.stderr);
     assert.match(
       small.stdout,
       /not all visible in the pane \(40x12\): make it taller or look at it/,
     );
     assert.match(small.stdout, /> 1\. Yes/);
-    const tall = await cli(['answer', '--yes', 'tall', '1'], env);
+    const tall = await cli(['answer', '--yes', 'tall', '1'], env, { tty: true });
     assert.is(tall.code, 0, tall.stderr);
     assert.not.match(tall.stdout, /not all visible/);
     assert.match(tall.stdout, /\| npm test/);

@@ -80,7 +80,7 @@ test('real Claude Code: answer the start-up trust dialog through agentwatch', as
     assert.is(blocked.question, 'Is this a project you created or one you trust?');
     assert.equal(blocked.options, ['No, exit', 'Yes, I trust this folder']);
     const cliEnv = { ...process.env, AGENTWATCH_DIR: dir };
-    const answer = await runCli(['answer', '--yes', 'trusty', '2'], cliEnv, 30_000);
+    const answer = await runCli(['answer', '--yes', 'trusty', '2'], cliEnv, 30_000, { tty: true });
     assert.is(answer.code, 0, answer.stdout + answer.stderr);
     assert.match(answer.stdout, /answered: Yes, I trust this folder/);
     await pty.waitForScreen(/\? for shortcuts/, 60_000);

@@ -241,7 +241,7 @@ test('renderBoard: a shell left in the foreground reads exited, but shows apart 
 });
 
 test('renderBoard: a shell where no agent ran reads shell, a command in it running NAME', () => {
-  const plain = { agent: '', exit: null, by: 'foreground', startedAt: NOW - 1000 };
+  const plain = { agent: '', exit: null, by: 'foreground' as const, startedAt: NOW - 1000 };
   const sh = info('sh-0001', 'shell', 4_000, { ...plain, foreground: 'bash', reason: 'x' });
   const job = info('job-0002', 'running', 2_000, {
     ...plain,
@@ -266,7 +266,7 @@ test('detailOf: rows speak to the person; rule internals stay in explain', () =>
     'started, no task yet',
   );
   assert.is(row(info('a-0001', 'working', 0, { reason: rule })), 'working');
-  const acp = { by: 'acp', reason: 'turn ended: cancelled', stopReason: 'cancelled' };
+  const acp = { by: 'acp' as const, reason: 'turn ended: cancelled', stopReason: 'cancelled' };
   assert.is(row(info('a-0001', 'idle', 3000, acp)), 'done 3 s ago (cancelled)');
   assert.is(
     row(info('a-0001', 'idle', 3000, { ...acp, stopReason: 'end_turn' })),

@@ -16,7 +16,7 @@
  *
  * The window. The guard reads the PTY master until it is empty (read(2) flushes the pty's
  * pending work queue first, so nothing the child had written is left in flight), classifies,
- * reads again, and writes with write(2) at once ({@link guardedSend}, src/runtime/tools.ts).
+ * reads again, and writes with write(2) at once ({@link guardedSend}, src/runtime/typing-guard.ts).
  * A dialog is missed only when the child's write(2) of it lands after the kernel checked for
  * input in the guard's last read and the child's drain of input before that draw ran before
  * our write(2) landed: the intervals [start of the guard's last read, end of its write] and
@@ -39,7 +39,7 @@ import * as assert from 'uvu/assert';
 import { request } from '../src/runtime/control-client.ts';
 import { createHost } from '../src/runtime/default-host.ts';
 import type { Session } from '../src/runtime/session.ts';
-import { GUARD_EXIT, guardedSend, GuardRefusal } from '../src/runtime/tools.ts';
+import { GUARD_EXIT, guardedSend, GuardRefusal } from '../src/runtime/typing-guard.ts';
 import { UserError } from '../src/errors.ts';
 import { prng } from '../src/sim/rng.ts';
 import { DIALOG_OPTIONS, DIALOG_QUESTION } from './support/prompt-flipper.ts';
@@ -145,7 +145,7 @@ test(`guard: ${TRIALS} random sends against a flipping dialog; none reaches it b
       headless: true,
       cwd: ROOT,
     });
-    const w = host.watched(session.id)!;
+    const w = host.ptyPane(session.id)!;
     await until('the flipper to be ready', () => {
       try {
         return readFileSync(logPath, 'utf8').startsWith('R ');
@@ -155,9 +155,9 @@ test(`guard: ${TRIALS} random sends against a flipping dialog; none reaches it b
     }, 20_000);
     // The test is only worth something if the dialog reads blocked and the idle box idle.
     await until('the dialog on screen, read as blocked', () => {
-      return host.sweep.evaluate(w).state === 'blocked';
+      return w.classifyNow().state === 'blocked';
     });
-    await until('the idle box, read as idle', () => host.sweep.evaluate(w).state === 'idle');
+    await until('the idle box, read as idle', () => w.classifyNow().state === 'idle');
 
     const probes = instrument(session);
     const random = prng(7);
@@ -170,7 +170,7 @@ test(`guard: ${TRIALS} random sends against a flipping dialog; none reaches it b
       const from = probes.length;
       const trial: Trial = { i, marker, enter, via, outcome: 'sent', writes: [] };
       try {
-        if (via === 'guard') await guardedSend(host.sweep, w, marker, enter);
+        if (via === 'guard') await guardedSend(w, marker, enter);
         else await request(session.spec.socket, { op: 'send', text: marker, enter }, 5000);
       } catch (e) {
         if (!(e instanceof UserError)) throw e;

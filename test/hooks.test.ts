@@ -42,7 +42,7 @@ import { type Notice, Notifier } from '../src/runtime/notify.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import type { Session } from '../src/runtime/session.ts';
 import { selfCommand } from '../src/runtime/self-command.ts';
-import { guardedSend } from '../src/runtime/tools.ts';
+import { guardedSend } from '../src/runtime/typing-guard.ts';
 import { sleep, until } from './support/until.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -350,9 +350,9 @@ test('live session (a blank screen: the reports alone decide): report working, r
 test('a blocked report is dropped once the person presses Esc on the prompt (no further hook)', async () => {
   const { probe, env, host, session } = shared;
   {
-    const w = host.watched(session.id)!;
+    const w = host.ptyPane(session.id)!;
     const socket = session.spec.socket;
-    await guardedSend(host.sweep, w, 'please create hello.txt');
+    await guardedSend(w, 'please create hello.txt');
     await until('the prompt on screen', () => session.terminal.screenText().includes('❯ 1. Yes'));
     // PermissionRequest: blocked, reported
     await hook(['report', 'blocked'], { ...env, AGENTWATCH_SOCKET: socket }, probe);

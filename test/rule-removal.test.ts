@@ -23,7 +23,7 @@ import { evaluate, matchRule } from '../src/detect/evaluate.ts';
 import type { Manifest, Rule } from '../src/detect/manifest.ts';
 import { RegionTexts } from '../src/detect/regions.ts';
 import type { RuleState, ScreenInput } from '../src/detect/types.ts';
-import { agentFromFileName } from '../src/cli/agent-of.ts';
+import { agentFromFileName } from '../src/cli/capture-manifest.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import { Terminal } from '../src/vt/terminal.ts';
 

@@ -383,7 +383,7 @@ test('fault: invalid UTF-8 and 2 MB of random bytes: nothing throws, invalid byt
       headless: true,
     });
     await screenShows(session, 'RANDOM-END', 10000);
-    const w = host.watched(session.id)!;
+    const w = host.ptyPane(session.id)!;
     // 0xff, and 0xc3 before '(' are not UTF-8: xterm.js (the reference) drops them, so do we
     assert.ok(session.terminal.screenText().includes('AB(C RANDOM-END'));
     assert.ok(session.bytesOut > 2 * 2 ** 20);
@@ -391,7 +391,7 @@ test('fault: invalid UTF-8 and 2 MB of random bytes: nothing throws, invalid byt
     assert.is(session.listenerErrors, 0);
     assert.equal(uncaught, []);
     const before = w.evaluations;
-    assert.is(host.sweep.evaluate(w).state, 'idle', 'the sweep still classifies it');
+    assert.is(w.classifyNow().state, 'idle', 'the sweep still classifies it');
     assert.is(w.evaluations, before + 1);
     assert.is(evaluate(session.terminal.snapshot(), MANIFESTS.get('claude')!).state, 'idle');
     const info = await request<{ session: SessionInfo }>(session.spec.socket, { op: 'info' });
@@ -436,7 +436,7 @@ test('fault: a resize storm (500 in 1 s through the socket and Session.resize): 
     assert.is(info.session.exit, null);
     // the agent is still classified at its new size
     session.write('b');
-    await until('blocked at 24x80', () => host.watched(session.id)!.record.state === 'blocked');
+    await until('blocked at 24x80', () => host.ptyPane(session.id)!.record.state === 'blocked');
   } finally {
     await host.close();
     s.done();
@@ -568,7 +568,7 @@ test('fault: 100 sessions in one host: all reach their states, ls lists 100, clo
     const want = (i: number) => kinds[i % 3];
     await until(
       'all 100 in their states',
-      () => sessions.every((x, i) => host.watched(x.id)!.record.state === want(i)),
+      () => sessions.every((x, i) => host.ptyPane(x.id)!.record.state === want(i)),
       15000,
     );
     const reached = Date.now() - t0;
@@ -677,8 +677,8 @@ test('fault: a control client sending garbage gets error lines and the server ke
       assert.match(answers[i].error!, /^bad request: not a JSON object with an "op"/);
     }
     assert.is(answers[5].error, "unknown op 'nope'");
-    assert.match(answers[6].error!, /resize: rows must be 1-500 and cols 2-1000/);
-    assert.match(answers[7].error!, /resize: rows must be 1-500 and cols 2-1000/);
+    assert.match(answers[6].error!, /resize: rows must be 1-1000 and cols 2-2000/);
+    assert.match(answers[7].error!, /resize: rows must be 1-1000 and cols 2-2000/);
     assert.match(answers[8].error!, /^bad request/);
     assert.is(answers[9].error, "unknown op 'ïnfo'", 'a UTF-8 character split across reads');
     // the same reader on the client side: a 4-byte character in three pieces

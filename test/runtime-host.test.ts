@@ -159,7 +159,7 @@ test('sweep: working -> idle waits for a second evaluation; a spinner-less frame
   const host = createHost({ intervalMs: 3_600_000 }, env);
   try {
     const session = await startFake(host, agent);
-    const w = host.watched(session.id)!;
+    const w = host.ptyPane(session.id)!;
     const f = new Follower(session.spec.socket);
     await f.next('idle');
     await screenShows(session, 'READY');
@@ -168,29 +168,29 @@ test('sweep: working -> idle waits for a second evaluation; a spinner-less frame
       await screenShows(session, marker);
     };
     await show('w', 'esc to interrupt');
-    host.sweep.tick();
+    host.tick();
     assert.is(w.record.state, 'working');
 
     // flicker: one idle frame, seen by two evaluations inside the confirmation window
     await show('i', '? for shortcuts');
-    host.sweep.tick();
+    host.tick();
     assert.is(w.record.state, 'working', 'the first idle read is not trusted');
     assert.type(w.record.idleSeenAt, 'number');
-    host.sweep.tick(); // nothing changed on screen, but the pending confirmation makes it due
+    host.tick(); // nothing changed on screen, but the pending confirmation makes it due
     assert.is(w.record.state, 'working', 'a second read inside IDLE_CONFIRM_MS is not enough');
     await show('w', 'esc to interrupt');
-    host.sweep.tick();
+    host.tick();
     assert.is(w.record.state, 'working');
     assert.is(w.record.idleSeenAt, undefined, 'the spinner came back: the pending idle is dropped');
 
     // a real end of turn: idle confirmed on an evaluation IDLE_CONFIRM_MS after the first read
     await show('i', '? for shortcuts');
-    host.sweep.tick();
+    host.tick();
     const firstRead = w.record.idleSeenAt!;
     assert.is(w.record.state, 'working');
     await sleep(IDLE_CONFIRM_MS + 30);
     const evaluations = w.evaluations;
-    host.sweep.tick();
+    host.tick();
     assert.is(w.evaluations, evaluations + 1, 'due without a screen change');
     assert.is(w.record.state, 'idle');
     assert.ok(w.record.since - firstRead >= IDLE_CONFIRM_MS);
@@ -213,7 +213,7 @@ test('foreground: interactive bash reads shell, `sleep 30` running sleep, the sh
       env: { PS1: '' },
       headless: true,
     });
-    const w = host.watched(session.id)!;
+    const w = host.ptyPane(session.id)!;
     const f = new Follower(session.spec.socket);
     const shell = await f.next('shell');
     assert.is(shell.foreground, 'bash');

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request } from '../src/runtime/control-client.ts';
-import { choiceIndex, currentPrompt, guardedAnswer } from '../src/runtime/tools.ts';
+import { choiceIndex, currentPrompt, guardedAnswer } from '../src/runtime/typing-guard.ts';
 import { createHost } from '../src/runtime/default-host.ts';
 import { selfCommand } from '../src/runtime/self-command.ts';
 import { planTask } from '../src/sim/plan.ts';
@@ -27,10 +27,12 @@ import { Rng } from '../src/sim/rng.ts';
 import type { TruthEvent } from '../src/sim/user.ts';
 import { UserError } from '../src/errors.ts';
 import { sleep, until } from './support/until.ts';
-import { cli as runCli } from './support/cli.ts';
+import { cli as runCli, personRequest } from './support/cli.ts';
 
 /** Runs the CLI with no controlling terminal (setsid). */
 const cli = (args: string[], env: NodeJS.ProcessEnv) => runCli(args, env, { detached: true });
+/** The person's command, in a terminal of its own (`answer` is refused from none). */
+const person = (args: string[], env: NodeJS.ProcessEnv) => runCli(args, env, { tty: true });
 
 /** Seed 12: the first task asks about `touch hello.txt`, the second about `mkdir -p build/out`. */
 const SEED = 12;
@@ -91,11 +93,11 @@ test('send and answer through the CLI against the simulated agent', async () => 
       agent: 'claude',
       headless: true,
     });
-    const w = host.watched(session.id)!;
+    const w = host.ptyPane(session.id)!;
     const id = session.id;
     const screen = () => session.terminal.screenText();
     const state = () => {
-      host.sweep.evaluate(w);
+      w.classifyNow();
       return w.record.state;
     };
     const last = () => truth(truthPath).at(-1);
@@ -111,7 +113,7 @@ test('send and answer through the CLI against the simulated agent', async () => 
     assert.is(state(), 'idle');
 
     // answer on a session that is not blocked: exit 3, nothing typed
-    const notBlocked = await cli(['answer', '--yes', id, '1'], env);
+    const notBlocked = await person(['answer', '--yes', id, '1'], env);
     assert.is(notBlocked.code, 3, notBlocked.stderr);
     assert.match(notBlocked.stderr, /is not waiting for an answer \(it is idle\)/);
     assert.is(truth(truthPath).length, 1, 'still only the first idle line');
@@ -171,12 +173,12 @@ test('send and answer through the CLI against the simulated agent', async () => 
     assert.is(first.question, QUESTION);
     assert.is(first.selected, 0);
     const madeUp = { question: QUESTION, options: [...first.options.slice(0, 2), '3. Maybe'] };
-    const mismatch = await request(session.spec.socket, {
+    const mismatch = await personRequest(session.spec.socket, {
       op: 'answer',
       choice: '1',
       confirmed: true,
       expect: madeUp,
-    }).then(() => null, (e: UserError) => e);
+    }, env).then(() => null, (e: UserError) => e);
     assert.ok(mismatch, 'refused');
     assert.is(mismatch!.exitCode, 3);
     assert.match(mismatch!.message, /not the one you confirmed/);
@@ -194,7 +196,7 @@ test('send and answer through the CLI against the simulated agent', async () => 
 
     // answer --yes SESSION 2: ↓ then Enter; the agent got option 2
     assert.equal(keys, ['please create hello.txt', '\r'], 'only the first send typed anything');
-    const answered = await cli(['answer', '--yes', id, '2'], env);
+    const answered = await person(['answer', '--yes', id, '2'], env);
     assert.is(answered.code, 0, answered.stderr);
     assert.match(answered.stdout, /asks: Do you want to proceed\?/);
     assert.match(answered.stdout, /> 2\. Yes, and don't ask again/);
@@ -214,19 +216,19 @@ test('send and answer through the CLI against the simulated agent', async () => 
     await until('blocked on the screen', () => state() === 'blocked');
     assert.ok(screen().includes('mkdir -p build/out'), screen());
     const lines2 = truth(truthPath).length;
-    const stale = await request(session.spec.socket, {
+    const stale = await personRequest(session.spec.socket, {
       op: 'answer',
       choice: '1',
       confirmed: true,
       expect: { question: first.question, options: first.options },
-    }).then(() => null, (e: UserError) => e);
+    }, env).then(() => null, (e: UserError) => e);
     assert.is(stale?.exitCode, 3);
     assert.match(stale!.message, /not the one you confirmed/);
     await sleep(200);
     assert.is(truth(truthPath).length, lines2, 'the second prompt got no key');
 
     // choice by text: 'no' is option 3
-    const no = await cli(['answer', '--yes', id, 'no'], env);
+    const no = await person(['answer', '--yes', id, 'no'], env);
     assert.is(no.code, 0, no.stderr);
     await until('the answer in the truth file', () => truth(truthPath).length > lines2);
     assert.is(truth(truthPath)[lines2].answer, 3);
@@ -302,16 +304,16 @@ test('answer waits for each arrow key to show before the next: a slow agent stil
       agent: 'claude',
       headless: true,
     });
-    const w = host.watched(session.id)!;
+    const w = host.ptyPane(session.id)!;
     await until('the dialog, blocked', () => {
-      host.sweep.evaluate(w);
+      w.classifyNow();
       return w.record.state === 'blocked';
     }).catch((e) => {
       throw new Error(`${e.message}\n${session.terminal.screenText()}\n${w.record.reason}`);
     });
-    const confirmed = await currentPrompt(host.sweep, w);
+    const confirmed = await currentPrompt(w);
     assert.equal(confirmed.options.map((o) => o.slice(0, 6)), ['1. Yes', '2. Yes', '3. No']);
-    const answered = await guardedAnswer(host.sweep, w, 1, confirmed);
+    const answered = await guardedAnswer(w, 1, confirmed);
     assert.match(answered, /^2\. Yes, and don't ask again/);
     await until('the choice written', () => existsSync(chosen), 5000);
     assert.is(readFileSync(chosen, 'utf8'), '2', 'the agent got option 2, not a later one');
@@ -381,19 +383,19 @@ test('answer on a row of buttons (opencode): the selection seen by its colour, m
       agent: 'opencode',
       headless: true,
     });
-    const w = host.watched(session.id)!;
+    const w = host.ptyPane(session.id)!;
     await until('the panel, blocked', () => {
-      host.sweep.evaluate(w);
+      w.classifyNow();
       return w.record.state === 'blocked';
     }).catch((e) => {
       throw new Error(`${e.message}\n${session.terminal.screenText()}\n${w.record.reason}`);
     });
-    const confirmed = await currentPrompt(host.sweep, w);
+    const confirmed = await currentPrompt(w);
     assert.equal(confirmed.options, ['1. Allow once', '2. Allow always', '3. Reject']);
     assert.is(confirmed.question, 'Permission required');
     assert.is(confirmed.selected, 0);
     assert.is(choiceIndex('reject', confirmed.options), 2);
-    const answered = await guardedAnswer(host.sweep, w, 2, confirmed);
+    const answered = await guardedAnswer(w, 2, confirmed);
     assert.is(answered, '3. Reject');
     await until('the choice written', () => existsSync(chosen), 5000);
     assert.is(readFileSync(chosen, 'utf8'), '3', 'the agent got Reject');

@@ -15,8 +15,8 @@ import {
   ADAPTIVE_SLOT_MS,
   Sweep,
   type SweptSession,
-  type Watched,
 } from '../src/runtime/sweep.ts';
+import type { ScreenPane } from '../src/runtime/screen-pane.ts';
 import { Terminal } from '../src/vt/terminal.ts';
 
 const manifests = loadBundledManifests();
@@ -71,7 +71,7 @@ function setup(clock: VirtualClock) {
     manifests: () => manifests,
     foreground: () => ({ pgid: 1, name: 'claude', argv: ['claude'] }),
     onTransition: () => {},
-    onEvaluated: (w: Watched<MemorySession>) => {
+    onEvaluated: (w: ScreenPane<MemorySession>) => {
       const l = looks.get(w.session.id) ?? [];
       l.push(clock.now());
       looks.set(w.session.id, l);

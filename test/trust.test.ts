@@ -2,8 +2,9 @@
  * Trust (issue 11): only the person approves a prompt, only our own sockets are believed,
  * nothing of the person's is ever deleted or chmod-ed. One test per finding, with real
  * processes, PTYs and sockets:
- *  1. an agent's tool that clears its environment cannot `answer` (peer credentials + the
- *     parent chain, not AGENTWATCH_SESSION);
+ *  1. an agent's tool that clears its environment, detaches (setsid) or double-forks cannot
+ *     `answer` (peer credentials, the parent chain, the controlling terminal, the session and
+ *     process group; not AGENTWATCH_SESSION); a terminal of the person's can;
  *  2. another user: a connection of another uid is refused by the session, and a socket folder
  *     of another user is refused by every command (root only: useradd; skipped otherwise);
  *  3. a hostile socket's names, questions, options, details and errors are printed as text;
@@ -39,8 +40,9 @@ import { createHost } from '../src/runtime/default-host.ts';
 import { listenControl } from '../src/runtime/control-server.ts';
 import { request } from '../src/runtime/control-client.ts';
 import { listSessions } from '../src/runtime/session-directory.ts';
-import { guardedSend } from '../src/runtime/tools.ts';
-import { ancestry, answerRefusal } from '../src/runtime/peer.ts';
+import { guardedSend } from '../src/runtime/typing-guard.ts';
+import { ancestry, answerRefusal, processFacts, ttyKey } from '../src/runtime/peer.ts';
+import * as pty from 'node-pty';
 import { UserError } from '../src/errors.ts';
 import { cli } from './support/cli.ts';
 import { fakeInfo, fakeSession } from './support/fake-session.ts';
@@ -111,8 +113,8 @@ test('1: answer from a child of a session that cleared its environment is refuse
       cwd: ROOT,
       env: { AGENTWATCH_DIR: dir },
     });
-    const w = host.watched(sim.id)!;
-    await until('the dialog, blocked', () => host.sweep.evaluate(w).state === 'blocked', 20_000);
+    const w = host.ptyPane(sim.id)!;
+    await until('the dialog, blocked', () => w.classifyNow().state === 'blocked', 20_000);
     const shell = await host.start({
       command: 'bash',
       args: ['--norc', '--noprofile'],
@@ -134,10 +136,10 @@ test('1: answer from a child of a session that cleared its environment is refuse
     assert.match(said, /runs inside an agentwatch session/, said);
     await sleep(300);
     assert.not.match(readFileSync(log, 'utf8'), /^I /m, 'the dialog read no key');
-    assert.is(host.sweep.evaluate(w).state, 'blocked', 'still waiting for the person');
+    assert.is(w.classifyNow().state, 'blocked', 'still waiting for the person');
 
     // The person, outside any session, answers the same prompt.
-    const person = await cli(['answer', '--yes', 'sim1', '1'], env, { detached: true });
+    const person = await cli(['answer', '--yes', 'sim1', '1'], env, { tty: true });
     assert.is(person.code, 0, person.stderr);
     assert.match(person.stdout, /answered: 1\. Yes/);
     await until('the Enter in the dialog', () => /^I \d+ 1 0d$/m.test(readFileSync(log, 'utf8')));
@@ -147,33 +149,154 @@ test('1: answer from a child of a session that cleared its environment is refuse
   }
 });
 
-test('1: answerRefusal: unknown peer, another uid, a descendant of an agent (any depth) are refused', async () => {
+test('1: answerRefusal: unknown peer, another uid, a descendant of an agent (any depth), no controlling terminal, a session PTY are refused; a terminal of the person may', async () => {
   const uid = process.getuid?.() ?? -1;
   // a grandchild of this process: sh -> sleep
   const child = spawn('/bin/sh', ['-c', 'sleep 30 & echo $!; wait'], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
+  // a process detached from every terminal (setsid), as a tool that detaches itself
+  const detached = spawn('sleep', ['30'], { stdio: 'ignore', detached: true });
+  // a process in a terminal of the person's: a PTY that no session hosts
+  const own = pty.spawn('sleep', ['30'], { cols: 80, rows: 24 });
+  const ownTty = (own as unknown as { ptsName: string }).ptsName;
   let grandchild = 0;
   try {
     grandchild = Number(
       await new Promise<string>((r) => child.stdout!.once('data', (d) => r(String(d)))),
     );
     assert.equal(ancestry(grandchild)!.slice(0, 3), [grandchild, child.pid, process.pid]);
-    assert.match(String(answerRefusal(null, new Set())), /cannot tell which process asked/);
-    assert.match(String(answerRefusal({ pid: grandchild, uid: uid + 1 }, new Set())), /from uid/);
+    const none = { agents: new Set<number>() };
+    assert.match(String(answerRefusal(null, none)), /cannot tell which process asked/);
+    assert.match(String(answerRefusal({ pid: grandchild, uid: uid + 1 }, none)), /from uid/);
     assert.match(
-      String(answerRefusal({ pid: grandchild, uid }, new Set([process.pid]))),
+      String(answerRefusal({ pid: grandchild, uid }, { agents: new Set([process.pid]) })),
       new RegExp(`process ${grandchild} runs inside an agentwatch session`),
     );
-    assert.is(
-      answerRefusal({ pid: process.pid, uid }, new Set([grandchild])),
-      null,
-      'a parent may',
+    assert.match(String(answerRefusal({ pid: 0, uid }, none)), /did not say/);
+    assert.is(processFacts(detached.pid!)!.tty, null);
+    assert.match(
+      String(answerRefusal({ pid: detached.pid!, uid }, none)),
+      new RegExp(`process ${detached.pid} has no controlling terminal`),
     );
-    assert.match(String(answerRefusal({ pid: 0, uid }, new Set())), /did not say/);
+    // node-pty's child makes its PTY its controlling terminal just after the fork
+    await until('sleep on its PTY', () => processFacts(own.pid)?.tty === ttyKey(ownTty));
+    assert.is(answerRefusal({ pid: own.pid, uid }, none), null, "the person's terminal may");
+    assert.is(
+      answerRefusal({ pid: own.pid, uid }, { agents: new Set([grandchild]), ttys: ['/nowhere'] }),
+      null,
+      'another process being an agent changes nothing',
+    );
+    assert.match(
+      String(answerRefusal({ pid: own.pid, uid }, { agents: new Set(), ttys: [ownTty] })),
+      new RegExp(`has the terminal of an agentwatch session \\(${ownTty}\\)`),
+    );
   } finally {
     if (grandchild > 0) process.kill(grandchild, 'SIGKILL');
     child.kill('SIGKILL');
+    detached.kill('SIGKILL');
+    own.kill('SIGKILL');
+  }
+});
+
+test("1: answerRefusal: a process orphaned out of an agent's parent chain but still in its session is refused", async () => {
+  const uid = process.getuid?.() ?? -1;
+  const dir = mkdtempSync(join(tmpdir(), 'aw-trust1s-'));
+  const pidFile = join(dir, 'orphan.pid');
+  // the agent leads its PTY's session; its child's child is orphaned (a double fork)
+  const agent = pty.spawn('/bin/sh', ['-c', `(sleep 31 & echo $! > '${pidFile}'); exec sleep 30`], {
+    cols: 80,
+    rows: 24,
+  });
+  let orphan = 0;
+  try {
+    orphan = Number(
+      await until('the orphan', () => {
+        const t = existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim() : '';
+        return t && processFacts(Number(t))?.ppid !== undefined && t;
+      }),
+    );
+    await until('its parent gone', () => !ancestry(orphan)!.includes(agent.pid));
+    const facts = processFacts(orphan)!;
+    assert.is(facts.sid, agent.pid, "still in the agent's session");
+    // without the session's PTY path (the check by terminal), its session tells
+    assert.match(
+      String(answerRefusal({ pid: orphan, uid }, { agents: new Set([agent.pid]) })),
+      new RegExp(
+        `process ${orphan} is in the process group or session of an agentwatch session's agent \\(process ${agent.pid}\\)`,
+      ),
+    );
+  } finally {
+    if (orphan > 0) process.kill(orphan, 'SIGKILL');
+    agent.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("1: a tool that detaches (setsid, or a double fork) from another host's session cannot answer; the person's terminal can", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-trust1d-'));
+  const env = personEnv(dir);
+  const host = createHost({ intervalMs: 100 }, env);
+  const other = createHost({ intervalMs: 100 }, env);
+  const log = join(dir, 'flipper.log');
+  try {
+    const sim = await host.start({
+      command: process.execPath,
+      args: ['--import', 'tsx', FLIPPER, '--prompt-flipper', '--log', log, '--hold'],
+      name: 'sim1',
+      agent: 'claude',
+      headless: true,
+      cwd: ROOT,
+      env: { AGENTWATCH_DIR: dir },
+    });
+    const w = host.ptyPane(sim.id)!;
+    await until('the dialog, blocked', () => w.classifyNow().state === 'blocked', 20_000);
+    // the agent's shell lives in another process than the blocked session (as `run --name dup`)
+    const shell = await other.start({
+      command: 'bash',
+      args: ['--norc', '--noprofile'],
+      name: 'dup',
+      headless: true,
+      cwd: ROOT,
+      env: { AGENTWATCH_DIR: dir, PS1: '$ ' },
+    });
+    const answer = (out: string) =>
+      `env -u AGENTWATCH_SOCKET -u AGENTWATCH_SESSION '${process.execPath}' --import tsx ` +
+      `'${MAIN}' answer --yes sim1 1 > '${out}' 2>&1; echo "rc=$?" >> '${out}'`;
+    const result = (out: string) =>
+      until(`${out} to finish`, () => {
+        const t = existsSync(out) ? readFileSync(out, 'utf8') : '';
+        return /rc=\d+/.test(t) && t;
+      }, 30_000);
+    // as the user reproduced it: a new session, its parent init, no controlling terminal
+    const setsid = join(dir, 'setsid.out');
+    shell.write(
+      `(setsid sh -c "${
+        answer(setsid).replace(/["$]/g, (c) => `\\${c}`)
+      }" </dev/null >/dev/null 2>&1 &)\r`,
+    );
+    const said1 = await result(setsid);
+    assert.match(said1, /rc=3/, said1);
+    assert.match(said1, /has no controlling terminal/, said1);
+    // a double fork: its parent is init, but its controlling terminal is dup's PTY
+    const fork = join(dir, 'fork.out');
+    shell.write(`(sh -c '${answer(fork).replace(/'/g, `'\\''`)}' </dev/null >/dev/null 2>&1 &)\r`);
+    const said2 = await result(fork);
+    assert.match(said2, /rc=3/, said2);
+    assert.match(said2, new RegExp(`terminal of an agentwatch session \\(${shell.tty}\\)`), said2);
+    await sleep(300);
+    assert.not.match(readFileSync(log, 'utf8'), /^I /m, 'the dialog read no key');
+    assert.is(w.classifyNow().state, 'blocked', 'still waiting for the person');
+
+    // The person, in a terminal of theirs, answers the same prompt.
+    const person = await cli(['answer', '--yes', 'sim1', '1'], env, { tty: true });
+    assert.is(person.code, 0, person.stderr);
+    assert.match(person.stdout, /answered: 1\. Yes/);
+    await until('the Enter in the dialog', () => /^I \d+ 1 0d$/m.test(readFileSync(log, 'utf8')));
+  } finally {
+    await other.close();
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
@@ -477,12 +600,12 @@ test('8: send reports a prompt that appeared while it typed (exit 3), though the
       headless: true,
       cwd: ROOT,
     });
-    const w = host.watched(session.id)!;
+    const w = host.ptyPane(session.id)!;
     await until(
       'the idle box',
       () =>
         session.terminal.screenText().includes('? for shortcuts') &&
-        host.sweep.evaluate(w).state === 'idle',
+        w.classifyNow().state === 'idle',
       20_000,
     );
     // The dialog is drawn after the guard's last read and before its write(2): the write
@@ -501,7 +624,7 @@ test('8: send reports a prompt that appeared while it typed (exit 3), though the
     };
     let err: unknown;
     try {
-      await guardedSend(host.sweep, w, 'hello', true, true);
+      await guardedSend(w, 'hello', true, true);
     } catch (e) {
       err = e;
     }
@@ -512,7 +635,7 @@ test('8: send reports a prompt that appeared while it typed (exit 3), though the
       'a prompt appeared while typing: the text may be in it, the Enter was not sent',
     );
     assert.equal(writes, ['hello'], 'no Enter was written');
-    await until('the idle box again', () => host.sweep.evaluate(w).state === 'idle');
+    await until('the idle box again', () => w.classifyNow().state === 'idle');
   } finally {
     await host.close();
     rmSync(dir, { recursive: true, force: true });

@@ -235,3 +235,17 @@ test('a fresh 32x120 pane holds at most 24 KB of typed arrays', () => {
 });
 
 test.run();
+
+test('bracketed paste (DECSET 2004) is tracked: set, reset, and cleared by RIS', () => {
+  const t = new Terminal(3, 10);
+  const enc = new TextEncoder();
+  assert.is(t.bracketedPaste, false, 'off until the program enables it');
+  t.write(enc.encode('\x1b[?2004h'));
+  assert.is(t.bracketedPaste, true);
+  t.write(enc.encode('\x1b[?2004l'));
+  assert.is(t.bracketedPaste, false);
+  t.write(enc.encode('\x1b[?1;2004h'));
+  assert.is(t.bracketedPaste, true, 'among several modes');
+  t.write(enc.encode('\x1bc'));
+  assert.is(t.bracketedPaste, false, 'a full reset clears it');
+});

@@ -22,11 +22,12 @@ import {
 import { createHost } from '../runtime/default-host.ts';
 import { createNotifier } from '../runtime/notify.ts';
 import { AcpSession, preciseNow } from '../runtime/acp-session.ts';
+import { AcpPane } from '../runtime/acp-pane.ts';
 import { makeSessionId } from '../runtime/host.ts';
 import { socketPath } from '../runtime/paths.ts';
 import type { Manifest } from '../detect/manifest.ts';
 import { promptOf } from '../runtime/acp-state.ts';
-import { choiceIndex } from '../runtime/tools.ts';
+import { choiceIndex } from '../runtime/typing-guard.ts';
 import { ChatRenderer } from './acp-chat.ts';
 
 /** A manifest's ACP command line as argv (`[integrations] acp`, words split at spaces). */
@@ -136,7 +137,7 @@ export const acpCommand: Command = {
       if (info.id === id) notifier.observe(info);
     });
     try {
-      await host.serve(session);
+      await host.serve(new AcpPane(session));
     } catch (e) {
       await session.close();
       throw e;
@@ -202,7 +203,7 @@ export const acpCommand: Command = {
         if (!line.trim()) return;
         const p = promptOf(pending);
         try {
-          session.answer(choiceIndex(line, p.options, p.aliases), p);
+          session.answerIndex(choiceIndex(line, p.options, p.aliases), p);
         } catch (e) {
           io.stdout(`! ${(e as Error).message}\n`);
         }
@@ -216,7 +217,7 @@ export const acpCommand: Command = {
       }
       session.transcribe(`> ${line}\n`);
       // A failed turn is shown by the session's error event.
-      turn = session.prompt(line, 'chat').catch(() => {});
+      turn = session.promptTurn(line, 'chat').catch(() => {});
     });
 
     await done;

@@ -11,7 +11,7 @@ import { type Command, UsageError } from './command.ts';
 import { sendAnswer } from '../runtime/control-client.ts';
 import { readAnswerablePrompt } from './board/answering.ts';
 import { findSession } from '../runtime/session-directory.ts';
-import { choiceIndex, GUARD_EXIT } from '../runtime/tools.ts';
+import { choiceIndex, GUARD_EXIT } from '../runtime/typing-guard.ts';
 import { UserError } from '../errors.ts';
 import { printable } from './printable.ts';
 

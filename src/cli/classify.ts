@@ -15,7 +15,7 @@ import {
   UsageError,
   UserError,
 } from './command.ts';
-import { manifestForFile } from './agent-of.ts';
+import { manifestForFile } from './capture-manifest.ts';
 import { evaluate } from '../detect/evaluate.ts';
 import type { Manifest } from '../detect/manifest.ts';
 import { ManifestError } from '../detect/errors.ts';

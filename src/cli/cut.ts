@@ -13,7 +13,7 @@ import {
   UsageError,
   UserError,
 } from './command.ts';
-import { agentFromFileName } from './agent-of.ts';
+import { agentFromFileName } from './capture-manifest.ts';
 import { cutRecording } from '../runtime/cut.ts';
 import { readRecording, type Recording } from '../runtime/recording.ts';
 import { loadBundledManifests, loadManifestFile } from '../runtime/manifest-sources.ts';

@@ -10,7 +10,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UserError } from './command.ts';
-import { agentFromFileName } from './agent-of.ts';
+import { agentFromFileName } from './capture-manifest.ts';
 import { columns, detectorCsv, detectorRecords, detectorTable } from './eval-format.ts';
 import type { Manifest } from '../detect/manifest.ts';
 import { sumFigures } from '../eval/analysis.ts';

@@ -4,10 +4,10 @@
  */
 import { existsSync } from 'node:fs';
 import { type Command, type Io, UsageError } from './command.ts';
-import { request } from '../runtime/control-client.ts';
+import { requestOp } from '../runtime/control-client.ts';
 import { findSession } from '../runtime/session-directory.ts';
 import { classifySetup } from './classify.ts';
-import { manifestForFile } from './agent-of.ts';
+import { manifestForFile } from './capture-manifest.ts';
 import { explain, formatExplain } from '../detect/explain.ts';
 import { renderFile } from '../runtime/render-file.ts';
 import { printableLines } from './printable.ts';
@@ -37,16 +37,7 @@ async function explainSession(key: string, sink: Io): Promise<number> {
   // Everything below came from the session's socket: printed as text, line by line.
   const io = { ...sink, stdout: (t: string) => sink.stdout(printableLines(t)) };
   const info = await findSession(key);
-  const x = await request<{
-    decidedBy: string;
-    reason: string;
-    report: { state: string; at: number; source: string } | null;
-    foreground: { kind: string; name: string };
-    manifest: string | null;
-    screen: string;
-    rules: string;
-    events: string[];
-  }>(info.socket, { op: 'explain' }, 5000);
+  const x = await requestOp(info.socket, 'explain', {}, 5000);
   const rows = String(x.screen).split('\n');
   io.stdout(`${info.name} (${info.id}): ${info.state}, decided by ${x.decidedBy}: ${x.reason}\n`);
   io.stdout(

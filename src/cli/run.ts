@@ -145,7 +145,7 @@ export const runCommand: Command & {
 
     session.onOutput((data) => {
       stdout.write(data);
-      const state = host.watched(session.id)?.record.state ?? 'idle';
+      const state = host.pane(session.id)?.record.state ?? 'idle';
       title?.update(state, session.terminal.title, setsTitle(data));
     });
     if (tty) setRaw(stdin, true);
@@ -161,8 +161,9 @@ export const runCommand: Command & {
     stdin.on('end', () => {
       if (!tty) {
         sendEofWhenQuiet(session, () => {
-          host.classifyNow(session.id);
-          return host.watched(session.id)?.record.state ?? 'exited';
+          const pane = host.pane(session.id);
+          if (!pane) return 'exited';
+          return pane.classifyNow().state;
         });
       }
     });

@@ -7,6 +7,7 @@ import { type Command, UsageError } from './command.ts';
 import { request } from '../runtime/control-client.ts';
 import { findSession } from '../runtime/session-directory.ts';
 import { printable } from './printable.ts';
+import { checkSendText } from '../runtime/send-text.ts';
 
 export const sendCommand: Command = {
   name: 'send',
@@ -20,6 +21,7 @@ export const sendCommand: Command = {
   async run(values, positionals, io) {
     if (positionals.length !== 2) throw new UsageError('give SESSION and TEXT');
     const [key, text] = positionals;
+    checkSendText(text); // the host refuses it too; here before connecting, with the same words
     const info = await findSession(key);
     const answer = await request<{ written: number }>(info.socket, {
       op: 'send',

@@ -26,8 +26,8 @@ import {
   Sweep,
   type SweepTimers,
   type SweptSession,
-  type Watched,
 } from '../runtime/sweep.ts';
+import type { ScreenPane } from '../runtime/screen-pane.ts';
 import { tailScreen } from './tail-baseline.ts';
 
 /** The output quiet thresholds, seconds (the source's table). */
@@ -99,9 +99,9 @@ function screenOnly(session: SweptSession): SweptSession {
 export class DetectorBank<S extends SweptSession> {
   readonly sweeps: { plain: Sweep<SweptSession>; adaptive: Sweep<SweptSession>; signals: Sweep<S> };
   readonly #watched: {
-    plain: Watched<SweptSession>;
-    adaptive: Watched<SweptSession>;
-    signals: Watched<S>;
+    plain: ScreenPane<SweptSession>;
+    adaptive: ScreenPane<SweptSession>;
+    signals: ScreenPane<S>;
   };
   readonly #tail = new ByteRing(TAIL_BYTES);
   readonly #quietMs: number[];

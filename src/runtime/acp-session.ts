@@ -2,9 +2,9 @@
  * An ACP session: one agent process spoken to over the Agent Client Protocol (v1, JSON-RPC
  * lines on its stdin/stdout) with @agentclientprotocol/sdk 2.4's `client()` app. Its state is
  * what the protocol says ({@link acpDecide}): a `session/request_permission` waiting for the
- * person is `blocked` as a fact, not read from a screen. It is a {@link Pane}: the host serves
- * it on a control socket like a PTY session, so the board, `ls`, `wait`, `send`, `answer`,
- * `explain` and notifications follow it unchanged.
+ * person is `blocked` as a fact, not read from a screen. `acp-pane.ts` serves it as a pane on a
+ * control socket like a PTY session, so the board, `ls`, `wait`, `send`, `answer`, `explain`
+ * and notifications follow it unchanged.
  *
  * The client advertises no capability it does not implement: no `fs`, no `terminal` (the
  * agent then reads and writes files and runs commands itself, and asks permission for them).
@@ -14,25 +14,34 @@
  *
  * The agent runs in its own process group (Ctrl-C in the chat's terminal reaches us, not it)
  * with `AGENTWATCH_SESSION` and `AGENTWATCH_SOCKET` set, so `answer` run by its tools refuses.
+ *
+ * Longer than ~400 lines on purpose: one client around one agent process and one connection,
+ * whose parts (handshake, permission requests, prompt turns, cancel, exit) all read and change
+ * the same pending requests, turn and record; the stdio plumbing (`acp-stdio.ts`) and the
+ * pane the host serves (`acp-pane.ts`) are apart.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import {
   client,
   type ClientConnection,
-  ndJsonStream,
   PROTOCOL_VERSION,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
   type SessionUpdate,
 } from '@agentclientprotocol/sdk';
-import type { SessionState } from '../detect/types.ts';
 import { UserError } from '../errors.ts';
 import { acpDecide, askOf, oneLine, promptOf } from './acp-state.ts';
-import type { Pane } from './pane.ts';
-import { lineReader, type PermissionAsk, type Request, type SessionInfo } from './protocol.ts';
+import {
+  type ConfirmedPrompt,
+  lineReader,
+  type PermissionAsk,
+  type SessionInfo,
+} from './protocol.ts';
+import type { StateRecord } from './signals.ts';
 import { resolveCommand } from './session.ts';
-import { choiceIndex, confirmedExpect, GUARD_EXIT, GuardRefusal } from './tools.ts';
+import { GUARD_EXIT, GuardRefusal } from './typing-guard.ts';
 import { EventLog } from './event-log.ts';
+import { stdioStream } from './acp-stdio.ts';
 
 /** What to start. */
 export interface AcpSpec {
@@ -87,8 +96,8 @@ const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGT
 /** ms since the epoch, with sub-ms precision (for the latency figures). */
 export const preciseNow = (): number => performance.timeOrigin + performance.now();
 
-/** An agent spoken to over ACP, served as a {@link Pane}. */
-export class AcpSession implements Pane {
+/** An agent spoken to over ACP (served as a pane by `acp-pane.ts`). */
+export class AcpSession {
   readonly startedAt = Date.now();
   /** Resolves once `initialize` and `session/new` answered; rejects (UserError) when they fail. */
   readonly ready: Promise<void>;
@@ -103,9 +112,9 @@ export class AcpSession implements Pane {
   #stopReason?: string;
   #error?: string;
   readonly #pending: Pending[] = [];
-  #record: { state: SessionState; since: number; reason: string };
+  #record: StateRecord;
   #publishedKey = '';
-  readonly #changeListeners = new Set<(info: SessionInfo, prev: SessionState) => void>();
+  readonly #changeListeners = new Set<(prev: StateRecord) => void>();
   readonly #eventListeners = new Set<(e: AcpEvent) => void>();
   readonly #events = new EventLog();
   readonly #transcript: string[] = [];
@@ -123,7 +132,7 @@ export class AcpSession implements Pane {
       AGENTWATCH_SOCKET: spec.socket,
     });
     resolveCommand(spec.command, env);
-    this.#record = { state: 'idle', since: Date.now(), reason: 'starting the agent' };
+    this.#record = { state: 'idle', since: Date.now(), reason: 'starting the agent', by: 'acp' };
     this.#child = spawn(spec.command, spec.args, {
       cwd: spec.cwd ?? process.cwd(),
       env,
@@ -177,44 +186,11 @@ export class AcpSession implements Pane {
   /** The SDK's client app on the agent's stdio, with a tap that reports lines that are not JSON. */
   #connect(): ClientConnection {
     const child = this.#child;
-    const tap = lineReader((line) => {
-      try {
-        JSON.parse(line);
-      } catch {
-        // The SDK answers it with a JSON-RPC parse error and reads on; the person is told.
-        this.#fail(`the agent sent a line that is not JSON: ${oneLine(line, 120)}`);
-      }
-    }, () => this.#fail('the agent sent a line longer than 1 MB'));
-    // Once the connection is closed (the SDK cancels this stream), later output is dropped:
-    // enqueue on a closed stream throws, and that must not crash the host.
-    let open = true;
-    const input = new ReadableStream<Uint8Array>({
-      start(controller) {
-        const safe = (f: () => void) => {
-          if (!open) return;
-          try {
-            f();
-          } catch {
-            open = false;
-          }
-        };
-        child.stdout!.on('data', (d: Buffer) => {
-          tap(d);
-          safe(() => controller.enqueue(new Uint8Array(d)));
-        });
-        child.stdout!.on('end', () => safe(() => controller.close()));
-        child.stdout!.on('error', (e) => safe(() => controller.error(e)));
-      },
-      cancel() {
-        open = false;
-      },
-    });
-    const output = new WritableStream<Uint8Array>({
-      write(chunk) {
-        return new Promise((resolve, reject) =>
-          child.stdin!.write(chunk, (e) => (e ? reject(e) : resolve()))
-        );
-      },
+    const stream = stdioStream(child, {
+      // The SDK answers it with a JSON-RPC parse error and reads on; the person is told.
+      onBadLine: (line) =>
+        this.#fail(`the agent sent a line that is not JSON: ${oneLine(line, 120)}`),
+      onOverLong: () => this.#fail('the agent sent a line longer than 1 MB'),
     });
     return client({ name: 'agentwatch' })
       .onRequest('session/request_permission', (ctx) => this.#onPermission(ctx.params, ctx.signal))
@@ -223,7 +199,7 @@ export class AcpSession implements Pane {
         this.lastOutput = Date.now();
         this.#emit({ type: 'update', update: ctx.params.update });
       })
-      .connect(ndJsonStream(output, input));
+      .connect(stream);
   }
 
   async #handshake(): Promise<void> {
@@ -365,7 +341,7 @@ export class AcpSession implements Pane {
     return () => this.#eventListeners.delete(listener);
   }
 
-  onChange(listener: (info: SessionInfo, prev: SessionState) => void): () => void {
+  onChange(listener: (prev: StateRecord) => void): () => void {
     this.#changeListeners.add(listener);
     return () => this.#changeListeners.delete(listener);
   }
@@ -390,12 +366,13 @@ export class AcpSession implements Pane {
       error: this.#error,
       ready: this.#ready,
     });
-    const prev = this.#record.state;
-    if (d.state !== prev || d.reason !== this.#record.reason) {
+    const prev = this.#record;
+    if (d.state !== prev.state || d.reason !== prev.reason) {
       this.#record = {
         state: d.state,
-        since: d.state === prev ? this.#record.since : Date.now(),
+        since: d.state === prev.state ? prev.since : Date.now(),
         reason: d.reason,
+        by: 'acp',
       };
     }
     const info = this.info();
@@ -404,7 +381,7 @@ export class AcpSession implements Pane {
     this.#publishedKey = key;
     for (const l of this.#changeListeners) {
       try {
-        l(info, prev);
+        l(prev);
       } catch {
         // a listener's failure never disturbs the session
       }
@@ -447,8 +424,8 @@ export class AcpSession implements Pane {
    * @throws UserError (exit 3) when the session is not idle (a turn or a permission request
    *   is pending) or not ready; UserError when the agent answers the prompt with an error.
    */
-  async prompt(text: string, from: 'chat' | 'send' = 'chat'): Promise<string> {
-    this.#checkPromptable();
+  async promptTurn(text: string, from: 'chat' | 'send' = 'chat'): Promise<string> {
+    this.checkPromptable();
     this.#turn = true;
     this.#stopReason = undefined;
     this.#error = undefined;
@@ -476,7 +453,12 @@ export class AcpSession implements Pane {
     }
   }
 
-  #checkPromptable(): void {
+  /**
+   * Throws unless a prompt turn may start now.
+   * @throws GuardRefusal / UserError (exit 3) when a permission request or a turn is pending,
+   *   or the session is not ready; UserError when it exited.
+   */
+  checkPromptable(): void {
     if (this.exit) throw new UserError(`session ${this.id} has exited`);
     if (!this.#ready) {
       throw new UserError(`${this.spec.name} is not ready (${this.#record.reason})`, GUARD_EXIT);
@@ -508,7 +490,7 @@ export class AcpSession implements Pane {
    * @returns the chosen option's text.
    * @throws UserError (exit 3) when nothing is pending or the prompt is not the one confirmed.
    */
-  answer(index: number, expect?: { question: string; options: string[]; details?: string[] }) {
+  answerIndex(index: number, expect?: ConfirmedPrompt): string {
     const entry = this.#pending[0];
     if (!entry) {
       throw new UserError(
@@ -563,74 +545,20 @@ export class AcpSession implements Pane {
     return cancelled.length;
   }
 
-  handle(req: Request): Promise<Record<string, unknown>> | Record<string, unknown> {
-    switch (req.op) {
-      case 'info':
-        return { session: this.info() };
-      case 'prompt': {
-        const entry = this.#pending[0];
-        if (!entry) {
-          throw new UserError(
-            `${this.spec.name} is not waiting for an answer (it is ${this.#record.state})`,
-            GUARD_EXIT,
-          );
-        }
-        return { ...promptOf(entry.ask), selected: 0 };
-      }
-      case 'answer': {
-        const expect = confirmedExpect(req);
-        const entry = this.#pending[0];
-        const aliases = entry ? promptOf(entry.ask).aliases : [];
-        const index = choiceIndex(String(req.choice), expect.options, aliases);
-        return { answered: this.answer(index, expect) };
-      }
-      case 'send': {
-        const text = String(req.text ?? '');
-        this.#checkPromptable();
-        this.prompt(text, 'send').catch(() => {}); // its end is published as a state
-        return { written: Buffer.byteLength(text) };
-      }
-      case 'cancel':
-        return { cancelled: this.cancel() };
-      case 'kill':
-        void this.close();
-        return {};
-      case 'events':
-        return { events: this.events() };
-      case 'screen':
-        return {
-          text: this.#transcript.join('\n'),
-          title: '',
-          rows: this.#transcript.length,
-          cols: 0,
-          cursor: { row: 0, col: 0 },
-        };
-      case 'explain':
-        return {
-          session: this.info(),
-          decidedBy: 'acp',
-          reason: this.#record.reason,
-          report: null,
-          foreground: { kind: this.exit ? 'unknown' : 'agent', name: this.spec.command },
-          manifest: 'none: the state comes from ACP, not from screen rules',
-          screen: this.#transcript.slice(-30).join('\n'),
-          title: '',
-          rules: 'no screen rules: the state comes from ACP messages (session/prompt in flight, ' +
-            'session/request_permission pending, the prompt response, the agent process exit)\n',
-          events: this.events(),
-        };
-      case 'attach':
-      case 'resize':
-        throw new UserError(
-          `${this.spec.name} is an ACP session: it has no terminal to attach to; its chat runs ` +
-            'where `agentwatch acp` was started',
-        );
-      case 'report':
-      case 'notify':
-        throw new UserError(`${req.op}: an ACP session takes no hook reports`);
-      default:
-        throw new UserError(`unknown op '${(req as { op: string }).op}'`);
-    }
+  /** Its state as last decided (by the protocol's facts, {@link acpDecide}). */
+  get record(): StateRecord {
+    return this.#record;
+  }
+
+  /** Decides the state afresh (listeners hear of a change); returns it. */
+  decide(): StateRecord {
+    this.#publish();
+    return this.#record;
+  }
+
+  /** The chat's transcript, oldest line first (at most {@link TRANSCRIPT_LINES}). */
+  get transcript(): readonly string[] {
+    return this.#transcript;
   }
 
   /**

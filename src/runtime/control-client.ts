@@ -4,7 +4,16 @@
  * machine is `session-directory.ts`'s.
  */
 import { createConnection, type Socket } from 'node:net';
-import { lineReader, MAX_LINE, type Request, type SessionInfo } from './protocol.ts';
+import {
+  INFO_BY,
+  lineReader,
+  MAX_LINE,
+  type Op,
+  type ReplyOf,
+  type Request,
+  type RequestArgs,
+  type SessionInfo,
+} from './protocol.ts';
 import { UserError } from '../errors.ts';
 import { SESSION_STATES } from '../detect/types.ts';
 
@@ -67,7 +76,21 @@ export function request<T = Record<string, unknown>>(
   });
 }
 
+/**
+ * Sends op `op` with `args` to the socket at `path`; resolves with that op's answer line
+ * ({@link ReplyOf}). Errors as {@link request}.
+ */
+export function requestOp<K extends Op>(
+  path: string,
+  op: K,
+  args: RequestArgs[K],
+  timeoutMs = 2000,
+): Promise<ReplyOf<K>> {
+  return request<ReplyOf<K>>(path, { ...args, op } as Request, timeoutMs);
+}
+
 const STATES: ReadonlySet<string> = new Set(SESSION_STATES);
+const BY: ReadonlySet<string> = new Set(INFO_BY);
 
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -75,7 +98,8 @@ const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isS
 
 /**
  * `value` as a {@link SessionInfo} when it has the shape of one, else null: every required
- * field present with its type (id and socket not empty, state one of {@link SESSION_STATES}), `exit` null,
+ * field present with its type (id and socket not empty, state one of {@link SESSION_STATES}, `by` one
+ * of {@link INFO_BY}), `exit` null,
  * absent or `{code, signal?}`. Optional fields of the wrong type (activity, question, options,
  * details) are left out. A session socket answers with whatever it likes: what the board and
  * `ls` use must not crash them.
@@ -90,7 +114,8 @@ export function sessionInfoOf(value: unknown): SessionInfo | null {
         isNumber((exit as Record<string, unknown>).signal)));
   const ok = isString(v.id) && v.id !== '' && isString(v.name) && isString(v.agent) &&
     isString(v.state) && STATES.has(v.state) && isNumber(v.since) && isString(v.reason) &&
-    isString(v.by) && isNumber(v.pid) && isStrings(v.command) && isString(v.foreground) &&
+    isString(v.by) && BY.has(v.by) && isNumber(v.pid) && isStrings(v.command) &&
+    isString(v.foreground) &&
     isNumber(v.rows) && isNumber(v.cols) && isNumber(v.startedAt) &&
     isNumber(v.lastOutput) && isNumber(v.host) && isString(v.socket) && v.socket !== '' &&
     exitOk;
@@ -98,6 +123,7 @@ export function sessionInfoOf(value: unknown): SessionInfo | null {
   const info = { ...v } as unknown as SessionInfo;
   if (info.question !== undefined && !isString(info.question)) delete info.question;
   if (info.activity !== undefined && !isString(info.activity)) delete info.activity;
+  if (info.tty !== undefined && !isString(info.tty)) delete info.tty;
   if (info.options !== undefined && !isStrings(info.options)) delete info.options;
   if (info.details !== undefined && !isStrings(info.details)) delete info.details;
   if (
@@ -143,7 +169,7 @@ export function subscribe(
 
 /**
  * A blocked session's prompt as its `prompt` op tells it (the typing guard reads it off the
- * screen: see `readPrompt` in tools.ts), checked for shape.
+ * screen: see `readPrompt` in typing-guard.ts), checked for shape.
  */
 export interface PromptReply {
   /** The question line ('' when the dialog has none). */

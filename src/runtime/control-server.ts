@@ -9,7 +9,7 @@ import { existsSync, lstatSync, unlinkSync } from 'node:fs';
 import { ownSocket } from './paths.ts';
 import { lineReader, type Request } from './protocol.ts';
 import { UserError } from '../errors.ts';
-import { GuardRefusal } from './tools.ts';
+import { GuardRefusal } from './typing-guard.ts';
 import { type Peer, peerOf } from './peer.ts';
 
 /** The peer of each accepted connection (null when the kernel could not be asked). */
@@ -29,11 +29,14 @@ function isSymlink(path: string): boolean {
   }
 }
 
-/** Handles one request; returns the answer object (`ok` is added), or throws UserError. */
+/**
+ * Handles one request; returns its op's answer fields (`ok` and `op` are added), `keep` when it
+ * took the connection over, or throws UserError.
+ */
 export type RequestHandler = (
   req: Request,
   socket: Socket,
-) => Promise<Record<string, unknown> | 'keep'> | Record<string, unknown> | 'keep';
+) => Promise<object | 'keep'> | object | 'keep';
 
 /** True when something accepts connections on the Unix socket at `path` (within `timeoutMs`). */
 export function socketAlive(path: string, timeoutMs = 500): Promise<boolean> {

@@ -1,6 +1,7 @@
 /**
- * Hosts sessions in this process: starts each in a PTY, follows it with the sweep, serves its
- * control socket and tells listeners about transitions. `run` hosts one session attached to
+ * Hosts panes in this process: starts each PTY session ({@link PtyPane}), has the sweep
+ * schedule it, serves every pane's control socket (PTY or ACP, one handler per op:
+ * `handlers.ts`) and tells listeners about transitions. `run` hosts one session attached to
  * the person's terminal; `watch` and `demo` host several headless. A failure in one session
  * (its listener throws, its child crashes) never takes down the others.
  */
@@ -8,30 +9,22 @@ import { randomBytes } from 'node:crypto';
 import type { Server, Socket } from 'node:net';
 import { basename } from 'node:path';
 import type { Manifest } from '../detect/manifest.ts';
-import { explain, formatExplain } from '../detect/explain.ts';
-import { closeControl, connectionPeer, listenControl, push } from './control-server.ts';
-import { listSessions } from './session-directory.ts';
-import { answerRefusal } from './peer.ts';
-import { ensureSocketDir, socketDir, socketPath } from './paths.ts';
-import type { Request, SessionInfo } from './protocol.ts';
+import { closeControl, listenControl, push } from './control-server.ts';
+import { ensureSocketDir, socketPath } from './paths.ts';
+import { KILL_GRACE_MS, type Request, type SessionInfo, type StateEvent } from './protocol.ts';
 import { Session, type SessionSpec } from './session.ts';
-import { type ForegroundRead, Sweep, type Watched } from './sweep.ts';
-import type { StateRecord } from './signals.ts';
+import { Sweep } from './sweep.ts';
+import type { ForegroundRead, StateRecord } from './signals.ts';
 import { UserError } from '../errors.ts';
-import { launchArgs, reportFromHook } from './integrations/claude-code.ts';
-import {
-  choiceIndex,
-  confirmedExpect,
-  currentPrompt,
-  GUARD_EXIT,
-  guardedAnswer,
-  guardedSend,
-  promptOn,
-} from './tools.ts';
+import { launchArgs } from './integrations/claude-code.ts';
 import { selfCommand } from './self-command.ts';
-import { manifestForProcess } from './sweep.ts';
+import { manifestForProcess } from './agent-match.ts';
 import type { Pane } from './pane.ts';
+import { PtyPane } from './pty-pane.ts';
 import type { ManifestSet } from './manifest-set.ts';
+import { type HandlerContext, handleRequest } from './handlers.ts';
+
+export { firedAt } from './pty-pane.ts';
 
 /** How a host is set up. */
 export interface HostOptions {
@@ -44,6 +37,8 @@ export interface HostOptions {
   manifestSet?: ManifestSet;
   /** Arguments put before the person's when the command is this agent (config `[agents.ID]`). */
   agentArgs?: (id: string) => readonly string[];
+  /** Reads a PTY session's foreground; null when unknown. */
+  /** Reads a PTY session's foreground; null when unknown. */
   foreground: (session: Session) => ForegroundRead | null;
   intervalMs?: number;
   adaptive?: boolean;
@@ -80,16 +75,21 @@ export function makeSessionId(name: string): string {
   return `${clean}-${randomBytes(2).toString('hex')}`;
 }
 
+/** A pane served by the host: its control socket and the connections following it. */
+interface Served {
+  pane: Pane;
+  server: Server;
+  /** `subscribe` connections. */
+  subscribers: Set<Socket>;
+  /** Subscribers that announce it themselves (a board: `subscribe` with `alerts`). */
+  boards: Set<Socket>;
+}
+
 export class SessionHost {
-  readonly sweep: Sweep;
-  readonly sessions = new Map<
-    string,
-    { session: Session; server: Server; subscribers: Set<Socket> }
-  >();
+  readonly #sweep: Sweep<Session>;
+  readonly #served = new Map<string, Served>();
   readonly #transitionListeners = new Set<(t: Transition) => void>();
   readonly #publishListeners = new Set<(info: SessionInfo) => void>();
-  /** Subscribers per session id that announce it themselves (a board: `subscribe` with `alerts`). */
-  readonly #boards = new Map<string, Set<Socket>>();
   /** When the person last typed into each session (its own terminal or an attached one), ms. */
   readonly #lastInput = new Map<string, number>();
   /** The same, for typing that means the person looks at the session. */
@@ -100,61 +100,78 @@ export class SessionHost {
    */
   notifyFailures?: () => Partial<Record<string, string>>;
   readonly #env: NodeJS.ProcessEnv;
-  /** Attached terminals per session id. */
-  readonly #attachedCount = new Map<string, number>();
   /** Who takes `mark` requests per session id (a recording). */
   readonly #markers = new Map<string, (state: string, note: string) => unknown>();
 
   constructor(readonly options: HostOptions) {
     this.#env = options.env ?? process.env;
-    this.sweep = new Sweep({
+    this.#sweep = new Sweep({
       intervalMs: options.intervalMs,
       adaptive: options.adaptive,
       manifests: options.manifests,
       refresh: options.refresh,
       foreground: options.foreground,
-      onTransition: (w, prev) => this.#onTransition(w, prev),
-      onEvaluated: (w) => this.#onEvaluated(w),
     });
     // Rules updated or refused: in every session's events (explain shows them).
     options.manifestSet?.onNotice((n) => {
-      for (const { session } of this.sessions.values()) session.log(n.text);
+      for (const { pane } of this.#served.values()) if (pane instanceof PtyPane) pane.log(n.text);
     });
   }
 
-  /** What was last published per session (see {@link Published}), to publish on change only. */
-  readonly #published = new Map<string, Published>();
-  /** A session's size before the first terminal attached to it, restored when the last leaves. */
-  readonly #sizeBeforeAttach = new Map<string, { rows: number; cols: number }>();
-
-  /**
-   * A session whose info changes without a state change is published again: its agent became
-   * known, the reason changed (a report, another rule), or a blocked prompt appeared or
-   * changed (a report or OSC 7501 said blocked before the dialog was drawn), so subscribers
-   * (the board, `wait`) see its question and options. Compared field by field: an evaluation
-   * that changes nothing builds no info.
-   */
-  #onEvaluated(w: Watched): void {
-    const next = published(w);
-    const last = this.#published.get(w.session.id);
-    if (last && samePublished(last, next)) return;
-    this.#published.set(w.session.id, next);
-    const entry = this.sessions.get(w.session.id);
-    // Nobody to tell: no info built (the notifier listens through onPublish).
-    if (!entry?.subscribers.size && !this.#publishListeners.size) return;
-    const info = this.#info(w);
-    if (entry) { for (const s of entry.subscribers) push(s, { event: 'state', session: info }); }
-    this.#publish(info);
+  /** The sweep's interval, ms. */
+  get intervalMs(): number {
+    return this.#sweep.intervalMs;
   }
 
-  /** A session's info with this process's notifier failures. */
-  #info(w: Watched): SessionInfo {
-    const info = sessionInfo(w);
+  /** The sweep's totals (for the benchmark). */
+  get sweepStats(): { ticks: number; evaluations: number; evalMs: number } {
+    return this.#sweep.stats;
+  }
+
+  /** Runs one sweep now (tests drive the sweep by hand). */
+  tick(): void {
+    this.#sweep.tick();
+  }
+
+  /** The PTY sessions hosted here, by id. */
+  get sessions(): ReadonlyMap<string, { session: Session; pane: PtyPane }> {
+    const out = new Map<string, { session: Session; pane: PtyPane }>();
+    for (const [id, { pane }] of this.#served) {
+      if (pane instanceof PtyPane) out.set(id, { session: pane.session, pane });
+    }
+    return out;
+  }
+
+  /** A session's info with this process's notifier failures and the person's last input. */
+  #info(pane: Pane): SessionInfo {
+    const info = pane.info();
     const failures = this.notifyFailures?.();
     if (failures && Object.keys(failures).length) info.notify = failures;
-    const input = this.#lastInput.get(w.session.id);
+    const input = this.#lastInput.get(pane.id);
     if (input !== undefined) info.lastInput = input;
     return info;
+  }
+
+  /**
+   * `pane` published a change: its subscribers get its info, and on a state change the
+   * transition listeners; the publish listeners always. Nobody to tell: no info is built.
+   */
+  #changed(served: Served, prev: StateRecord): void {
+    const { pane, subscribers } = served;
+    const transition = pane.record.state !== prev.state;
+    if (!transition && !subscribers.size && !this.#publishListeners.size) return;
+    const info = this.#info(pane);
+    for (const s of subscribers) push(s, { event: 'state', session: info } satisfies StateEvent);
+    if (transition) {
+      for (const l of this.#transitionListeners) {
+        try {
+          l({ info, prev });
+        } catch {
+          // a listener's failure never disturbs the sweep
+        }
+      }
+    }
+    this.#publish(info);
   }
 
   #publish(info: SessionInfo): void {
@@ -179,7 +196,7 @@ export class SessionHost {
 
   /** True while a board (a `subscribe` with `alerts`) follows session `id` and announces it. */
   boardFollows(id: string): boolean {
-    return (this.#boards.get(id)?.size ?? 0) > 0;
+    return (this.#served.get(id)?.boards.size ?? 0) > 0;
   }
 
   /**
@@ -197,7 +214,7 @@ export class SessionHost {
    * socket (a board's Enter), or they typed into it within `withinMs`.
    */
   focused(id: string, withinMs: number, now = Date.now()): boolean {
-    if ((this.#attachedCount.get(id) ?? 0) > 0) return true;
+    if (this.#served.get(id)?.pane.attached()) return true;
     const last = this.#lastFocus.get(id);
     return last !== undefined && now - last < withinMs;
   }
@@ -220,7 +237,7 @@ export class SessionHost {
     ensureSocketDir(this.#env);
     const name = opts.name ?? basename(opts.command);
     let id = makeSessionId(name);
-    while (this.sessions.has(id)) id = makeSessionId(name);
+    while (this.#served.has(id)) id = makeSessionId(name);
     const spec: SessionSpec = {
       id,
       name,
@@ -246,7 +263,6 @@ export class SessionHost {
       const self = selfCommand();
       spec.args = launchArgs(launched.integrations.hooks, spec.args, [self.command, ...self.args]);
     }
-    const subscribers = new Set<Socket>();
     const server = await listenControl(spec.socket, (req, socket) => this.#handle(id, req, socket));
     let session: Session;
     try {
@@ -255,10 +271,22 @@ export class SessionHost {
       server.close();
       throw e;
     }
-    this.sessions.set(id, { session, server, subscribers });
-    this.sweep.add(session);
-    this.sweep.start();
+    const pane = new PtyPane(session, {
+      manifests: this.options.manifests,
+      foreground: this.options.foreground,
+      sourceOf: this.options.sourceOf,
+    });
+    this.#add(pane, server);
+    this.#sweep.addPane(pane);
+    this.#sweep.start();
     return session;
+  }
+
+  #add(pane: Pane, server: Server): Served {
+    const served: Served = { pane, server, subscribers: new Set(), boards: new Set() };
+    this.#served.set(pane.id, served);
+    pane.onChange((prev) => this.#changed(served, prev));
+    return served;
   }
 
   /**
@@ -269,432 +297,95 @@ export class SessionHost {
     this.#markers.set(id, marker);
   }
 
-  /** Panes served by this host whose source it does not own (ACP sessions), by id. */
-  readonly panes = new Map<string, { pane: Pane; server: Server; subscribers: Set<Socket> }>();
-
   /**
-   * Serves `pane` on its control socket ({@link Pane.socket}): `subscribe` pushes its info on
-   * every change, other requests go to the pane; its state changes reach
-   * {@link onTransition}'s listeners like a PTY session's.
+   * Serves `pane` (one whose source the host does not own: an ACP session) on its control
+   * socket ({@link Pane.socket}) like a PTY session: its state changes reach
+   * {@link onTransition}'s listeners and its subscribers.
    * @throws UserError when the socket cannot be made.
    */
   async serve(pane: Pane): Promise<void> {
     ensureSocketDir(this.#env);
-    const subscribers = new Set<Socket>();
-    const server = await listenControl(pane.socket, (req, socket) => {
-      if (req.op === 'answer') return this.#checkAnswerer(socket).then(() => pane.handle(req));
-      if (req.op !== 'subscribe') return pane.handle(req);
-      subscribers.add(socket);
-      socket.on('close', () => subscribers.delete(socket));
-      push(socket, { event: 'state', session: pane.info() });
-      return 'keep';
-    });
-    this.panes.set(pane.id, { pane, server, subscribers });
-    pane.onChange((info, prev) => {
-      for (const s of subscribers) push(s, { event: 'state', session: info });
-      this.#publish(info);
-      if (info.state === prev) return;
-      const record: StateRecord = { state: prev, since: info.since, reason: '', by: 'acp' };
-      for (const l of this.#transitionListeners) {
-        try {
-          l({ info, prev: record });
-        } catch {
-          // a listener's failure never disturbs the pane
-        }
-      }
-    });
+    const server = await listenControl(
+      pane.socket,
+      (req, socket) => this.#handle(pane.id, req, socket),
+    );
+    this.#add(pane, server);
   }
 
   /** The info of session `id`, as published on its socket. */
   info(id: string): SessionInfo {
-    const entry = this.sessions.get(id);
-    const w = this.sweep.watched.get(id);
-    if (!entry || !w) throw new UserError(`no session ${id} in this process`);
-    return this.#info(w);
+    const served = this.#served.get(id);
+    if (!served) throw new UserError(`no session ${id} in this process`);
+    return this.#info(served.pane);
   }
 
-  /**
-   * Classifies session `id` afresh now, out of the sweep's turn (a board names a new session's
-   * agent at once; `run` looks before it types an end-of-file). No-op for an unknown id.
-   */
+  /** Pane `id` (PTY or ACP), if this host serves it. */
+  pane(id: string): Pane | undefined {
+    return this.#served.get(id)?.pane;
+  }
+
+  /** PTY pane `id`, if this host serves it. */
+  ptyPane(id: string): PtyPane | undefined {
+    const pane = this.#served.get(id)?.pane;
+    return pane instanceof PtyPane ? pane : undefined;
+  }
+
+  /** Classifies session `id` afresh now (its subscribers hear of a change at once). */
   classifyNow(id: string): void {
-    const w = this.sweep.watched.get(id);
-    if (w) this.sweep.evaluate(w);
+    this.#served.get(id)?.pane.classifyNow();
   }
 
-  /** The sweep's record of session `id`. */
-  watched(id: string): Watched | undefined {
-    return this.sweep.watched.get(id);
+  #handle(id: string, req: Request, socket: Socket) {
+    const served = this.#served.get(id);
+    if (!served) throw new UserError(`session ${id} is gone`);
+    return handleRequest(this.#context(served), req, socket);
   }
 
-  #onTransition(w: Watched, prev: StateRecord): void {
-    const info = this.#info(w);
-    this.#published.set(w.session.id, published(w));
-    const entry = this.sessions.get(w.session.id);
-    if (entry) { for (const s of entry.subscribers) push(s, { event: 'state', session: info }); }
-    for (const l of this.#transitionListeners) {
-      try {
-        l({ info, prev });
-      } catch {
-        // a listener's failure never disturbs the sweep
-      }
-    }
-    this.#publish(info);
-  }
-
-  /**
-   * Refuses (exit 3) an `answer` whose peer is not the person: unknown, of another uid, or a
-   * process that is (or descends from) the agent of any session, this host's or one listed
-   * in the socket folder, PTY or ACP ({@link answerRefusal}), whatever its environment says.
-   */
-  async #checkAnswerer(socket: Socket): Promise<void> {
-    const agents = new Set<number>();
-    for (const { session } of this.sessions.values()) agents.add(session.pid);
-    for (const { pane } of this.panes.values()) {
-      if (pane.info().pid > 0) agents.add(pane.info().pid);
-    }
-    try {
-      for (const s of await listSessions(socketDir(this.#env))) agents.add(s.pid);
-    } catch {
-      // an unreadable folder: this host's own sessions are still known
-    }
-    const why = answerRefusal(connectionPeer(socket), agents);
-    if (why) throw new UserError(`refused: ${why}`, GUARD_EXIT);
-  }
-
-  #handle(
-    id: string,
-    req: Request,
-    socket: Socket,
-  ): Record<string, unknown> | 'keep' | Promise<Record<string, unknown>> {
-    const entry = this.sessions.get(id);
-    const w = this.sweep.watched.get(id);
-    if (!entry || !w) throw new UserError(`session ${id} is gone`);
-    const { session } = entry;
-    switch (req.op) {
-      case 'info':
-        return { session: this.#info(w) };
-      case 'screen':
-        return {
-          text: session.terminal.screenText(),
-          title: session.terminal.title,
-          rows: session.terminal.rows,
-          cols: session.terminal.cols,
-          cursor: session.terminal.cursor,
-        };
-      case 'subscribe': {
-        entry.subscribers.add(socket);
-        let boards: Set<Socket> | undefined;
-        if (req.alerts === true) {
-          boards = this.#boards.get(id) ?? new Set();
-          this.#boards.set(id, boards);
-          boards.add(socket);
-        }
+  /** What the op handlers may do with `served`. */
+  #context(served: Served): HandlerContext {
+    return {
+      pane: served.pane,
+      env: this.#env,
+      panes: () => [...this.#served.values()].map((s) => s.pane),
+      info: () => this.#info(served.pane),
+      noteInput: () => this.noteInput(served.pane.id),
+      follow: (socket, alerts) => {
+        served.subscribers.add(socket);
+        if (alerts) served.boards.add(socket);
         socket.on('close', () => {
-          entry.subscribers.delete(socket);
-          boards?.delete(socket);
+          served.subscribers.delete(socket);
+          served.boards.delete(socket);
         });
-        push(socket, { event: 'state', session: this.#info(w) });
-        return 'keep';
-      }
-      case 'attach':
-        return this.#attach(session, socket, req.rows, req.cols);
-      case 'resize': {
-        const rows = Number(req.rows);
-        const cols = Number(req.cols);
-        if (
-          !Number.isInteger(rows) || !Number.isInteger(cols) || rows < 1 || cols < 2 ||
-          rows > 500 || cols > 1000
-        ) {
-          throw new UserError('resize: rows must be 1-500 and cols 2-1000 (whole cells)');
-        }
-        session.resize(rows, cols);
-        return {};
-      }
-      case 'kill':
-        session.kill();
-        return {};
-      case 'report': {
-        const state = req.state === 'done' ? 'idle' : req.state;
-        if (state !== 'working' && state !== 'blocked' && state !== 'idle') {
-          throw new UserError(
-            `report: unknown state '${req.state}' (working, blocked, idle, done)`,
-          );
-        }
-        session.setReport({
-          state,
-          at: firedAt(req.firedAt),
-          source: req.detail || `report ${req.state}`,
-        });
-        session.log(`report ${state} (${req.detail ?? ''})`);
-        this.sweep.evaluate(w); // a report is news: no need to wait for the next sweep
-        return {};
-      }
-      case 'notify': {
-        const reading = reportFromHook(
-          'Notification',
-          typeof req.payload === 'string' ? req.payload : JSON.stringify(req.payload),
-        )!;
-        if (!reading.ok) {
-          session.log(reading.error); // malformed: ignored, logged
-          return { ignored: reading.error };
-        }
-        session.setReport({
-          state: reading.state,
-          at: firedAt(req.firedAt),
-          source: reading.source,
-        });
-        session.log(reading.source);
-        this.sweep.evaluate(w);
-        return {};
-      }
-      case 'send':
-        this.noteInput(id);
-        return guardedSend(
-          this.sweep,
-          w,
-          String(req.text ?? ''),
-          req.enter !== false,
-          req.append === true,
-        ).then((
-          written,
-        ) => ({ written }));
-      case 'prompt':
-        return currentPrompt(this.sweep, w).then((p) => ({ ...p }));
-      case 'answer': {
-        const expect = confirmedExpect(req);
-        const index = choiceIndex(String(req.choice), expect.options);
-        return this.#checkAnswerer(socket).then(() => {
-          this.noteInput(id);
-          return guardedAnswer(this.sweep, w, index, expect);
-        }).then((option) => ({ answered: option }));
-      }
-      case 'events':
-        return { events: session.events() };
-      case 'cancel':
-        throw new UserError(
-          `cancel: ${session.spec.name} is a terminal session, not an ACP one; press Esc in its pane`,
-        );
-      case 'mark': {
-        const marker = this.#markers.get(id);
-        if (!marker) {
-          throw new UserError(
-            `session ${id} is not being recorded (start it with agentwatch record)`,
-          );
-        }
-        return { mark: marker(String(req.state), typeof req.note === 'string' ? req.note : '') };
-      }
-      case 'explain': {
-        this.sweep.evaluate(w); // afresh, like the typing guard
-        const snapshot = session.terminal.snapshot();
-        return {
-          session: this.#info(w),
-          decidedBy: w.record.by,
-          reason: w.record.reason,
-          report: session.report,
-          foreground: w.foreground,
-          manifest: w.manifest
-            ? `${w.manifest.id} ${w.manifest.version} (${
-              this.options.sourceOf?.(w.manifest.id) ?? 'source'
-            }: ${w.manifest.source})`
-            : null,
-          screen: session.terminal.screenText(),
-          title: snapshot.title,
-          rules: w.manifest
-            ? formatExplain(explain(snapshot, w.manifest))
-            : 'no manifest applies\n',
-          events: session.events(),
-        };
-      }
-      default:
-        throw new UserError(`unknown op '${(req as { op: string }).op}'`);
-    }
-  }
-
-  #attach(session: Session, socket: Socket, rows?: number, cols?: number): 'keep' {
-    socket.write(JSON.stringify({ ok: true, op: 'attach' }) + '\n');
-    // The attaching terminal's size applies while it is attached; the size before it comes
-    // back when the last attached terminal leaves (a `run` session is the person's own
-    // terminal's size, and it must not stay at the board's).
-    if (!this.#sizeBeforeAttach.has(session.id)) {
-      this.#sizeBeforeAttach.set(session.id, {
-        rows: session.terminal.rows,
-        cols: session.terminal.cols,
-      });
-    }
-    const okSize = (r?: number, c?: number) =>
-      Number.isInteger(r) && Number.isInteger(c) && r! >= 1 && c! >= 2 && r! <= 500 && c! <= 1000;
-    if (okSize(rows, cols)) session.resize(rows!, cols!);
-    // While a real terminal is attached, it answers the agent's queries (DSR, DA, OSC 10/11):
-    // our own replies would reach the agent twice. Headless again once the last one detaches.
-    this.#attachedCount.set(session.id, (this.#attachedCount.get(session.id) ?? 0) + 1);
-    session.headless = false;
-    // Redraw what our screen shows, then stream the agent's bytes as they come.
-    socket.write(redraw(session));
-    const off = session.onOutput((data) => {
-      if (!socket.destroyed) socket.write(data);
-    });
-    const offExit = session.onExit(() => socket.end());
-    socket.on('data', (d: Buffer) => {
-      this.noteInput(session.id);
-      session.write(d);
-    });
-    socket.on('close', () => {
-      off();
-      offExit();
-      const left = (this.#attachedCount.get(session.id) ?? 1) - 1;
-      if (left > 0) this.#attachedCount.set(session.id, left);
-      else {
-        this.#attachedCount.delete(session.id);
-        session.headless = session.spec.headless;
-        const before = this.#sizeBeforeAttach.get(session.id);
-        this.#sizeBeforeAttach.delete(session.id);
-        if (before && !session.exit) session.resize(before.rows, before.cols);
-      }
-    });
-    return 'keep';
+      },
+      marker: this.#markers.get(served.pane.id),
+    };
   }
 
   /**
-   * Stops the sweep, hangs up every session and closes every socket. A child still running
-   * {@link CLOSE_GRACE_MS} after the hangup (it ignores SIGHUP) gets SIGKILL, with its process
-   * group: no agent outlives its host.
+   * Stops the sweep, ends every pane's agent (SIGHUP, then SIGKILL with its process group
+   * {@link CLOSE_GRACE_MS} later for one that ignores it: no agent outlives its host) and
+   * closes every socket.
    */
   async close(): Promise<void> {
-    this.sweep.stop();
-    const entries = [...this.sessions.values()];
-    await Promise.all(entries.map(async ({ session, server, subscribers }) => {
-      session.kill();
+    this.#sweep.stop();
+    const all = [...this.#served.values()];
+    await Promise.all(all.map(async ({ pane, server, subscribers }) => {
       for (const s of subscribers) s.end();
-      await closeControl(server);
-      if (await exitedWithin(session, CLOSE_GRACE_MS)) return;
-      try {
-        process.kill(-session.pid, 'SIGKILL'); // node-pty's child leads its own process group
-      } catch {
-        session.kill('SIGKILL');
-      }
+      await Promise.all([pane.kill(), closeControl(server)]);
     }));
-    this.sessions.clear();
-    await Promise.all([...this.panes.values()].map(async ({ pane, server, subscribers }) => {
-      for (const s of subscribers) s.end();
-      await Promise.all([pane.close(), closeControl(server)]);
-    }));
-    this.panes.clear();
+    this.#served.clear();
   }
 
   /** Closes session `id`'s socket and forgets it (after its exit was reported). */
   async forget(id: string): Promise<void> {
-    const entry = this.sessions.get(id);
-    if (!entry) return;
-    this.sweep.remove(id);
-    for (const s of entry.subscribers) s.end();
-    await closeControl(entry.server);
-    this.sessions.delete(id);
+    const served = this.#served.get(id);
+    if (!served) return;
+    this.#sweep.remove(id);
+    for (const s of served.subscribers) s.end();
+    await closeControl(served.server);
+    this.#served.delete(id);
   }
 }
 
 /** How long {@link SessionHost.close} waits for a hung-up child before SIGKILL, ms. */
-export const CLOSE_GRACE_MS = 1000;
-
-/** Resolves true once `session`'s child has exited, false if it still runs after `ms`. */
-function exitedWithin(session: Session, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      off();
-      resolve(false);
-    }, ms);
-    const off = session.onExit(() => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
-}
-
-/**
- * When a hook fired, from what it says (`firedAt`, ms since the epoch), kept within the last
- * 30 s and never after now; now when it says nothing usable.
- */
-export function firedAt(said: unknown, now = Date.now()): number {
-  return typeof said === 'number' && Number.isFinite(said)
-    ? Math.min(now, Math.max(now - 30_000, said))
-    : now;
-}
-
-/**
- * What a subscriber sees change: state, agent, reason, what a working agent says it does
- * and, when blocked, the prompt.
- */
-interface Published {
-  state: string;
-  agent: string;
-  reason: string;
-  by: string;
-  /** What a working agent says it does (SessionInfo.activity), '' when nothing. */
-  activity: string;
-  /** The prompt's question, options and details, joined; '' unless blocked. */
-  prompt: string;
-}
-
-/** The {@link Published} fields of `w` now (the prompt read only when it is blocked). */
-function published(w: Watched): Published {
-  let prompt = '';
-  if (w.record.state === 'blocked') {
-    const p = promptOn(w.session.terminal);
-    prompt = `${p.question}\0${p.options.join('\0')}\0\0${p.details.join('\0')}`;
-  }
-  return {
-    state: w.record.state,
-    agent: w.manifest?.id ?? '',
-    reason: w.record.reason,
-    by: w.record.by,
-    activity: (w.record.state === 'working' && w.record.evaluation?.activity) || '',
-    prompt,
-  };
-}
-
-function samePublished(a: Published, b: Published): boolean {
-  return a.state === b.state && a.agent === b.agent && a.reason === b.reason && a.by === b.by &&
-    a.activity === b.activity && a.prompt === b.prompt;
-}
-
-/** Paints `session`'s screen text on a client terminal: clear, each row, cursor back in place. */
-export function redraw(session: Session): string {
-  const t = session.terminal;
-  let out = '\x1b[0m\x1b[H\x1b[2J';
-  for (let y = 0; y < t.rows; y++) out += `\x1b[${y + 1};1H${t.rowText(y)}`;
-  out += `\x1b[${t.cursor.row + 1};${t.cursor.col + 1}H`;
-  return out;
-}
-
-/** The published info of a followed session. */
-export function sessionInfo(w: Watched): SessionInfo {
-  const s = w.session;
-  const info: SessionInfo = {
-    id: s.id,
-    name: s.spec.name,
-    agent: w.manifest?.id ?? '',
-    state: w.record.state,
-    since: w.record.since,
-    reason: w.record.reason,
-    by: w.record.by,
-    pid: s.pid,
-    command: [s.spec.command, ...s.spec.args],
-    foreground: w.foreground.name,
-    rows: s.terminal.rows,
-    cols: s.terminal.cols,
-    startedAt: s.startedAt,
-    lastOutput: s.lastOutput,
-    exit: s.exit,
-    host: process.pid,
-    socket: s.spec.socket,
-  };
-  const activity = w.record.state === 'working' ? w.record.evaluation?.activity : undefined;
-  if (activity) info.activity = activity;
-  if (w.record.state === 'blocked') {
-    const p = promptOn(s.terminal);
-    if (p.question) info.question = p.question;
-    if (p.options.length) info.options = p.options;
-    if (p.details.length) info.details = p.details;
-  }
-  return info;
-}
+export const CLOSE_GRACE_MS = KILL_GRACE_MS;

@@ -2,14 +2,15 @@
  * Who is on the other end of a control connection, from the kernel rather than from anything
  * the peer says: its uid and pid as recorded when it connected (`SO_PEERCRED` on Linux,
  * `getpeereid` + `LOCAL_PEERPID` on macOS, through the native addon, see
- * native/foreground.c), and the chain of its parent processes (`/proc/PID/stat` on Linux,
- * `ps -o ppid=` on macOS). An environment variable is never evidence: a child can clear it.
+ * native/foreground.c), and the chain of its parent processes with their process groups,
+ * sessions and controlling terminals (`/proc/PID/stat` on Linux, `ps` on macOS). An
+ * environment variable is never evidence: a child can clear it.
  *
  * Without the addon the peer is unknown: the socket folder (owner us, mode 0700) still keeps
  * other users out, but `answer` is refused (fail closed), since no process can be told apart
  * from an agent's tool.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { nativeAddon } from './foreground.ts';
@@ -49,11 +50,36 @@ export function peerOf(socket: Socket): Peer | null {
 }
 
 /**
- * The parent pid of `pid`, or null when the process does not exist or cannot be read.
- * Linux: field 4 of /proc/PID/stat (proc(5); comm, field 2, is in parentheses and may hold
- * spaces and ')', so the fields are read after the last ')'). Elsewhere: `ps -o ppid= -p PID`.
+ * What the kernel says of one process: its parent, process group, session and controlling
+ * terminal. `tty` is null when it has no controlling terminal, else a key that
+ * {@link ttyKey} gives for the same device.
  */
-export function parentPid(pid: number): number | null {
+export interface ProcessFacts {
+  pid: number;
+  ppid: number;
+  /** Process group id. */
+  pgid: number;
+  /** Session id (-1 where it cannot be read: macOS). */
+  sid: number;
+  tty: string | null;
+}
+
+/**
+ * `major:minor` of a Linux device number as the kernel encodes it in `/proc/PID/stat`'s
+ * tty_nr and as glibc's `makedev` encodes `st_rdev` (both: minor bits 0-7 and 20-31, major
+ * bits 8-19; major and minor of a PTY fit there).
+ */
+function devKey(dev: number): string {
+  return `${(dev >>> 8) & 0xfff}:${(dev & 0xff) | ((dev >>> 12) & 0xfff00)}`;
+}
+
+/**
+ * The kernel's facts about `pid`, or null when the process does not exist or cannot be read.
+ * Linux: /proc/PID/stat (proc(5): after comm, which is in parentheses and may hold spaces and
+ * ')', come state, ppid, pgrp, session, tty_nr; tty_nr 0 is no controlling terminal).
+ * Elsewhere (macOS): `ps -o ppid=,pgid=,tty= -p PID` (tty `??` is none).
+ */
+export function processFacts(pid: number): ProcessFacts | null {
   if (process.platform === 'linux') {
     let stat: string;
     try {
@@ -61,60 +87,137 @@ export function parentPid(pid: number): number | null {
     } catch {
       return null;
     }
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    return Number.isInteger(ppid) ? ppid : null;
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+    const [ppid, pgid, sid, ttyNr] = [f[1], f[2], f[3], f[4]];
+    if (![ppid, pgid, sid, ttyNr].every(Number.isInteger)) return null;
+    return { pid, ppid, pgid, sid, tty: ttyNr === 0 ? null : devKey(ttyNr) };
   }
   try {
-    const out = execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)], {
+    const out = execFileSync('ps', ['-o', 'ppid=,pgid=,tty=', '-p', String(pid)], {
       encoding: 'utf8',
       timeout: 2000,
       stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    const ppid = Number(out.trim());
-    return out.trim() && Number.isInteger(ppid) ? ppid : null;
+    }).trim().split(/\s+/);
+    if (out.length !== 3) return null;
+    const [ppid, pgid] = [Number(out[0]), Number(out[1])];
+    if (!Number.isInteger(ppid) || !Number.isInteger(pgid)) return null;
+    const tty = out[2] === '??' || out[2] === '-' ? null : `/dev/${out[2]}`;
+    return { pid, ppid, pgid, sid: -1, tty };
   } catch {
     return null;
   }
+}
+
+/**
+ * The key {@link processFacts} gives as `tty` for the terminal device at `path` (a PTY's
+ * slave, `/dev/pts/5`, macOS `/dev/ttys003`), or null when it is not a character device or
+ * cannot be read. Linux: its `st_rdev` as `major:minor`; elsewhere the path itself.
+ */
+export function ttyKey(path: string): string | null {
+  if (process.platform !== 'linux') return path;
+  try {
+    const st = statSync(path);
+    return st.isCharacterDevice() ? devKey(st.rdev) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The parent pid of `pid`, or null when the process does not exist or cannot be read. */
+export function parentPid(pid: number): number | null {
+  return processFacts(pid)?.ppid ?? null;
 }
 
 /** Most parents followed from one process (a chain is far shorter; a loop cannot run on). */
 const MAX_DEPTH = 1024;
 
 /**
- * `pid` and its ancestors, nearest first, up to pid 1 (or 0); null when a link cannot be
- * read (the process exited, or another pid namespace), so a caller can fail closed.
+ * The facts of `pid` and of its ancestors, nearest first, up to pid 1 (or 0); null when a
+ * link cannot be read (the process exited, or another pid namespace), so a caller can fail
+ * closed.
  */
-export function ancestry(pid: number): number[] | null {
-  const chain: number[] = [];
+export function lineage(pid: number): ProcessFacts[] | null {
+  const chain: ProcessFacts[] = [];
   let p = pid;
   while (p > 1 && chain.length < MAX_DEPTH) {
-    chain.push(p);
-    const parent = parentPid(p);
-    if (parent === null) return null;
-    p = parent;
+    const facts = processFacts(p);
+    if (!facts) return null;
+    chain.push(facts);
+    p = facts.ppid;
   }
   return chain;
 }
 
+/** `pid` and its ancestors' pids, nearest first ({@link lineage}); null when unreadable. */
+export function ancestry(pid: number): number[] | null {
+  return lineage(pid)?.map((f) => f.pid) ?? null;
+}
+
+/** What {@link answerRefusal} knows of the sessions on this machine. */
+export interface SessionFacts {
+  /** The pids of the sessions' agents (a PTY session's is its session leader). */
+  agents: ReadonlySet<number>;
+  /** The slave paths of the sessions' PTYs (`/dev/pts/5`). */
+  ttys?: Iterable<string>;
+}
+
+const ELSEWHERE = 'answer from your own terminal outside any session, or on the board';
+
 /**
- * Why `peer` may not answer a prompt, or null when it may: it must be known, be us (same uid)
- * and not be, or descend from, any of `agents` (the pids of the sessions' agents, each the
- * leader that node-pty started). Fails closed: an unknown peer or an unreadable ancestry is
- * a reason.
+ * Why `peer` may not answer a prompt, or null when it may. Every check is a kernel fact,
+ * never an environment variable, and an unknown fact is a refusal (fail closed):
+ * 1. the peer is known and is us (same uid);
+ * 2. neither it nor any ancestor is one of `agents` (ancestry);
+ * 3. it has a controlling terminal: a person's `answer` runs in one (the board answers from
+ *    its own process, which has one); a tool that detached itself (setsid, daemon) has none;
+ * 4. neither it nor any ancestor has a session's PTY as its controlling terminal, or is in
+ *    the process group or session of an agent (a PTY agent leads its session), so a process
+ *    that double-forked out of the parent chain still is seen by its terminal.
+ * What this cannot see: a process that left the agent's session (setsid), was re-parented to
+ * init and then opened a PTY of its own, or a daemon already running outside every session
+ * (tmux server, ssh, systemd --user) that runs `answer` for it: to the kernel those look like a
+ * person's terminal.
  */
-export function answerRefusal(peer: Peer | null, agents: ReadonlySet<number>): string | null {
+export function answerRefusal(
+  peer: Peer | null,
+  { agents, ttys = [] }: SessionFacts,
+): string | null {
   if (!peer) {
     return 'cannot tell which process asked (the native addon that reads the peer credentials ' +
       'is missing; rebuild with a C compiler: npm run install); answer in the pane itself';
   }
   if (peer.uid !== process.getuid?.()) return `the request came from uid ${peer.uid}, not from us`;
   if (peer.pid <= 0) return 'the kernel did not say which process asked';
-  const chain = ancestry(peer.pid);
-  if (!chain) return `cannot read the parents of process ${peer.pid}`;
-  const agent = chain.find((p) => agents.has(p));
+  const chain = lineage(peer.pid);
+  if (!chain || !chain.length) return `cannot read the parents of process ${peer.pid}`;
+  const agent = chain.find((p) => agents.has(p.pid));
   if (agent !== undefined) {
-    return `process ${peer.pid} runs inside an agentwatch session (its agent is process ${agent}); ` +
-      "an agent's tools never approve a prompt: answer from a terminal outside any session";
+    return `process ${peer.pid} runs inside an agentwatch session (its agent is process ${agent.pid}); ` +
+      `an agent's tools never approve a prompt: ${ELSEWHERE}`;
+  }
+  if (chain[0].tty === null) {
+    return `process ${peer.pid} has no controlling terminal (as a process detached from a ` +
+      `session's terminal has none); a person answers from a terminal: ${ELSEWHERE}`;
+  }
+  const sessionTtys = new Map<string, string>();
+  for (const path of ttys) {
+    const key = ttyKey(path);
+    if (key) sessionTtys.set(key, path);
+  }
+  for (const p of chain) {
+    const who = p.pid === peer.pid
+      ? `process ${p.pid}`
+      : `process ${p.pid}, a parent of ${peer.pid},`;
+    const tty = p.tty === null ? undefined : sessionTtys.get(p.tty);
+    if (tty !== undefined) {
+      return `${who} has the terminal of an agentwatch session (${tty}) as its controlling ` +
+        `terminal; an agent's tools never approve a prompt: ${ELSEWHERE}`;
+    }
+    const leader = agents.has(p.sid) ? p.sid : agents.has(p.pgid) ? p.pgid : undefined;
+    if (leader !== undefined) {
+      return `${who} is in the process group or session of an agentwatch session's agent ` +
+        `(process ${leader}); an agent's tools never approve a prompt: ${ELSEWHERE}`;
+    }
   }
   return null;
 }

@@ -17,6 +17,7 @@ import { ptyMasterFd } from './foreground.ts';
 import { delimiter, join } from 'node:path';
 import { UserError } from '../errors.ts';
 import { EventLog } from './event-log.ts';
+import { SIZE_LIMITS } from './protocol.ts';
 
 /**
  * Finds `command` the way execvp(3) would (a name with a '/' as a path, else each PATH entry).
@@ -139,6 +140,12 @@ export class Session {
   /** The PTY child's pid. */
   get pid(): number {
     return this.pty.pid;
+  }
+
+  /** The PTY's slave path (`/dev/pts/5`; node-pty 1.1's `ptsName`), undefined when unknown. */
+  get tty(): string | undefined {
+    const name = (this.pty as unknown as { ptsName?: unknown }).ptsName;
+    return typeof name === 'string' && name !== '' ? name : undefined;
   }
 
   #onData(data: Uint8Array): void {
@@ -301,12 +308,12 @@ export class Session {
     if (this.#inputListeners.size) this.#inputWritten(bytes);
   }
 
-  /** Resizes the PTY and the screen, in cells. */
+  /** Resizes the PTY and the screen, in cells, clamped to {@link SIZE_LIMITS}. */
   resize(rows: number, cols: number): void {
     // NaN would get past the clamps (Math.max(1, NaN) is NaN) and shrink the screen to 1x2
     if (!Number.isFinite(rows) || !Number.isFinite(cols)) return;
-    rows = Math.max(1, Math.min(1000, Math.floor(rows)));
-    cols = Math.max(2, Math.min(2000, Math.floor(cols)));
+    rows = Math.max(SIZE_LIMITS.minRows, Math.min(SIZE_LIMITS.maxRows, Math.floor(rows)));
+    cols = Math.max(SIZE_LIMITS.minCols, Math.min(SIZE_LIMITS.maxCols, Math.floor(cols)));
     if (rows === this.terminal.rows && cols === this.terminal.cols) return;
     this.terminal.resize(rows, cols);
     this.inputsVersion++;
@@ -317,5 +324,52 @@ export class Session {
   kill(signal = 'SIGHUP'): void {
     if (this.exit) return;
     this.#safe(() => this.pty.kill(signal));
+  }
+
+  /**
+   * Ends the child: `hangup` (SIGHUP, as a closed terminal does), then, when it still runs
+   * `graceMs` later (it ignores SIGHUP), SIGKILL to its process group (node-pty's child leads
+   * its own group), so nothing it started in that group outlives it.
+   * @param hangup sends the SIGHUP (default: to the child, {@link kill}).
+   * @returns how it ended, once it has; null when it was still not seen to exit `graceMs`
+   *   after the SIGKILL.
+   */
+  async end(
+    graceMs: number,
+    hangup: () => void = () => this.kill(),
+  ): Promise<ExitInfo | null> {
+    if (this.exit) return this.exit;
+    hangup();
+    if (await this.#exitedWithin(graceMs)) return this.exit;
+    try {
+      process.kill(-this.pid, 'SIGKILL');
+    } catch {
+      this.kill('SIGKILL');
+    }
+    return (await this.#exitedWithin(graceMs)) ? this.exit : null;
+  }
+
+  /** Sends SIGHUP to the child's process group (the child's own when the group is gone). */
+  hangupGroup(): void {
+    if (this.exit) return;
+    try {
+      process.kill(-this.pid, 'SIGHUP');
+    } catch {
+      this.kill('SIGHUP');
+    }
+  }
+
+  /** Resolves true once the child has exited, false if it still runs after `ms`. */
+  #exitedWithin(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        off();
+        resolve(false);
+      }, ms);
+      const off = this.onExit(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
   }
 }

@@ -54,8 +54,45 @@ export const SHELLS: ReadonlySet<string> = new Set([
 /** Who holds the terminal, as the runtime sees it. */
 export type ForegroundKind = 'agent' | 'shell' | 'other' | 'unknown';
 
+/**
+ * Who holds a pane's terminal: the foreground process group's leader as read
+ * (`foreground.ts`), and what the runtime makes of it. One shape for the sweep, `explain` and
+ * an ACP pane (whose agent is its own foreground).
+ */
+export interface Foreground {
+  kind: ForegroundKind;
+  /** The leader's executable name, '' when unknown. */
+  name: string;
+  /** The leader's arguments, argv[0] first; [] when unknown. */
+  argv: readonly string[];
+  /** The foreground process group id, 0 when unknown. */
+  pgid: number;
+}
+
+/** A foreground read, before it is classified: what a foreground reader returns. */
+export type ForegroundRead = Omit<Foreground, 'kind'>;
+
+/** No foreground known (not read yet, the child exited, or the read failed). */
+export const UNKNOWN_FOREGROUND: Foreground = Object.freeze({
+  kind: 'unknown',
+  name: '',
+  argv: [],
+  pgid: 0,
+});
+
 /** Which signal decided a state (`acp`: an ACP session's protocol facts, `acp-state.ts`). */
 export type DecidedBy = 'exit' | 'foreground' | 'screen' | 'osc' | 'report' | 'start' | 'acp';
+
+/** Every {@link DecidedBy}, to check one read off a socket. */
+export const DECIDED_BY: readonly DecidedBy[] = [
+  'exit',
+  'foreground',
+  'screen',
+  'osc',
+  'report',
+  'start',
+  'acp',
+];
 
 /**
  * A manifest rule reads the screen, or a state the agent reported in-band (a rule on an OSC

@@ -1,26 +1,19 @@
 /**
- * The sweep: every `intervalMs` (default 700 ms, the seed's SWEEP_INTERVAL) each session whose
- * screen or inputs changed since its last evaluation is classified again; unchanged sessions
- * cost one integer compare. In adaptive mode a session that changes is also evaluated soon
+ * The sweep schedules panes ({@link ScreenPane}: each classifies itself): every `intervalMs`
+ * (default 700 ms, the seed's SWEEP_INTERVAL) each pane refreshes its inputs (manifests,
+ * foreground) and, when its screen or inputs changed since its last evaluation, is classified
+ * again; unchanged panes cost one integer compare. In adaptive mode a session that changes is also evaluated soon
  * after its output, at most once every {@link ADAPTIVE_MIN_MS}; one timer serves every such
  * look, at most every {@link ADAPTIVE_SLOT_MS} (looks that fall due in the same slot share a
  * wake-up), instead of a timer per session. A session waiting for a working -> idle
  * confirmation stays due until it is confirmed or dropped.
  */
-import { basename } from 'node:path';
-import type { Manifest } from '../detect/manifest.ts';
-import { Evaluator } from '../detect/evaluator.ts';
-import {
-  decide,
-  type ForegroundKind,
-  IDLE_CONFIRM_MS,
-  initialState,
-  SHELLS,
-  type StateRecord,
-} from './signals.ts';
-import type { ExitInfo, Session, SessionSpec } from './session.ts';
-import type { Report } from './signals.ts';
-import type { ScreenSnapshot } from '../vt/terminal.ts';
+import { IDLE_CONFIRM_MS, type StateRecord } from './signals.ts';
+import type { Session } from './session.ts';
+import { ScreenPane, type ScreenPaneOptions, type SweptSession } from './screen-pane.ts';
+
+export type { SweptSession } from './screen-pane.ts';
+export type { ForegroundRead } from './signals.ts';
 
 /** The sweep interval's default, ms. */
 export const DEFAULT_INTERVAL_MS = 700;
@@ -32,28 +25,6 @@ export const ADAPTIVE_MIN_MS = 100;
  * second serve any number of sessions, each at most this much later than due.
  */
 export const ADAPTIVE_SLOT_MS = 25;
-
-/** Who holds a PTY's terminal, as `foreground.ts` reads it. */
-export interface ForegroundRead {
-  pgid: number;
-  name: string;
-  argv: string[];
-}
-
-/**
- * What the sweep reads of a session: a {@link Session} (a PTY), or a replayed recording
- * (`src/eval`). The sweep bumps `inputsVersion` when the foreground or the manifest changes.
- */
-export interface SweptSession {
-  readonly id: string;
-  readonly spec: Pick<SessionSpec, 'agent' | 'command' | 'args'>;
-  readonly terminal: { readonly version: number; snapshot(): ScreenSnapshot };
-  inputsVersion: number;
-  readonly exit: ExitInfo | null;
-  readonly report: Report | null;
-  onOutput(listener: (data: Uint8Array) => void): () => void;
-  onExit(listener: (exit: ExitInfo) => void): () => void;
-}
 
 /**
  * The timer functions the sweep uses: the global ones by default, a virtual clock's in the
@@ -78,83 +49,38 @@ function unref(handle: unknown): void {
   (handle as { unref?: () => void } | undefined)?.unref?.();
 }
 
-/** A session as the sweep follows it. */
-export interface Watched<S extends SweptSession = Session> {
-  session: S;
-  record: StateRecord;
-  manifest: Manifest | null;
-  foreground: { kind: ForegroundKind; name: string };
-  /** terminal.version at the last evaluation. */
-  screenVersion: number;
-  inputsVersion: number;
-  lastEvalAt: number;
-  /** Evaluations so far. */
-  evaluations: number;
-  /** Its rules' results on the last screen, so an evaluation re-tests only what changed. */
-  evaluator?: Evaluator;
-  /** The last foreground read and the manifests it was matched against (to skip a rematch). */
-  lastRead?: { fg: ForegroundRead; manifests: ReadonlyMap<string, Manifest> };
-}
-
 /** What the sweep needs from its host. */
-export interface SweepOptions<S extends SweptSession = Session> {
+export interface SweepOptions<S extends SweptSession = Session> extends ScreenPaneOptions<S> {
   intervalMs?: number;
-  /** How long a report lives unless the screen agrees, ms (default 60 s). */
-  reportTtlMs?: number;
   adaptive?: boolean;
-  /**
-   * Manifests by id. When it returns another Map than before (a manifest was reloaded), each
-   * session's manifest is looked up again by id and the session is evaluated afresh.
-   */
-  manifests: () => ReadonlyMap<string, Manifest>;
-  /** Called at the start of every tick, before the manifests are read (hot reload's stat check). */
+  /** Called at the start of every tick, before the panes refresh (hot reload's stat check). */
   refresh?: () => void;
-  /** Reads a session's foreground; null when unknown. */
-  foreground: (session: S) => ForegroundRead | null;
-  /** Called when a session's state changes (not when only the reason changes). */
-  onTransition: (w: Watched<S>, prev: StateRecord) => void;
+  /** Called when a pane's state changes (not when only the reason changes). */
+  onTransition?: (pane: ScreenPane<S>, prev: StateRecord) => void;
   /** Called after every evaluation (for the board's timers and explain). */
-  onEvaluated?: (w: Watched<S>) => void;
-  now?: () => number;
+  onEvaluated?: (pane: ScreenPane<S>) => void;
   /** Timer functions (default: the global ones). */
   timers?: SweepTimers;
 }
 
-function stem(path: string | undefined): string {
-  if (!path) return '';
-  return basename(path).replace(/\.(exe|js|mjs|cjs|ts)$/i, '').toLowerCase();
-}
-
 /**
- * The manifest whose `process` names match the foreground leader (its name, argv[0] or, for
- * scripts run by node/bun/python, argv[1]), or null.
+ * Schedules panes: when to refresh and evaluate each ({@link ScreenPane} does both). It holds
+ * no state of a pane but when its next adaptive look is due.
  */
-export function manifestForProcess(
-  manifests: ReadonlyMap<string, Manifest>,
-  fg: ForegroundRead | { name: string; argv: string[] },
-): Manifest | null {
-  const names = new Set([stem(fg.name), stem(fg.argv[0]), stem(fg.argv[1])]);
-  for (const m of manifests.values()) {
-    if (m.process.some((p) => names.has(p.toLowerCase()))) return m;
-  }
-  return null;
-}
-
-/** Runs the sweep over a set of sessions. */
 export class Sweep<S extends SweptSession = Session> {
-  readonly watched = new Map<string, Watched<S>>();
+  readonly panes = new Map<string, ScreenPane<S>>();
   readonly intervalMs: number;
   readonly adaptive: boolean;
   #timer?: unknown;
   readonly #now: () => number;
-  /** The manifests Map seen at the last tick, to notice a reload. */
-  #manifests?: ReadonlyMap<string, Manifest>;
   readonly #timers: SweepTimers;
-  /** Adaptive looks to take: each session's earliest time (ms since the epoch). */
-  readonly #due = new Map<Watched<S>, number>();
+  /** Adaptive looks to take: each pane's earliest time (ms since the epoch). */
+  readonly #due = new Map<ScreenPane<S>, number>();
   /** The one timer serving {@link #due}, and the time it fires at. */
   #slotTimer?: unknown;
   #slotAt = Infinity;
+  /** What to undo when a pane is removed. */
+  readonly #offs = new Map<ScreenPane<S>, () => void>();
   /** Totals, for the benchmark. */
   readonly stats = { ticks: 0, evaluations: 0, evalMs: 0 };
 
@@ -165,33 +91,32 @@ export class Sweep<S extends SweptSession = Session> {
     this.#timers = options.timers ?? GLOBAL_TIMERS;
   }
 
-  /** Starts following `session`; it begins idle (an agent that has only started is not working). */
-  add(session: S): Watched<S> {
-    // A forced agent (--agent) is known from the start: `info` names it before the first sweep.
-    const forced = session.spec.agent
-      ? this.options.manifests().get(session.spec.agent) ?? null
-      : null;
-    const w: Watched<S> = {
-      session,
-      record: initialState(this.#now()),
-      manifest: forced,
-      foreground: { kind: 'unknown', name: '' },
-      screenVersion: -1,
-      inputsVersion: -1,
-      lastEvalAt: 0,
-      evaluations: 0,
-    };
-    this.watched.set(session.id, w);
-    if (this.adaptive) session.onOutput(() => this.#schedule(w));
-    session.onExit(() => this.evaluate(w));
-    return w;
+  /** Follows `session` in a new {@link ScreenPane} classified with this sweep's options. */
+  add(session: S): ScreenPane<S> {
+    return this.addPane(new ScreenPane(session, this.options));
   }
 
-  /** Stops following session `id`. */
+  /** Schedules `pane` (made by the caller, e.g. a PTY pane); returns it. */
+  addPane<P extends ScreenPane<S>>(pane: P): P {
+    this.panes.set(pane.id, pane);
+    const offs = [
+      pane.onClassified((prev, ms) => this.#classified(pane, prev, ms)),
+      pane.session.onExit(() => pane.classifyNow()),
+    ];
+    if (this.adaptive) offs.push(pane.session.onOutput(() => this.#schedule(pane)));
+    this.#offs.set(pane, () => offs.forEach((off) => off()));
+    return pane;
+  }
+
+  /** Stops following pane `id`. */
   remove(id: string): void {
-    const w = this.watched.get(id);
-    if (w) this.#due.delete(w);
-    this.watched.delete(id);
+    const pane = this.panes.get(id);
+    if (pane) {
+      this.#due.delete(pane);
+      this.#offs.get(pane)?.();
+      this.#offs.delete(pane);
+    }
+    this.panes.delete(id);
   }
 
   /** Starts the periodic sweep. */
@@ -209,12 +134,25 @@ export class Sweep<S extends SweptSession = Session> {
     this.#due.clear();
   }
 
-  /** Asks for an adaptive look at `w` once `after` ms have passed since its last evaluation. */
-  #schedule(w: Watched<S>, after = ADAPTIVE_MIN_MS): void {
-    const at = w.lastEvalAt + after;
-    const due = this.#due.get(w);
+  /** After each evaluation of `pane`: its confirmation look, the host's callbacks, the totals. */
+  #classified(pane: ScreenPane<S>, prev: StateRecord, ms: number): void {
+    this.stats.evaluations++;
+    this.stats.evalMs += ms;
+    // In adaptive mode a pending working -> idle is confirmed by its own look, not by the
+    // next tick or the next output (a quiet idle screen brings neither soon).
+    if (this.adaptive && pane.record.idleSeenAt !== undefined) {
+      this.#schedule(pane, IDLE_CONFIRM_MS);
+    }
+    if (pane.record.state !== prev.state) this.options.onTransition?.(pane, prev);
+    this.options.onEvaluated?.(pane);
+  }
+
+  /** Asks for an adaptive look at `pane` once `after` ms have passed since its last evaluation. */
+  #schedule(pane: ScreenPane<S>, after = ADAPTIVE_MIN_MS): void {
+    const at = pane.lastEvalAt + after;
+    const due = this.#due.get(pane);
     if (due !== undefined && due <= at) return;
-    this.#due.set(w, at);
+    this.#due.set(pane, at);
     this.#arm(at);
   }
 
@@ -237,23 +175,23 @@ export class Sweep<S extends SweptSession = Session> {
     this.#slotAt = Infinity;
     const now = this.#now();
     let next = Infinity;
-    for (const [w, at] of [...this.#due]) {
+    for (const [pane, at] of [...this.#due]) {
       if (at > now) {
         next = Math.min(next, at);
         continue;
       }
-      this.#due.delete(w);
-      if (!this.watched.has(w.session.id)) continue;
+      this.#due.delete(pane);
+      if (!this.panes.has(pane.id)) continue;
       try {
-        this.evaluateIfDue(w);
+        pane.evaluateIfDue();
       } catch {
-        // one session's failure must not stop the looks at the others
+        // one pane's failure must not stop the looks at the others
       }
     }
     if (next < Infinity) this.#arm(next);
   }
 
-  /** One sweep: reads every foreground, evaluates the sessions that are due. */
+  /** One sweep: refreshes every pane (manifests, foreground), evaluates those that are due. */
   tick(): void {
     this.stats.ticks++;
     try {
@@ -261,117 +199,13 @@ export class Sweep<S extends SweptSession = Session> {
     } catch {
       // a reload's failure keeps the manifests in force; the sweep goes on
     }
-    const manifests = this.options.manifests();
-    if (this.#manifests !== undefined && manifests !== this.#manifests) {
-      for (const w of this.watched.values()) this.#reloaded(w, manifests);
-    }
-    this.#manifests = manifests;
-    for (const w of this.watched.values()) {
+    for (const pane of this.panes.values()) {
       try {
-        this.#readForeground(w);
-        this.evaluateIfDue(w);
+        pane.refresh();
+        pane.evaluateIfDue();
       } catch {
-        // One session's failure must not stop the sweep of the others; it is retried next tick.
+        // One pane's failure must not stop the sweep of the others; it is retried next tick.
       }
     }
-  }
-
-  /** After a reload: `w` takes the manifest now in force for its id (or none) and is due. */
-  #reloaded(w: Watched<S>, manifests: ReadonlyMap<string, Manifest>): void {
-    if (!w.manifest) {
-      w.session.inputsVersion++; // evaluate() looks for one again (by --agent or the command)
-      return;
-    }
-    const now = manifests.get(w.manifest.id) ?? null;
-    if (now === w.manifest) return;
-    w.manifest = now;
-    w.session.inputsVersion++;
-  }
-
-  #readForeground(w: Watched<S>): void {
-    const s = w.session;
-    if (s.exit) return;
-    const fg = this.options.foreground(s);
-    if (!fg) {
-      w.lastRead = undefined;
-      if (w.foreground.kind !== 'unknown') {
-        w.foreground = { kind: 'unknown', name: '' };
-        s.inputsVersion++;
-      }
-      return;
-    }
-    const manifests = this.options.manifests();
-    // The same read (a foreground reader returns its previous answer while the group is the
-    // same) against the same manifests: nothing to match again.
-    if (w.lastRead?.fg === fg && w.lastRead.manifests === manifests) return;
-    w.lastRead = { fg, manifests };
-    const forced = s.spec.agent ? manifests.get(s.spec.agent) ?? null : null;
-    const byProcess = manifestForProcess(manifests, fg);
-    const kind: ForegroundKind = byProcess
-      ? 'agent'
-      : SHELLS.has(stem(fg.name))
-      ? 'shell'
-      : 'other';
-    if (kind !== w.foreground.kind || fg.name !== w.foreground.name) {
-      w.foreground = { kind, name: fg.name };
-      s.inputsVersion++;
-    }
-    // A shell back in front: the agent that ran (if any) ended and its rules no longer apply; a
-    // command started next (`sleep 6`) reads `running`, not the old agent's screen.
-    const manifest = byProcess ?? forced ?? (kind === 'shell' ? null : w.manifest);
-    if (manifest !== w.manifest) {
-      w.manifest = manifest;
-      s.inputsVersion++;
-    }
-  }
-
-  /** Evaluates `w` when its screen or inputs changed, or an idle confirmation is pending. */
-  evaluateIfDue(w: Watched<S>): void {
-    const s = w.session;
-    // A live report is due too: it may have expired or lost its grace since the last look.
-    const due = s.terminal.version !== w.screenVersion || s.inputsVersion !== w.inputsVersion ||
-      w.record.idleSeenAt !== undefined ||
-      (s.report !== null && w.record.reportDroppedAt !== s.report.at);
-    if (due) this.evaluate(w);
-  }
-
-  /** Classifies `w` afresh, whatever the last sweep said (the typing guard calls this). */
-  evaluate(w: Watched<S>): StateRecord {
-    const t0 = performance.now();
-    const s = w.session;
-    if (!w.manifest) {
-      const manifests = this.options.manifests();
-      w.manifest = (s.spec.agent ? manifests.get(s.spec.agent) : undefined) ??
-        manifestForProcess(manifests, {
-          name: s.spec.command,
-          argv: [s.spec.command, ...s.spec.args],
-        });
-    }
-    w.screenVersion = s.terminal.version;
-    w.inputsVersion = s.inputsVersion;
-    const now = this.#now();
-    const evaluation = w.manifest
-      ? (w.evaluator ??= new Evaluator()).evaluate(s.terminal.snapshot(), w.manifest)
-      : null;
-    const prev = w.record;
-    w.record = decide(prev, {
-      now,
-      evaluation,
-      foreground: w.foreground.kind,
-      foregroundName: w.foreground.name,
-      exit: s.exit,
-      report: s.report,
-      reportTtlMs: this.options.reportTtlMs,
-    });
-    w.lastEvalAt = now;
-    w.evaluations++;
-    this.stats.evaluations++;
-    this.stats.evalMs += performance.now() - t0;
-    // In adaptive mode a pending working -> idle is confirmed by its own look, not by the
-    // next tick or the next output (a quiet idle screen brings neither soon).
-    if (this.adaptive && w.record.idleSeenAt !== undefined) this.#schedule(w, IDLE_CONFIRM_MS);
-    if (w.record.state !== prev.state) this.options.onTransition(w, prev);
-    this.options.onEvaluated?.(w);
-    return w.record;
   }
 }

@@ -127,7 +127,8 @@ export class Perform implements Actions {
   private mouseProtocol = 0;
   private mouseEncoding = 0;
   private sendFocus = false;
-  private bracketedPaste = false;
+  /** Bracketed paste (DECSET 2004): whoever types into the program may paste in brackets. */
+  bracketedPaste = false;
   private syncOutput = false;
   /** kitty keyboard protocol flags stack (`CSI > flags u` pushes, `CSI < n u` pops). */
   private keyboardStack: number[] = [];

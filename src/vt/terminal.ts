@@ -186,6 +186,11 @@ export class Terminal {
     return this.perform.keyboardFlags;
   }
 
+  /** True while the program enabled bracketed paste (DECSET 2004; xterm ctlseqs). */
+  get bracketedPaste(): boolean {
+    return this.perform.bracketedPaste;
+  }
+
   /** Bytes of typed arrays held by this terminal (grids, parser buffers). */
   byteSize(): number {
     return this.screen.byteSize() + this.parser.byteSize();

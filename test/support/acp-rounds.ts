@@ -23,6 +23,8 @@ interface ModelLog {
 
 const BIN = join(REPO_ROOT, 'node_modules', '.bin');
 const aw = (run: AcpRun, args: string[]) => cli(args, run.env, { detached: true });
+/** The person's `answer --yes`, in a terminal of its own (`answer` is refused from none). */
+const person = (run: AcpRun, args: string[]) => cli(args, run.env, { tty: true });
 
 /** A throwaway project and home for one agent run. */
 export function workspace(): { proj: string; home: string; cleanup: () => void } {
@@ -110,7 +112,7 @@ export async function tworounds(
       assert.is(existsSync(target), round === 2, 'round 2 finds round 1 file only');
       if (round === 2) rmSync(target);
       const choice = round === 1 ? 'allow_once' : 'reject_once';
-      const answered = await aw(run, ['answer', '--yes', label, choice]);
+      const answered = await person(run, ['answer', '--yes', label, choice]);
       assert.is(answered.code, 0, answered.stderr);
       const idle: SessionInfo = await run.waitFor(
         `idle (round ${round})`,

@@ -13,6 +13,7 @@ import { subscribe } from '../../src/runtime/control-client.ts';
 import { listSessions } from '../../src/runtime/session-directory.ts';
 import type { SessionInfo } from '../../src/runtime/protocol.ts';
 import { REPO_ROOT } from './claude-home.ts';
+import { inPty } from './cli.ts';
 import type { PtyDriver } from './pty-driver.ts';
 import type { ScriptRule } from './fake-anthropic.ts';
 import { sleep } from './until.ts';
@@ -40,14 +41,23 @@ export interface CliResult {
 
 /**
  * Runs `agentwatch ARGS...` as a real process (cwd = the repository, stdin closed) with `env`
- * and resolves when it exits. It is killed (SIGKILL) after `timeoutMs`; it never rejects.
+ * and resolves when it exits; `tty`: in a terminal of its own, as a person's `answer` runs
+ * ({@link inPty}). It is killed (SIGKILL) after `timeoutMs`; it never rejects.
  */
 export function runCli(
   args: string[],
   env: NodeJS.ProcessEnv,
   timeoutMs = 30_000,
+  opts: { tty?: boolean } = {},
 ): Promise<CliResult> {
   const startedAt = Date.now();
+  if (opts.tty) {
+    return inPty([process.execPath, ...agentwatchArgv(args)], env, timeoutMs).then((r) => ({
+      ...r,
+      startedAt,
+      endedAt: Date.now(),
+    }));
+  }
   const child = spawn(process.execPath, agentwatchArgv(args), {
     cwd: REPO_ROOT,
     env,

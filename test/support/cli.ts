@@ -1,7 +1,10 @@
 /** Runs the agentwatch CLI from source as a real process, for tests. */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as pty from 'node-pty';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
@@ -16,13 +19,16 @@ export interface CliRun {
 /**
  * Runs `agentwatch ARGS` (node --import tsx src/cli/main.ts) with `env`, stdin closed; resolves
  * once it exited and its output closed. `detached` starts it in a new session (setsid), so it
- * has no controlling terminal (no /dev/tty to confirm on).
+ * has no controlling terminal (no /dev/tty to confirm on). `tty` runs it as a person does, in
+ * a terminal of its own: a new PTY (node-pty, hosted by no session) is its controlling terminal
+ * and its stdout; its stderr goes to a file, read back.
  */
 export function cli(
   args: string[],
   env: NodeJS.ProcessEnv,
-  opts: { detached?: boolean } = {},
+  opts: { detached?: boolean; tty?: boolean } = {},
 ): Promise<CliRun> {
+  if (opts.tty) return inPty([process.execPath, '--import', 'tsx', MAIN, ...args], env);
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
       env,
@@ -36,4 +42,73 @@ export function cli(
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * Runs `argv` as a person does, in a terminal of its own: a new PTY (node-pty, hosted by no
+ * session) is its controlling terminal and its stdout (CRLF read as LF); its stderr goes to a
+ * file, read back. Resolves once it exited; it is killed (SIGKILL) after `timeoutMs`.
+ */
+export function inPty(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 60_000,
+): Promise<CliRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-cli-tty-'));
+  const errPath = join(dir, 'stderr');
+  return new Promise((resolve) => {
+    const child = pty.spawn(
+      '/bin/sh',
+      [
+        '-c',
+        'err=$1; shift; exec "$@" 2>"$err"',
+        'sh',
+        errPath,
+        ...argv,
+      ],
+      { cwd: ROOT, env: env as Record<string, string>, cols: 200, rows: 50, encoding: null },
+    );
+    let stdout = '';
+    child.onData((d: string | Buffer) => (stdout += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    // node-pty emits exit only once the master read all output (its socket closed)
+    child.onExit(({ exitCode, signal }) => {
+      clearTimeout(timer);
+      let stderr = '';
+      try {
+        stderr = readFileSync(errPath, 'utf8');
+      } catch {
+        // never opened
+      }
+      rmSync(dir, { recursive: true, force: true });
+      resolve({ code: signal ? null : exitCode, stdout: stdout.replace(/\r\n/g, '\n'), stderr });
+    });
+  });
+}
+
+/**
+ * Sends one control request to `socket` from a process in a terminal of its own ({@link inPty}),
+ * as the person's `answer` does: resolves with the reply, or rejects with an Error whose
+ * message and `exitCode` are the refusal's.
+ */
+export async function personRequest<T>(
+  socket: string,
+  req: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): Promise<T> {
+  const client = join(ROOT, 'src', 'runtime', 'control-client.ts');
+  const code = `import(${JSON.stringify(client)}).then((c) => c.request(` +
+    `${JSON.stringify(socket)}, ${JSON.stringify(req)})).then(` +
+    `(a) => console.log(JSON.stringify({ a })), ` +
+    `(e) => console.log(JSON.stringify({ e: e.message, code: e.exitCode })))`;
+  const run = await inPty([process.execPath, '--import', 'tsx', '-e', code], env);
+  const line = run.stdout.trim().split('\n').at(-1) ?? '';
+  let out: { a?: T; e?: string; code?: number };
+  try {
+    out = JSON.parse(line);
+  } catch {
+    throw new Error(`personRequest: no reply (${run.stdout}${run.stderr})`);
+  }
+  if (out.e !== undefined) throw Object.assign(new Error(out.e), { exitCode: out.code });
+  return out.a as T;
 }

@@ -12,7 +12,7 @@
  */
 import { type PromptReply, readPrompt, sendAnswer } from '../../runtime/control-client.ts';
 import type { SessionInfo } from '../../runtime/protocol.ts';
-import { GUARD_EXIT } from '../../runtime/tools.ts';
+import { GUARD_EXIT } from '../../runtime/typing-guard.ts';
 import { type AnswerPanel, detailsChanged } from './answer-panel.ts';
 
 /** How long answering waits for a blocked session's options to be drawn, ms. */

@@ -1,7 +1,8 @@
 /**
  * The typing guard: nothing agentwatch types may ever reach a pane that waits for a
- * permission answer. Right before writing, the pane is classified afresh (not the last
- * sweep), after the output already waiting on the PTY has been read:
+ * permission answer. Each function takes the {@link PtyPane} to type into. Right before
+ * writing, the pane is classified afresh ({@link PtyPane.classifyNow}, not the last sweep),
+ * after the output already waiting on the PTY has been read:
  * - `send` writes text only to a pane that is not blocked; on a blocked pane it writes zero
  *   bytes and reports the prompt's question and options (exit 3 in the CLI). Right after the
  *   text is written the screen is watched for {@link PROMPT_AFTER_WRITE_MS}: a prompt drawn
@@ -28,8 +29,10 @@
 import { type Prompt, readPrompt } from '../detect/prompt.ts';
 import { inputHoldsText } from '../detect/evaluate.ts';
 import { UserError } from '../errors.ts';
-import type { Sweep, Watched } from './sweep.ts';
+import type { ConfirmedPrompt } from './protocol.ts';
+import type { PtyPane } from './pty-pane.ts';
 import type { Terminal } from '../vt/terminal.ts';
+import { sendBytes } from './send-text.ts';
 
 /**
  * The prompt on `terminal`'s screen now: its rows, and their background tags so that a
@@ -54,7 +57,7 @@ export function confirmedExpect(
     confirmed?: unknown;
     expect?: { question?: unknown; options?: unknown; details?: unknown };
   },
-): { question: string; options: string[]; details?: string[] } {
+): ConfirmedPrompt {
   if (req.confirmed !== true) {
     throw new UserError('answer: the person has not confirmed it', GUARD_EXIT);
   }
@@ -62,7 +65,7 @@ export function confirmedExpect(
   if (!expect || typeof expect.question !== 'string' || !Array.isArray(expect.options)) {
     throw new UserError('answer: the confirmed prompt (expect) is missing');
   }
-  return expect as { question: string; options: string[]; details?: string[] };
+  return expect as ConfirmedPrompt;
 }
 /** Pause between the text and its Enter, and between answer keys, ms (Ink reads keys one by one). */
 export const KEY_GAP_MS = 60;
@@ -96,10 +99,10 @@ const WRITE_WAIT_MS = 2000;
  * nothing. (After {@link MAX_ROUNDS} rounds of output that never paused, the last verdict
  * stands on a read made one evaluation earlier.)
  */
-function judgeFresh<T>(sweep: Sweep, w: Watched, judge: () => T): T {
+function judgeFresh<T>(w: PtyPane, judge: () => T): T {
   w.session.readPending();
   for (let round = 1;; round++) {
-    sweep.evaluate(w);
+    w.classifyNow();
     const verdict = judge();
     if (w.session.readPending() === 0 || round >= MAX_ROUNDS) return verdict;
   }
@@ -119,8 +122,7 @@ function judgeFresh<T>(sweep: Sweep, w: Watched, judge: () => T): T {
  * agent can close it.
  */
 async function guardedWrite(
-  sweep: Sweep,
-  w: Watched,
+  w: PtyPane,
   data: Uint8Array,
   judge: () => ((written: number) => Error) | null,
 ): Promise<void> {
@@ -129,7 +131,7 @@ async function guardedWrite(
   while (off < data.length) {
     if (w.session.exit) throw new UserError(`session ${w.session.id} has exited`);
     await drainPending();
-    const refuse = judgeFresh(sweep, w, judge);
+    const refuse = judgeFresh(w, judge);
     if (refuse) throw refuse(off);
     const n = w.session.writeNow(data.subarray(off));
     off += n;
@@ -144,7 +146,7 @@ async function guardedWrite(
   }
 }
 
-function refusal(w: Watched, why: string): GuardRefusal {
+function refusal(w: PtyPane, why: string): GuardRefusal {
   const p = promptOn(w.session.terminal);
   const lines = [why];
   if (p.question) lines.push(`  ${p.question}`);
@@ -162,18 +164,17 @@ function refusal(w: Watched, why: string): GuardRefusal {
  * @throws UserError (exit 3) when the agent's input box holds a draft and `append` is false.
  */
 export async function guardedSend(
-  sweep: Sweep,
-  w: Watched,
+  w: PtyPane,
   text: string,
   enter = true,
   append = false,
 ): Promise<number> {
   if (w.session.exit) throw new UserError(`session ${w.session.id} has exited`);
-  const bytes = Buffer.from(text);
+  const bytes = sendBytes(text, w.session.terminal.bracketedPaste); // text, never a key
   // A draft the person left in the input box would be submitted with our text: refuse,
   // unless told to append (only for agents whose manifest says where the input box is).
   await drainPending();
-  if (!append && sweep.evaluate(w).state !== 'blocked' && w.manifest) {
+  if (!append && w.classifyNow().state !== 'blocked' && w.manifest) {
     if (inputHoldsText(w.session.terminal.snapshot(), w.manifest) === true) {
       throw new UserError(
         `refused: ${w.session.spec.name}'s input box holds text someone typed; nothing was typed ` +
@@ -187,10 +188,9 @@ export async function guardedSend(
   // Watch the screen from the moment the text is written: a dialog drawn after the guard's
   // last read and before the write (the window no program outside the agent can close) shows
   // in the output that follows, and the text may have gone into it.
-  const appeared = watchForPrompt(sweep, w);
+  const appeared = watchForPrompt(w);
   try {
     await guardedWrite(
-      sweep,
       w,
       bytes,
       blocked((n) =>
@@ -215,7 +215,6 @@ export async function guardedSend(
   if (enter) {
     await sleep(KEY_GAP_MS - PROMPT_AFTER_WRITE_MS);
     await guardedWrite(
-      sweep,
       w,
       Buffer.from('\r'),
       blocked(() => `a prompt appeared after the text was typed; the Enter was not sent`),
@@ -237,13 +236,12 @@ export const PROMPT_AFTER_WRITE_MS = 5;
  * agent had our bytes.
  */
 function watchForPrompt(
-  sweep: Sweep,
-  w: Watched,
+  w: PtyPane,
 ): { arm(): void; stop(): void; seen(): boolean } {
   let seen = false;
   let off: (() => void) | undefined;
   const look = () => {
-    if (!seen && sweep.evaluate(w).state === 'blocked') seen = true;
+    if (!seen && w.classifyNow().state === 'blocked') seen = true;
   };
   return {
     arm() {
@@ -258,13 +256,7 @@ function watchForPrompt(
   };
 }
 
-/** A prompt as the person confirmed it. */
-export interface ConfirmedPrompt {
-  question: string;
-  options: string[];
-  /** What the prompt was about when confirmed (the command, the file); checked when given. */
-  details?: string[];
-}
+export type { ConfirmedPrompt } from './protocol.ts';
 
 /**
  * Parses CHOICE: an option number ('1'..), an option's whole text ('yes' is "1. Yes" even
@@ -300,12 +292,11 @@ export function choiceIndex(
 
 /** The prompt on `w`'s screen now, checked to be blocked (fresh classification). */
 export async function currentPrompt(
-  sweep: Sweep,
-  w: Watched,
-): Promise<ConfirmedPrompt & Pick<Prompt, 'selected' | 'layout'>> {
+  w: PtyPane,
+): Promise<Prompt> {
   if (w.session.exit) throw new UserError(`session ${w.session.id} has exited`);
   await drainPending();
-  const state = judgeFresh(sweep, w, () => w.record.state);
+  const state = judgeFresh(w, () => w.record.state);
   if (state !== 'blocked') {
     throw new UserError(
       `${w.session.spec.name} is not waiting for an answer (it is ${state})`,
@@ -330,8 +321,7 @@ const LEFT = '\x1b[D';
  *   confirmed (it changed or was answered meanwhile), before or between keys.
  */
 export async function guardedAnswer(
-  sweep: Sweep,
-  w: Watched,
+  w: PtyPane,
   index: number,
   confirmed: ConfirmedPrompt,
 ): Promise<string> {
@@ -345,7 +335,7 @@ export async function guardedAnswer(
       GUARD_EXIT,
     );
   const check = async () => {
-    const p = await currentPrompt(sweep, w);
+    const p = await currentPrompt(w);
     if (!same(p)) throw changed();
     return p;
   };
@@ -379,7 +369,7 @@ export async function guardedAnswer(
       : from < index
       ? DOWN
       : UP;
-    await guardedWrite(sweep, w, Buffer.from(key), judge(from));
+    await guardedWrite(w, Buffer.from(key), judge(from));
     moves++;
     // The next key (or the Enter) only once this one shows: an agent slow to take keys would
     // otherwise still hold arrows sent on a stale screen, and the Enter would land elsewhere.
@@ -398,6 +388,6 @@ export async function guardedAnswer(
   if (p.selected !== index) {
     throw new UserError('could not move the selection to that option', GUARD_EXIT);
   }
-  await guardedWrite(sweep, w, Buffer.from('\r'), judge(index));
+  await guardedWrite(w, Buffer.from('\r'), judge(index));
   return p.options[index];
 }

@@ -1,0 +1,316 @@
+/**
+ * A PTY session as a {@link Pane}: the {@link Session} (the agent in our PTY, its screen) and
+ * its classification ({@link ScreenPane}: state record, agent match, foreground). What it
+ * publishes changes only when a subscriber would see a difference (state, agent, reason,
+ * activity, the blocked prompt); typing into it goes through the typing guard.
+ */
+import type { Socket } from 'node:net';
+import { explain, formatExplain } from '../detect/explain.ts';
+import { UserError } from '../errors.ts';
+import { reportFromHook } from './integrations/claude-code.ts';
+import {
+  type ConfirmedPrompt,
+  type ExplainReply,
+  KILL_GRACE_MS,
+  type PromptReply,
+  type Replies,
+  type RequestArgs,
+  type ScreenReply,
+  type SessionInfo,
+  validSize,
+} from './protocol.ts';
+import type { Pane } from './pane.ts';
+import { ScreenPane, type ScreenPaneOptions } from './screen-pane.ts';
+import type { ExitInfo, Session } from './session.ts';
+import type { StateRecord } from './signals.ts';
+import {
+  choiceIndex,
+  currentPrompt,
+  guardedAnswer,
+  guardedSend,
+  promptOn,
+} from './typing-guard.ts';
+
+/** How a PTY pane is set up. */
+export interface PtyPaneOptions extends ScreenPaneOptions<Session> {
+  /** Where the manifest in force for an id came from ('your folder', 'catalog', ...). */
+  sourceOf?: (id: string) => string | null;
+}
+
+/** A PTY session served as a pane. */
+export class PtyPane extends ScreenPane<Session> implements Pane {
+  readonly #changeListeners = new Set<(prev: StateRecord) => void>();
+  /** What was last published (see {@link Published}), to tell of a change only. */
+  #published?: Published;
+  /** Terminals attached now. */
+  #attached = 0;
+  /** The size before the first terminal attached, restored when the last one leaves. */
+  #sizeBeforeAttach?: { rows: number; cols: number };
+
+  constructor(session: Session, readonly options: PtyPaneOptions) {
+    super(session, options);
+    this.onClassified((prev) => this.#classified(prev));
+  }
+
+  get name(): string {
+    return this.session.spec.name;
+  }
+
+  get socket(): string {
+    return this.session.spec.socket;
+  }
+
+  get pid(): number {
+    return this.session.pid;
+  }
+
+  get exit(): ExitInfo | null {
+    return this.session.exit;
+  }
+
+  onChange(listener: (prev: StateRecord) => void): () => void {
+    this.#changeListeners.add(listener);
+    return () => this.#changeListeners.delete(listener);
+  }
+
+  /**
+   * After an evaluation: tells the listeners when the state changed, or when the info changed
+   * without a state change (its agent became known, the reason changed, a blocked prompt
+   * appeared or changed after a report said blocked), so subscribers see it. Compared field
+   * by field: an evaluation that changes nothing builds no info.
+   */
+  #classified(prev: StateRecord): void {
+    const next = published(this);
+    const transition = this.record.state !== prev.state;
+    if (!transition && this.#published && samePublished(this.#published, next)) return;
+    this.#published = next;
+    for (const l of this.#changeListeners) {
+      try {
+        l(prev);
+      } catch {
+        // a listener's failure never disturbs the sweep
+      }
+    }
+  }
+
+  info(): SessionInfo {
+    const s = this.session;
+    const info: SessionInfo = {
+      id: s.id,
+      name: s.spec.name,
+      agent: this.manifest?.id ?? '',
+      state: this.record.state,
+      since: this.record.since,
+      reason: this.record.reason,
+      by: this.record.by,
+      pid: s.pid,
+      command: [s.spec.command, ...s.spec.args],
+      foreground: this.foreground.name,
+      rows: s.terminal.rows,
+      cols: s.terminal.cols,
+      startedAt: s.startedAt,
+      lastOutput: s.lastOutput,
+      exit: s.exit,
+      host: process.pid,
+      socket: s.spec.socket,
+    };
+    if (s.tty) info.tty = s.tty;
+    const activity = this.record.state === 'working' ? this.record.evaluation?.activity : undefined;
+    if (activity) info.activity = activity;
+    if (this.record.state === 'blocked') {
+      const p = promptOn(s.terminal);
+      if (p.question) info.question = p.question;
+      if (p.options.length) info.options = p.options;
+      if (p.details.length) info.details = p.details;
+    }
+    return info;
+  }
+
+  screen(): ScreenReply {
+    const t = this.session.terminal;
+    return { text: t.screenText(), title: t.title, rows: t.rows, cols: t.cols, cursor: t.cursor };
+  }
+
+  events(): string[] {
+    return this.session.events();
+  }
+
+  log(line: string): void {
+    this.session.log(line);
+  }
+
+  explain(): ExplainReply {
+    this.classifyNow(); // afresh, like the typing guard
+    const s = this.session;
+    const m = this.manifest;
+    const snapshot = s.terminal.snapshot();
+    return {
+      session: this.info(),
+      decidedBy: this.record.by,
+      reason: this.record.reason,
+      report: s.report,
+      foreground: this.foreground,
+      manifest: m
+        ? `${m.id} ${m.version} (${this.options.sourceOf?.(m.id) ?? 'source'}: ${m.source})`
+        : null,
+      screen: s.terminal.screenText(),
+      title: snapshot.title,
+      rules: m ? formatExplain(explain(snapshot, m)) : 'no manifest applies\n',
+      events: s.events(),
+    };
+  }
+
+  async prompt(): Promise<PromptReply> {
+    return { ...(await currentPrompt(this)) };
+  }
+
+  send(text: string, opts: { enter: boolean; append: boolean }): Promise<number> {
+    return guardedSend(this, text, opts.enter, opts.append);
+  }
+
+  answer(choice: string, expect: ConfirmedPrompt): Promise<string> {
+    return guardedAnswer(this, choiceIndex(choice, expect.options), expect);
+  }
+
+  cancel(): number {
+    throw new UserError(
+      `cancel: ${this.name} is a terminal session, not an ACP one; press Esc in its pane`,
+    );
+  }
+
+  report(args: RequestArgs['report']): void {
+    const state = args.state === 'done' ? 'idle' : args.state;
+    if (state !== 'working' && state !== 'blocked' && state !== 'idle') {
+      throw new UserError(`report: unknown state '${args.state}' (working, blocked, idle, done)`);
+    }
+    this.session.setReport({
+      state,
+      at: firedAt(args.firedAt),
+      source: args.detail || `report ${args.state}`,
+    });
+    this.session.log(`report ${state} (${args.detail ?? ''})`);
+    this.classifyNow(); // a report is news: no need to wait for the next sweep
+  }
+
+  notify(args: RequestArgs['notify']): Replies['notify'] {
+    const reading = reportFromHook(
+      'Notification',
+      typeof args.payload === 'string' ? args.payload : JSON.stringify(args.payload),
+    )!;
+    if (!reading.ok) {
+      this.session.log(reading.error); // malformed: ignored, logged
+      return { ignored: reading.error };
+    }
+    this.session.setReport({
+      state: reading.state,
+      at: firedAt(args.firedAt),
+      source: reading.source,
+    });
+    this.session.log(reading.source);
+    this.classifyNow();
+    return {};
+  }
+
+  resize(rows: number, cols: number): void {
+    this.session.resize(rows, cols);
+  }
+
+  attached(): boolean {
+    return this.#attached > 0;
+  }
+
+  attach(socket: Socket, size: RequestArgs['attach'], onInput: () => void): void {
+    const session = this.session;
+    socket.write(JSON.stringify({ ok: true, op: 'attach' }) + '\n');
+    // The attaching terminal's size applies while it is attached; the size before it comes
+    // back when the last attached terminal leaves (a `run` session is the person's own
+    // terminal's size, and it must not stay at the board's).
+    this.#sizeBeforeAttach ??= { rows: session.terminal.rows, cols: session.terminal.cols };
+    if (validSize(size.rows, size.cols)) session.resize(size.rows, size.cols!);
+    // While a real terminal is attached, it answers the agent's queries (DSR, DA, OSC 10/11):
+    // our own replies would reach the agent twice. Headless again once the last one detaches.
+    this.#attached++;
+    session.headless = false;
+    // Redraw what our screen shows, then stream the agent's bytes as they come.
+    socket.write(redraw(session));
+    const off = session.onOutput((data) => {
+      if (!socket.destroyed) socket.write(data);
+    });
+    const offExit = session.onExit(() => socket.end());
+    socket.on('data', (d: Buffer) => {
+      onInput();
+      session.write(d);
+    });
+    socket.on('close', () => {
+      off();
+      offExit();
+      if (--this.#attached > 0) return;
+      this.#attached = 0;
+      session.headless = session.spec.headless;
+      const before = this.#sizeBeforeAttach;
+      this.#sizeBeforeAttach = undefined;
+      if (before && !session.exit) session.resize(before.rows, before.cols);
+    });
+  }
+
+  kill(): Promise<ExitInfo | null> {
+    return this.session.end(KILL_GRACE_MS, () => this.session.hangupGroup());
+  }
+}
+
+/**
+ * When a hook fired, from what it says (`firedAt`, ms since the epoch), kept within the last
+ * 30 s and never after now; now when it says nothing usable.
+ */
+export function firedAt(said: unknown, now = Date.now()): number {
+  return typeof said === 'number' && Number.isFinite(said)
+    ? Math.min(now, Math.max(now - 30_000, said))
+    : now;
+}
+
+/**
+ * What a subscriber sees change: state, agent, reason, what a working agent says it does
+ * and, when blocked, the prompt.
+ */
+interface Published {
+  state: string;
+  agent: string;
+  reason: string;
+  by: string;
+  /** What a working agent says it does (SessionInfo.activity), '' when nothing. */
+  activity: string;
+  /** The prompt's question, options and details, joined; '' unless blocked. */
+  prompt: string;
+}
+
+/** The {@link Published} fields of `pane` now (the prompt read only when it is blocked). */
+function published(pane: PtyPane): Published {
+  const r = pane.record;
+  let prompt = '';
+  if (r.state === 'blocked') {
+    const p = promptOn(pane.session.terminal);
+    prompt = `${p.question}\0${p.options.join('\0')}\0\0${p.details.join('\0')}`;
+  }
+  return {
+    state: r.state,
+    agent: pane.manifest?.id ?? '',
+    reason: r.reason,
+    by: r.by,
+    activity: (r.state === 'working' && r.evaluation?.activity) || '',
+    prompt,
+  };
+}
+
+function samePublished(a: Published, b: Published): boolean {
+  return a.state === b.state && a.agent === b.agent && a.reason === b.reason && a.by === b.by &&
+    a.activity === b.activity && a.prompt === b.prompt;
+}
+
+/** Paints `session`'s screen text on a client terminal: clear, each row, cursor back in place. */
+export function redraw(session: Session): string {
+  const t = session.terminal;
+  let out = '\x1b[0m\x1b[H\x1b[2J';
+  for (let y = 0; y < t.rows; y++) out += `\x1b[${y + 1};1H${t.rowText(y)}`;
+  out += `\x1b[${t.cursor.row + 1};${t.cursor.col + 1}H`;
+  return out;
+}

@@ -1,0 +1,197 @@
+/**
+ * A pane whose state is read off a screen: a PTY session (`pty-pane.ts`) or a replayed
+ * recording (`src/eval`). It owns its source's classification: the state record, the agent
+ * match ({@link matchAgent}), the foreground, and what changed since its last evaluation, so
+ * the sweep only decides when to look ({@link ScreenPane.evaluateIfDue}) and the typing guard
+ * can look afresh ({@link ScreenPane.classifyNow}).
+ */
+import type { Manifest } from '../detect/manifest.ts';
+import { Evaluator } from '../detect/evaluator.ts';
+import type { ScreenSnapshot } from '../vt/terminal.ts';
+import { type AgentMatch, classifyForeground, matchAgent } from './agent-match.ts';
+import type { ExitInfo, SessionSpec } from './session.ts';
+import {
+  decide,
+  type Foreground,
+  type ForegroundRead,
+  initialState,
+  type Report,
+  type StateRecord,
+  UNKNOWN_FOREGROUND,
+} from './signals.ts';
+
+/**
+ * What a screen pane reads of its source: a {@link Session} (a PTY), or a replayed recording
+ * (`src/eval`). The pane bumps `inputsVersion` when the foreground or the manifest changes.
+ */
+export interface SweptSession {
+  readonly id: string;
+  readonly spec: Pick<SessionSpec, 'agent' | 'command' | 'args'>;
+  readonly terminal: { readonly version: number; snapshot(): ScreenSnapshot };
+  inputsVersion: number;
+  readonly exit: ExitInfo | null;
+  readonly report: Report | null;
+  onOutput(listener: (data: Uint8Array) => void): () => void;
+  onExit(listener: (exit: ExitInfo) => void): () => void;
+}
+
+/** What a screen pane classifies with. */
+export interface ScreenPaneOptions<S extends SweptSession> {
+  /**
+   * Manifests by id. When it returns another Map than before (a manifest was reloaded), the
+   * pane's agent is matched again and it is evaluated afresh.
+   */
+  manifests: () => ReadonlyMap<string, Manifest>;
+  /** Reads the source's foreground; null when unknown. */
+  foreground: (session: S) => ForegroundRead | null;
+  /** How long a report lives unless the screen agrees, ms (default 60 s). */
+  reportTtlMs?: number;
+  now?: () => number;
+}
+
+/** A source followed by its screen, with its state and agent. */
+export class ScreenPane<S extends SweptSession = SweptSession> {
+  record: StateRecord;
+  /** The agent in force and why ({@link matchAgent}). */
+  match: AgentMatch;
+  foreground: Foreground = UNKNOWN_FOREGROUND;
+  /** terminal.version at the last evaluation. */
+  screenVersion = -1;
+  inputsVersion = -1;
+  /** When it was last evaluated, ms since the epoch (0: never). */
+  lastEvalAt = 0;
+  /** Evaluations so far. */
+  evaluations = 0;
+  /** Its rules' results on the last screen, so an evaluation re-tests only what changed. */
+  evaluator?: Evaluator;
+  /** The last foreground read and the manifests it was matched against (to skip a rematch). */
+  lastRead?: { fg: ForegroundRead; manifests: ReadonlyMap<string, Manifest> };
+  /** The manifests Map seen at the last refresh, to notice a reload. */
+  #seen?: ReadonlyMap<string, Manifest>;
+  readonly #now: () => number;
+  readonly #classified = new Set<(prev: StateRecord, ms: number) => void>();
+
+  /** Starts following `session`; it begins idle (an agent that has only started is not working). */
+  constructor(readonly session: S, readonly paneOptions: ScreenPaneOptions<S>) {
+    this.#now = paneOptions.now ?? Date.now;
+    this.record = initialState(this.#now());
+    // The agent is known from the start when forced or named by the command: `info` names
+    // it before the first sweep.
+    this.match = this.#matchNow(paneOptions.manifests(), false);
+  }
+
+  get id(): string {
+    return this.session.id;
+  }
+
+  /** The manifest in force, null when none applies. */
+  get manifest(): Manifest | null {
+    return this.match.manifest;
+  }
+
+  /**
+   * Calls `listener` after every evaluation, with the record before it and the evaluation's
+   * duration (ms); returns a function that removes it. Listeners' errors propagate.
+   */
+  onClassified(listener: (prev: StateRecord, ms: number) => void): () => void {
+    this.#classified.add(listener);
+    return () => this.#classified.delete(listener);
+  }
+
+  #matchNow(manifests: ReadonlyMap<string, Manifest>, keepPrevious = true): AgentMatch {
+    const s = this.session;
+    return matchAgent({
+      forced: s.spec.agent,
+      foreground: this.foreground,
+      command: [s.spec.command, ...s.spec.args],
+      previous: keepPrevious ? this.match?.manifest?.id : undefined,
+    }, manifests);
+  }
+
+  /** Takes `match`; a manifest that changed makes the pane due. */
+  #take(match: AgentMatch): void {
+    if (match.manifest !== this.match.manifest) this.session.inputsVersion++;
+    this.match = match;
+  }
+
+  /**
+   * Reads what is not the source's own output: the manifests in force (a reload re-matches
+   * the agent) and the foreground (a new leader re-matches it too). Cheap when nothing
+   * changed: one Map compare and the foreground reader's own cache.
+   */
+  refresh(): void {
+    const manifests = this.paneOptions.manifests();
+    if (this.#seen !== undefined && manifests !== this.#seen) this.#take(this.#matchNow(manifests));
+    this.#seen = manifests;
+    this.#readForeground(manifests);
+  }
+
+  #readForeground(manifests: ReadonlyMap<string, Manifest>): void {
+    const s = this.session;
+    if (s.exit) return;
+    const fg = this.paneOptions.foreground(s);
+    if (!fg) {
+      this.lastRead = undefined;
+      if (this.foreground.kind !== 'unknown') {
+        this.foreground = UNKNOWN_FOREGROUND;
+        s.inputsVersion++;
+      }
+      return;
+    }
+    // The same read (a foreground reader returns its previous answer while the group is the
+    // same) against the same manifests: nothing to match again.
+    if (this.lastRead?.fg === fg && this.lastRead.manifests === manifests) return;
+    this.lastRead = { fg, manifests };
+    const next = classifyForeground(fg, manifests);
+    if (next.kind !== this.foreground.kind || next.name !== this.foreground.name) {
+      s.inputsVersion++;
+    }
+    this.foreground = next;
+    // A shell back in front: the agent that ran (if any) ended and its rules no longer apply; a
+    // command started next (`sleep 6`) reads `running`, not the old agent's screen.
+    this.#take(this.#matchNow(manifests));
+  }
+
+  /** True when its screen or inputs changed since the last evaluation, or a decision waits. */
+  due(): boolean {
+    const s = this.session;
+    // A live report is due too: it may have expired or lost its grace since the last look.
+    return s.terminal.version !== this.screenVersion || s.inputsVersion !== this.inputsVersion ||
+      this.record.idleSeenAt !== undefined ||
+      (s.report !== null && this.record.reportDroppedAt !== s.report.at);
+  }
+
+  /** Evaluates when {@link due}. */
+  evaluateIfDue(): void {
+    if (this.due()) this.classifyNow();
+  }
+
+  /** Classifies the pane afresh, whatever the last sweep said (the typing guard calls this). */
+  classifyNow(): StateRecord {
+    const t0 = performance.now();
+    const s = this.session;
+    if (!this.match.manifest) this.#take(this.#matchNow(this.paneOptions.manifests()));
+    this.screenVersion = s.terminal.version;
+    this.inputsVersion = s.inputsVersion;
+    const now = this.#now();
+    const manifest = this.match.manifest;
+    const evaluation = manifest
+      ? (this.evaluator ??= new Evaluator()).evaluate(s.terminal.snapshot(), manifest)
+      : null;
+    const prev = this.record;
+    this.record = decide(prev, {
+      now,
+      evaluation,
+      foreground: this.foreground.kind,
+      foregroundName: this.foreground.name,
+      exit: s.exit,
+      report: s.report,
+      reportTtlMs: this.paneOptions.reportTtlMs,
+    });
+    this.lastEvalAt = now;
+    this.evaluations++;
+    const ms = performance.now() - t0;
+    for (const l of this.#classified) l(prev, ms);
+    return this.record;
+  }
+}
