@@ -5,8 +5,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
+/** A full garbage collection (V8's `gc`, exposed on first use). */
+let gc: (() => void) | undefined;
 
 /** The synthetic and replay cases' agent time factor (with their task delays: about half working). */
 export const SYNTH_SPEED = 3;
@@ -85,6 +85,10 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** RSS and JS heap + external memory in bytes, after a full GC. */
 export function memoryAfterGc(): { rss: number; heap: number } {
+  if (!gc) {
+    setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc') as () => void;
+  }
   gc();
   gc();
   const m = process.memoryUsage();
@@ -137,4 +141,23 @@ export function score(panes: Iterable<Followed>, w0: number, w1: number) {
 /** Rounds to whole ms; null for NaN. */
 export function round(x: number): number | null {
   return Number.isFinite(x) ? Math.round(x) : null;
+}
+
+/**
+ * The time to give an agent's true state: the time of its last screen write when it changed
+ * state in the same synchronous turn as that write (it draws a prompt, then reports it),
+ * else its own time. Two clock reads a pause apart (a garbage collection; a loaded machine
+ * preempting this process) would otherwise put the truth tens of ms after the screen that
+ * showed it, and a prompt seen at once would score as a false blocked and a miss.
+ */
+export function truthClock(): { wrote(): number; stateAt(t: number): number } {
+  let wroteAt: number | undefined;
+  return {
+    /** Notes a screen write now; returns its time (ms since the epoch). */
+    wrote() {
+      if (wroteAt === undefined) queueMicrotask(() => (wroteAt = undefined));
+      return (wroteAt = Date.now());
+    },
+    stateAt: (t) => (wroteAt === undefined ? t : Math.min(t, wroteAt)),
+  };
 }

@@ -31,6 +31,7 @@ import {
   SYNTH_ANSWER_DELAY_MS,
   SYNTH_SPEED,
   SYNTH_TASK_DELAY_MS,
+  truthClock,
 } from './sweep-common.ts';
 
 /** The true states, by code in a {@link Recording}. */
@@ -107,14 +108,15 @@ async function record(n: number, windowMs: number): Promise<{ recording: Recordi
   };
   const agents: SimAgent[] = [];
   for (let i = 0; i < n; i++) {
+    const clock = truthClock();
     const agent: SimAgent = new SimAgent({
       seed: i + 1,
       speed: SYNTH_SPEED,
       rows: 32,
       cols: 120,
-      write: (s) => recording.screen(i, Date.now(), s),
+      write: (s) => recording.screen(i, clock.wrote(), s),
       onState: (state, t) => {
-        recording.truth(i, t, state);
+        recording.truth(i, clock.stateAt(t), state);
         if (!driving) return;
         if (state === 'idle') {
           later(between(SYNTH_TASK_DELAY_MS), () => agent.key('run the tests\r'));
@@ -178,6 +180,9 @@ export async function runReplay(n: number, adaptive: boolean, windowMs: number):
   };
   const panes: (Followed & { terminal: Terminal; listeners: ((d: Uint8Array) => void)[] })[] = [];
   const fg = { pgid: 1, name: 'claude', argv: ['claude'] };
+  /** AGENTWATCH_BENCH_FALSE=1: each false blocked is printed with the screen published. */
+  const debug = Boolean(process.env.AGENTWATCH_BENCH_FALSE);
+  const screens = new Map<string, string>();
   const sweep = new Sweep<SweptSession>({
     intervalMs: DEFAULT_INTERVAL_MS,
     adaptive,
@@ -186,7 +191,14 @@ export async function runReplay(n: number, adaptive: boolean, windowMs: number):
     now: () => now,
     timers,
     onTransition: (w) => {
-      panes[Number(w.session.id)].published.push({ t: now, state: w.record.state });
+      const pane = panes[Number(w.session.id)];
+      pane.published.push({ t: now, state: w.record.state });
+      if (debug && w.record.state === 'blocked') {
+        screens.set(
+          `${w.session.id} ${now}`,
+          `${pane.terminal.screenText()}\n(${w.record.reason})`,
+        );
+      }
     },
   });
   for (let i = 0; i < n; i++) {
@@ -250,6 +262,35 @@ export async function runReplay(n: number, adaptive: boolean, windowMs: number):
   }
   const mem = memoryAfterGc();
   const scored = score(panes, w0, w1);
+  for (const [i, pane] of (debug ? panes : []).entries()) {
+    const truth = pane.truth;
+    for (let k = 0; k + 1 < truth.length; k++) {
+      const [from, to] = [truth[k].t, truth[k + 1].t];
+      if (truth[k].state !== 'blocked' || to > w1) continue;
+      if (pane.published.some((p) => p.state === 'blocked' && p.t >= from - 5 && p.t <= to + 5)) {
+        continue;
+      }
+      const near = (t: number) => t > from - 3000 && t < to + 3000;
+      console.error(
+        `replay-${n}: missed at ${from}..${to}: pane ${i}, truth ${
+          JSON.stringify(truth.filter((e) => near(e.t)).map((e) => [e.t - from, e.state]))
+        }, published ${
+          JSON.stringify(pane.published.filter((e) => near(e.t)).map((e) => [e.t - from, e.state]))
+        }`,
+      );
+    }
+  }
+  for (const { pane, at } of debug ? scored.falses : []) {
+    const i = panes.indexOf(pane as (typeof panes)[number]);
+    const near = (t: number) => Math.abs(t - at) < 3000;
+    console.error(
+      `replay-${n}: false blocked at ${at}: pane ${i}, truth ${
+        JSON.stringify(pane.truth.filter((e) => near(e.t)).map((e) => [e.t - at, e.state]))
+      }, published ${
+        JSON.stringify(pane.published.filter((e) => near(e.t)).map((e) => [e.t - at, e.state]))
+      }\n${screens.get(`${i} ${at}`)?.split('\n').filter((l) => l.trim()).slice(-14).join('\n')}`,
+    );
+  }
   return {
     name: `replay-${n}`,
     panes: n,
