@@ -49,10 +49,18 @@ const ACTIVITY_MAX = 80;
  */
 export function activityIn(text: string, patterns: readonly Pattern[]): string | undefined {
   for (const p of patterns) {
-    const said = findMatch(p, text)?.replace(/^[^\p{L}\p{N}]+/u, '').trim().slice(0, ACTIVITY_MAX);
+    const said = activityText(findMatch(p, text));
     if (said) return said;
   }
   return undefined;
+}
+
+/**
+ * What an `[activity]` pattern's match says: leading glyphs (a spinner frame) and trailing
+ * blanks dropped, at most {@link ACTIVITY_MAX} characters; undefined for none or nothing.
+ */
+export function activityText(match: string | null): string | undefined {
+  return match?.replace(/^[^\p{L}\p{N}]+/u, '').trim().slice(0, ACTIVITY_MAX) || undefined;
 }
 
 /** What the agent says it does on the screen of `texts`, by `manifest`'s `[activity]`. */
