@@ -327,6 +327,11 @@ export const ANSWER_RESULT_MS = 3000;
  * its input (the evidence a retry needs, see {@link guardedAnswer}), ms.
  */
 const ALIVE_AFTER_MS = 100;
+/**
+ * A key typed later than this after the prompt first showed is never typed again: the known
+ * reason a dialog drops a key is that it came too early ({@link ANSWER_SETTLE_MS}), ms.
+ */
+const RETRY_BEFORE_MS = 3 * ANSWER_SETTLE_MS;
 /** Exit code of an `answer` whose key was typed while the prompt stayed on screen. */
 export const ANSWER_UNCONFIRMED_EXIT = 5;
 
@@ -355,10 +360,13 @@ type Outcome = 'gone' | 'moved' | 'same';
  * Then the screen is watched for {@link ANSWER_RESULT_MS}: the answer counts once two fresh
  * classifications in a row show the pane not blocked, or blocked on another prompt. When the
  * same prompt still shows at the bound, the key is typed once more only when that is provably
- * safe: the same prompt with the same selection throughout, nothing else typed into the pane
- * since, and the agent wrote output at least {@link ALIVE_AFTER_MS} after the key (so it ran
- * while the key waited in its input, read it and ignored it; an agent that wrote nothing may
- * be stalled with the key still unread, and gets no second one).
+ * safe: the key was typed within {@link RETRY_BEFORE_MS} of the prompt showing (a dialog drops
+ * keys that come too early), the same prompt with the same selection showed throughout,
+ * nothing else was typed into the pane since, and the agent wrote output at least
+ * {@link ALIVE_AFTER_MS} after the key (so it ran while the key waited in its input, read it
+ * and ignored it; an agent that wrote nothing may be stalled with the key still unread, and
+ * gets no second one). What this trusts: a dialog that took a key shows it (closes, or moves
+ * its selection) within {@link ANSWER_RESULT_MS} while it draws anything at all.
  * @returns the option answered, as the screen named it.
  * @throws UserError (exit 3) when the pane is not blocked, or the prompt differs from the one
  *   confirmed (it changed or was answered meanwhile), before or between keys: nothing more
@@ -447,9 +455,10 @@ export async function guardedAnswer(
   const selected = p.selected;
   for (let attempt = 1;; attempt++) {
     await guardedWrite(w, Buffer.from(key), judge(selected));
+    const early = Date.now() - w.promptSince < RETRY_BEFORE_MS;
     const { outcome, retry } = await awaitAnswer(w, same, selected);
     if (outcome === 'gone') return p.options[index];
-    if (outcome === 'same' && retry && attempt === 1) {
+    if (outcome === 'same' && retry && early && attempt === 1) {
       w.session.log(`answer: ${keyName} left the prompt on screen; typing it once more`);
       continue;
     }
