@@ -474,9 +474,10 @@ export async function guardedAnswer(
 
 /**
  * Watches `w` after an answer's key for up to {@link ANSWER_RESULT_MS}: `gone` once two fresh
- * classifications {@link KEY_GAP_MS} apart show it not blocked or blocked on a prompt that is
- * not `same`; at the bound `moved` when the prompt is still there but its selection left
- * `selected` at some point, else `same`. `retry` is true when typing the key again is safe:
+ * classifications {@link KEY_GAP_MS} apart show it not blocked or blocked on another prompt
+ * (so the state published is no longer blocked on this one); also `gone` at the bound when
+ * the screen shows no prompt while a signal still says blocked; else `moved` when the prompt
+ * is still there but its selection left `selected` at some point, else `same`. `retry` is true when typing the key again is safe:
  * `same`, nothing else was written to the pane, and the agent wrote output at least
  * {@link ALIVE_AFTER_MS} after the key.
  */
@@ -492,26 +493,29 @@ async function awaitAnswer(
   const offOutput = w.session.onOutput(() => (lastOutput = Date.now()));
   let moved = false;
   let goneSeen = 0;
+  let last: Outcome | 'left' = 'same';
   try {
     while (Date.now() - typedAt < ANSWER_RESULT_MS) {
       await sleep(KEY_GAP_MS);
       if (w.session.exit) return { outcome: 'gone', retry: false };
       await drainPending();
-      const look = judgeFresh(w, (): Outcome => {
+      last = judgeFresh(w, (): Outcome | 'left' => {
         if (w.record.state !== 'blocked') return 'gone';
         const now = promptOn(w.session.terminal);
-        if (!same(now)) return 'gone';
-        return now.selected === selected ? 'same' : 'moved';
+        if (same(now)) return now.selected === selected ? 'same' : 'moved';
+        // another prompt drawn: gone; none readable while a signal still says blocked (a
+        // hook's report the screen has not yet outvoted): the prompt left, the state lags
+        return now.options.length ? 'gone' : 'left';
       });
-      if (look === 'moved') moved = true;
-      goneSeen = look === 'gone' ? goneSeen + 1 : 0;
+      if (last === 'moved') moved = true;
+      goneSeen = last === 'gone' ? goneSeen + 1 : 0;
       if (goneSeen >= 2) return { outcome: 'gone', retry: false };
     }
   } finally {
     offInput();
     offOutput();
   }
-  if (goneSeen > 0) return { outcome: 'gone', retry: false };
+  if (goneSeen > 0 || last === 'left') return { outcome: 'gone', retry: false };
   return {
     outcome: moved ? 'moved' : 'same',
     retry: !moved && otherInput === 0 && lastOutput >= typedAt + ALIVE_AFTER_MS,
