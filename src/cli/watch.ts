@@ -41,7 +41,7 @@ import { DEFAULT_INTERVAL_MS } from '../runtime/sweep.ts';
 import { BOARD_HELP, notifyStatus } from './board/render.ts';
 import { BoardUi } from './board/ui.ts';
 import { guardTerminal, onStopSignal } from './board/tty.ts';
-import { endSessions, killSessions, startHosted } from './board/hosted.ts';
+import { endSessions, killSessions, startInBackground } from './board/hosted.ts';
 
 /** One JSON line of `watch --json`. */
 export interface TransitionEvent {
@@ -111,6 +111,15 @@ export const watchCommand: Command = {
           "each --name names the next '-- CMD', in order",
       );
     }
+    const hostWide = ['manifest', 'no-update', 'interval', 'adaptive', 'no-adaptive'].find((o) =>
+      values[o] !== undefined
+    );
+    if (groups.length && hostWide) {
+      throw new UsageError(
+        `--${hostWide} cannot go with '-- CMD': the sessions a board starts run in the ` +
+          'background host, with its rules and sweep (your manifest folder and config.toml)',
+      );
+    }
     const stdin = process.stdin;
     const stdout = process.stdout;
     const json = values.json === true || !(stdin.isTTY && stdout.isTTY);
@@ -144,10 +153,12 @@ export const watchCommand: Command = {
         ui?.requestRender();
       },
     });
+    // The sessions started here (`-- CMD`, the n key) live in the background host: they
+    // outlive this board, and that host announces them (desktop, command, push; this board
+    // shows them in its terminal like any session hosted elsewhere).
     const startSession = async (s: NewSession) => {
-      const id = await startHosted(host, s, agent, stdout);
-      notifier.observe(host.info(id)); // the baseline: its first state is not news
-      directory.addLocal(id);
+      await startInBackground(s, agent, stdout, notifyOptions);
+      await directory.poll(); // on the board now, not at the next look at the folder
     };
     try {
       for (const [i, g] of groups.entries()) await startSession({ argv: g, name: names[i] });

@@ -59,6 +59,10 @@ export interface StartOptions {
   rows?: number;
   cols?: number;
   headless: boolean;
+  /** False: without the hooks its manifest declares, whatever the host's `hooks` says. */
+  hooks?: boolean;
+  /** True: `env` is the command's whole environment, not laid over this process's. */
+  fullEnv?: boolean;
 }
 
 /** A transition as listeners see it. */
@@ -245,6 +249,7 @@ export class SessionHost {
       args: opts.args,
       cwd: opts.cwd,
       env: opts.env,
+      fullEnv: opts.fullEnv,
       rows: opts.rows ?? 32,
       cols: opts.cols ?? 120,
       agent: opts.agent,
@@ -259,7 +264,7 @@ export class SessionHost {
     const launched = manifestForProcess(manifests, { name: opts.command, argv: [opts.command] });
     const defaults = launched ? this.options.agentArgs?.(launched.id) ?? [] : [];
     if (defaults.length) spec.args = [...defaults, ...opts.args];
-    if (launched?.integrations.hooks && this.options.hooks !== false) {
+    if (launched?.integrations.hooks && (opts.hooks ?? this.options.hooks) !== false) {
       const self = selfCommand();
       spec.args = launchArgs(launched.integrations.hooks, spec.args, [self.command, ...self.args]);
     }
