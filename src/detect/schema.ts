@@ -61,6 +61,7 @@ export const MANIFEST_KEYS = [
   'integrations',
   'input',
   'activity',
+  'answer',
 ] as const;
 /**
  * Keys of the optional `[activity]` table: where a working agent says what it does (Claude
@@ -68,6 +69,19 @@ export const MANIFEST_KEYS = [
  * first match, its leading glyphs dropped, is shown on the board's row.
  */
 export const ACTIVITY_KEYS = ['region', 'any'] as const;
+/**
+ * Keys of the optional `[answer]` table: which keys the agent's dialogs take for an answer.
+ * `keys`: one of {@link ANSWER_KEYS}.
+ */
+export const ANSWER_TABLE_KEYS = ['keys'] as const;
+/**
+ * How `answer` picks an option ({@link Manifest.answer}): `arrows` (the default) moves the
+ * selection with ↑/↓ (←/→ on a row of buttons) and presses Enter; `digit` types the option's
+ * number (1-9), which in the agent's dialogs picks that option and confirms it, no Enter
+ * (Claude Code 2.1.332's permission, edit, question and plan dialogs). Options drawn without
+ * numbers, or numbered past 9, are always answered with arrows and Enter.
+ */
+export const ANSWER_KEYS = ['arrows', 'digit'] as const;
 /**
  * Keys of the optional `[input]` table: where the agent's input box is and what it looks like
  * empty, so that `send` never appends to (and submits) a draft the person left there.
@@ -147,6 +161,11 @@ export interface Manifest {
     readonly regionLabel: string;
     readonly any: readonly Pattern[];
   } | null;
+  /**
+   * Which keys its dialogs take for an answer (`[answer]`); null or absent when not declared
+   * (then `arrows`).
+   */
+  readonly answer?: { readonly keys: (typeof ANSWER_KEYS)[number] } | null;
   /** What agentwatch adds when it starts the agent itself (`[integrations]`). */
   readonly integrations: { readonly hooks?: 'claude-code'; readonly acp?: string };
   /** The source label given to {@link parseManifest} (file name, path or URL). */
