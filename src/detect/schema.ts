@@ -39,7 +39,8 @@ export const SCHEMA_VERSION = 1;
 /**
  * The rule engine's version: a manifest (or a catalog entry) with a higher `min_engine` needs
  * a newer agentwatch and is refused. 1: schema 1 with regions, `[input]` and `[integrations]`;
- * 2: `[input] box` (a screen no rule matches reads starting until the input box was drawn).
+ * 2: `[input] box` (a screen no rule matches reads starting until the input box was drawn) and
+ * `[answer] keys` (how a dialog takes an option).
  */
 export const ENGINE_VERSION = 2;
 /** The most `[[rules]]` a manifest may have. */
