@@ -707,8 +707,17 @@ async function main(): Promise<void> {
       agents: { type: 'string', default: 'farm' },
       json: { type: 'boolean', default: false },
       tsx: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   });
+  if (values.help) {
+    process.stdout.write(
+      'usage: npm run bench:sweep -- [--case synthetic-N|host-N|replay-N[,...]] [--seconds S]\n' +
+        '                              [--mode adaptive|default] [--agents farm|node] [--json]\n' +
+        'default cases: synthetic-1000,host-10,host-100,host-1000 (see the top of bench/sweep.ts)\n',
+    );
+    return;
+  }
   const names = values.case!.split(',').map((c) => c.trim()).filter(Boolean);
   for (const name of names) {
     if (!/^(synthetic|host|replay)-\d+$/.test(name)) {
