@@ -209,7 +209,7 @@ test('record, cut and mark: bad arguments are named', async () => {
       ...process.env,
       AGENTWATCH_DIR: dir,
     });
-    assert.is(unknown.code, 1);
+    assert.is(unknown.code, 4);
     assert.match(unknown.stderr, /no session 'no-such-session'/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
