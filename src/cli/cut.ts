@@ -73,6 +73,7 @@ export const cutCommand: Command = {
   name: 'cut',
   summary: 'cut a fixture out of a recording at a moment or a truth mark, and label it',
   usage: 'cut REC (--at SECONDS | --mark N) [--label STATE] [--out FILE] [--force]',
+  maxArgs: 1,
   options: {
     at: { type: 'string' },
     mark: { type: 'string' },
