@@ -286,6 +286,15 @@ function nativeSources(target: Target): NativeSource[] {
 }
 
 /**
+ * Node's flags built into the executable (sea-config `execArgv`, Node 24.6+), for every
+ * subcommand: a young generation of at most 1 MB per semi-space instead of V8's default
+ * (up to 16 MB here), which each `agentwatch run` (one process per session) otherwise fills
+ * and keeps. `npm run bench:rss -- --before OLD-EXECUTABLE` measures it beside a build
+ * without it.
+ */
+export const SEA_EXEC_ARGV: readonly string[] = ['--max-semi-space-size=1'];
+
+/**
  * Step 2: writes the index and sea-config.json to `<work>/sea-<target>/`; returns the
  * config's path and the blob's.
  */
@@ -317,6 +326,7 @@ function seaConfig(
     disableExperimentalSEAWarning: true,
     useSnapshot: false,
     useCodeCache: codeCache,
+    execArgv: SEA_EXEC_ARGV,
     assets,
   };
   writeFileSync(config, JSON.stringify(seaConfig, null, 2) + '\n');

@@ -17,6 +17,7 @@
  */
 import { createServer, type Socket } from 'node:net';
 import { SimAgent } from '../src/sim/agent.ts';
+import { truthClock } from './sweep-common.ts';
 
 const [socketPath, speedText] = process.argv.slice(2);
 const speed = Number(speedText) || 1;
@@ -34,13 +35,17 @@ function frame(index: number, kind: number, payload: Buffer): Buffer {
 
 /** One agent on a relay connection. */
 function serveOne(socket: Socket, index: number, rest: Buffer): void {
+  const clock = truthClock();
   const agent = new SimAgent({
     seed: index + 1,
     speed,
     rows: ROWS,
     cols: COLS,
-    write: (s) => void (socket.destroyed || socket.write(s)),
-    onState: (state, t) => process.send?.({ i: index, t, state }),
+    write: (s) => {
+      clock.wrote();
+      if (!socket.destroyed) socket.write(s);
+    },
+    onState: (state, t) => process.send?.({ i: index, t: clock.stateAt(t), state }),
   });
   socket.on('data', (d: Buffer) => agent.key(d.toString('utf8')));
   socket.on('close', () => agent.end('hangup'));
@@ -53,16 +58,22 @@ function serveOne(socket: Socket, index: number, rest: Buffer): void {
 function serveMux(socket: Socket, n: number, rest: Buffer): void {
   const agents: SimAgent[] = [];
   for (let i = 0; i < n; i++) {
+    const clock = truthClock();
     agents.push(
       new SimAgent({
         seed: i + 1,
         speed,
         rows: ROWS,
         cols: COLS,
-        write: (s) => void (socket.destroyed || socket.write(frame(i, 0, Buffer.from(s)))),
+        write: (s) => {
+          clock.wrote();
+          if (!socket.destroyed) socket.write(frame(i, 0, Buffer.from(s)));
+        },
         onState: (state, t) =>
           void (socket.destroyed ||
-            socket.write(frame(i, 1, Buffer.from(JSON.stringify({ t, state }))))),
+            socket.write(
+              frame(i, 1, Buffer.from(JSON.stringify({ t: clock.stateAt(t), state }))),
+            )),
       }),
     );
   }

@@ -9,10 +9,11 @@
  *   socket, bytes and truth in the order they happened), driven by an in-process user (a task
  *   0.3-2.5 s after idle, a prompt answered 0.6-1.2 s after it was drawn; about half of the
  *   agents working at a time, about 3,000 evaluations/s in adaptive mode). CPU: detection
- *   alone, the CPU time (process.cpuUsage, which costs about 1 µs a call) inside the sweep's
- *   entry points (its ticks, adaptive looks, evaluations and output listener) as % of one
- *   core; the process's whole CPU and the VT's share (wall time inside its writes) printed
- *   beside. `synthetic-N` for another count.
+ *   alone, as % of one core: the CPU time (process.cpuUsage, which costs about 1 µs a call)
+ *   inside the sweep's timer callbacks (its ticks and adaptive slots, each serving many panes)
+ *   and direct evaluations, plus the wall time inside its output listener (a few map
+ *   operations per frame, cheaper than a cpuUsage call); the process's whole CPU and the VT's
+ *   share (wall time inside its writes) printed beside. `synthetic-N` for another count.
  * - `host-10`, `host-100`, `host-1000`: one SessionHost in this process with N sessions (real
  *   PTYs, control sockets, foreground reads), each running bench/relay.c, which relays the PTY
  *   to one agent of the farm (`--agents node`: a `sim-agent` node process per session, as a
@@ -33,9 +34,10 @@
  * `--agents farm|node`, `--tsx` (node agents started from the sources).
  *
  * Each host session takes about 3 file descriptors in this process (PTY master, control
- * socket, its listening socket) and the farm one per agent: host-1000 needs `ulimit -n` of at
- * least 4096 in the shell that runs the bench (checked; the case is skipped with a note when
- * it is lower). A full run takes about 4 minutes on a 2-core machine.
+ * socket, its listening socket) and the farm one per agent: host-1000 needs a limit of at
+ * least 4096 open files (Node raises its soft limit to the hard one at start, so the hard
+ * limit, `ulimit -Hn`, is what counts; checked, and the case is skipped with a note when it
+ * is lower). A full run takes about 4 minutes on a 2-core machine.
  */
 import { build } from 'esbuild';
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
@@ -44,147 +46,38 @@ import { connect, type Socket } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { sessionForeground } from '../src/runtime/default-host.ts';
 import { type HostOptions, SessionHost } from '../src/runtime/host.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import type { Session } from '../src/runtime/session.ts';
 import { DEFAULT_INTERVAL_MS, Sweep } from '../src/runtime/sweep.ts';
 import { Terminal } from '../src/vt/terminal.ts';
+import {
+  type CaseFigures,
+  type Followed,
+  memoryAfterGc,
+  quantile,
+  type Result,
+  rng,
+  round,
+  score,
+  sleep,
+  SYNTH_ANSWER_DELAY_MS,
+  SYNTH_SPEED,
+  SYNTH_TASK_DELAY_MS,
+  TRUTH_GRACE_MS,
+  type TruthEvent,
+} from './sweep-common.ts';
+import { runReplay } from './sweep-replay.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const SPEED = 6; // host cases: the sim agent's time factor (thinking and tool calls 6x shorter)
-const SYNTH_SPEED = 3; // the synthetic case's (with its task delays: about half working)
 const TASK_DELAY_MS: readonly [number, number] = [200, 1200];
 const ANSWER_DELAY_MS: readonly [number, number] = [200, 600];
 const ANSWER_MIN_MS = 500;
 const ANSWER_GIVE_UP_MS = 5000;
-const SYNTH_TASK_DELAY_MS: readonly [number, number] = [300, 2500];
-const SYNTH_ANSWER_DELAY_MS: readonly [number, number] = [600, 1200];
 const POLL_MS = 200;
-/**
- * How long after the window the truth is still collected before scoring: an agent stamps and
- * sends its truth after it drew the screen, and a loaded machine delays both the sending (the
- * farm's IPC, a node agent's truth file) and the reading.
- */
-const TRUTH_GRACE_MS = 2000;
 const BASELINE = join(import.meta.dirname, 'baseline.json');
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-
-/** One case's figures, as `--json` prints them and bench/baseline.json stores them. */
-interface CaseFigures {
-  name: string;
-  panes: number;
-  mode: string;
-  /** % of one core. */
-  cpuPct: number;
-  blockedMedianMs: number | null;
-  blockedMaxMs: number | null;
-  missed: number;
-  falseBlocked: number;
-  rssMB: number;
-}
-
-/** What the table shows beside the figures. */
-interface Result extends CaseFigures {
-  prompts: number;
-  windowS: number;
-  evalsPerS: number;
-  /** Share of agent-time the truth was working, %. */
-  workingPct: number;
-  /** A note for the table (VT time, start-up time). */
-  note: string;
-}
-
-/** A truth line of the sim agent. */
-interface TruthEvent {
-  t: number;
-  state: string;
-}
-
-/** A pane as the driver and the scoring follow it. */
-interface Followed {
-  truth: TruthEvent[];
-  /** The published states, with the time they were published. */
-  published: TruthEvent[];
-  /** When the answer keys were written. */
-  answers: number[];
-}
-
-/** A seeded PRNG (mulberry32), for the driver's delays. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** The p-quantile (0..1) of `xs` (nearest rank), NaN for none. */
-function quantile(xs: number[], p: number): number {
-  if (!xs.length) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))];
-}
-
-/** Resolves after `ms` milliseconds. */
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** RSS and JS heap + external memory in bytes, after a full GC. */
-function memoryAfterGc(): { rss: number; heap: number } {
-  gc();
-  gc();
-  const m = process.memoryUsage();
-  return { rss: m.rss, heap: m.heapUsed + m.external };
-}
-
-/**
- * Prompts, latencies, misses and false blocked of panes followed over a window ending at
- * `w1` (ms since the epoch): a prompt counts when it ended inside the window, a blocked
- * publication when it came inside the window. Call it once the truth up to `w1` has come in
- * ({@link TRUTH_GRACE_MS} later): an agent writes its truth after its screen.
- */
-function score(panes: Iterable<Followed>, w0: number, w1: number) {
-  const blocked: number[] = [];
-  let prompts = 0;
-  let missed = 0;
-  let falseBlocked = 0;
-  let working = 0;
-  let agentMs = 0;
-  const falses: { pane: Followed; at: number }[] = [];
-  for (const pane of panes) {
-    const truth = pane.truth;
-    for (let k = 0; k < truth.length; k++) {
-      const end = truth[k + 1]?.t ?? w1;
-      if (truth[k].state === 'working') working += Math.min(end, w1) - Math.max(truth[k].t, w0);
-      if (truth[k].state !== 'blocked') continue;
-      if (truth[k + 1] === undefined || end > w1) continue; // still open when the window closed
-      prompts++;
-      const seen = pane.published.find((p) =>
-        p.state === 'blocked' && p.t >= truth[k].t - 5 && p.t <= end + 5
-      );
-      if (seen) blocked.push(seen.t - truth[k].t);
-      else missed++;
-    }
-    agentMs += w1 - w0;
-    // a blocked published while the truth was not blocked (give the truth 50 ms to lead);
-    // only inside the window: the truth of a later one may not have come in yet
-    for (const p of pane.published) {
-      if (p.state !== 'blocked' || p.t > w1) continue;
-      const before = truth.filter((e) => e.t <= p.t + 50).pop();
-      if (before && before.state !== 'blocked') {
-        falseBlocked++;
-        falses.push({ pane, at: p.t });
-      }
-    }
-  }
-  return { blocked, prompts, missed, falseBlocked, workingPct: (working / agentMs) * 100, falses };
-}
 
 /** The farm of simulated agents (bench/sim-farm.ts) in a child process. */
 async function startFarm(
@@ -544,20 +437,13 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
   const panes: SynthPane[] = [];
   let driving = false;
   const fg = { pgid: 1, name: 'claude', argv: ['claude'] };
-  const sweep = new Sweep<SynthSession>({
-    intervalMs: DEFAULT_INTERVAL_MS,
-    adaptive,
-    manifests: () => manifests,
-    foreground: () => fg,
-    onTransition: (w) => {
-      const pane = panes[Number(w.session.id)];
-      pane.published.push({ t: Date.now(), state: w.record.state });
-    },
-  });
-  // The sweep's own CPU time: ticks, adaptive looks, evaluations and its output listener
-  // (nested calls counted once), from process.cpuUsage around each, and the wall time too.
+  // The sweep's own CPU time: its timers' callbacks (ticks and the adaptive slot, each serving
+  // many panes) and direct evaluations, from process.cpuUsage around each (nested calls counted
+  // once); its output listener (a few map operations per frame) by wall time, as a cpuUsage
+  // call (a system call) around every frame would cost more than the listener.
   let sweepMs = 0;
   let sweepCpuMs = 0;
+  let listenerMs = 0;
   let depth = 0;
   const timed = <A extends unknown[], R>(f: (...a: A) => R) => (...a: A): R => {
     if (depth++ > 0) {
@@ -578,8 +464,23 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
       sweepMs += performance.now() - t0;
     }
   };
-  sweep.tick = timed(sweep.tick.bind(sweep));
-  /** Times a pane's own looks (adaptive ones come from the sweep's slot timer, not a tick). */
+  const sweep = new Sweep<SynthSession>({
+    intervalMs: DEFAULT_INTERVAL_MS,
+    adaptive,
+    manifests: () => manifests,
+    foreground: () => fg,
+    onTransition: (w) => {
+      const pane = panes[Number(w.session.id)];
+      pane.published.push({ t: Date.now(), state: w.record.state });
+    },
+    timers: {
+      setTimeout: (f, ms) => setTimeout(timed(f), ms),
+      clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+      setInterval: (f, ms) => setInterval(timed(f), ms),
+      clearInterval: (h) => clearInterval(h as ReturnType<typeof setInterval>),
+    },
+  });
+  /** Times a pane's own looks outside the sweep's timers (a look the typing guard asks for). */
   const timePane = (pane: ReturnType<typeof sweep.add>) => {
     pane.evaluateIfDue = timed(pane.evaluateIfDue.bind(pane));
     pane.classifyNow = timed(pane.classifyNow.bind(pane));
@@ -650,7 +551,9 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
           s.terminal.write(payload);
           vtMs += performance.now() - t0;
           s.lastOutput = Date.now();
-          for (const l of s.listeners) timed(l)(payload);
+          const t1 = performance.now();
+          for (const l of s.listeners) l(payload);
+          listenerMs += performance.now() - t1;
         } else onTruth(pane, JSON.parse(payload.toString()) as TruthEvent);
         off += 9 + len;
       }
@@ -670,6 +573,7 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
     const evals0 = sweep.stats.evaluations;
     sweepMs = 0;
     sweepCpuMs = 0;
+    listenerMs = 0;
     vtMs = 0;
     driving = true;
     for (const pane of panes) {
@@ -690,7 +594,7 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
       name: `synthetic-${n}`,
       panes: n,
       mode: adaptive ? 'adaptive' : `${DEFAULT_INTERVAL_MS} ms`,
-      cpuPct: sweepCpuMs / ms * 100,
+      cpuPct: (sweepCpuMs + listenerMs) / ms * 100,
       blockedMedianMs: round(quantile(scored.blocked, 0.5)),
       blockedMaxMs: round(scored.blocked.length ? Math.max(...scored.blocked) : NaN),
       missed: scored.missed,
@@ -700,11 +604,11 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
       windowS: ms / 1000,
       evalsPerS: evals / (ms / 1000),
       workingPct: scored.workingPct,
-      note: `${(sweepCpuMs * 1000 / Math.max(1, evals)).toFixed(0)} µs/eval, sweep wall ${
-        (sweepMs / ms * 100).toFixed(1)
-      }%, VT ${(vtMs / ms * 100).toFixed(1)}%, process ${
-        ((cpu.user + cpu.system) / 10 / ms).toFixed(0)
-      }%`,
+      note: `${(sweepCpuMs * 1000 / Math.max(1, evals)).toFixed(0)} µs/eval, listener ${
+        (listenerMs / ms * 100).toFixed(1)
+      }%, sweep wall ${(sweepMs / ms * 100).toFixed(1)}%, VT ${
+        (vtMs / ms * 100).toFixed(1)
+      }%, process ${((cpu.user + cpu.system) / 10 / ms).toFixed(0)}%`,
     };
   } finally {
     driving = false;
@@ -714,11 +618,6 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
     farm?.child.kill();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** Rounds to whole ms; null for NaN. */
-function round(x: number): number | null {
-  return Number.isFinite(x) ? Math.round(x) : null;
 }
 
 /** The baseline figures by case name (bench/baseline.json), empty when there is none. */
@@ -812,8 +711,10 @@ async function main(): Promise<void> {
   });
   const names = values.case!.split(',').map((c) => c.trim()).filter(Boolean);
   for (const name of names) {
-    if (!/^(synthetic|host)-\d+$/.test(name)) {
-      throw new Error(`--case ${name}: expected synthetic-N or host-N (e.g. synthetic-1000)`);
+    if (!/^(synthetic|host|replay)-\d+$/.test(name)) {
+      throw new Error(
+        `--case ${name}: expected synthetic-N, host-N or replay-N (e.g. synthetic-1000)`,
+      );
     }
   }
   if (values.mode !== 'adaptive' && values.mode !== 'default') {
@@ -845,12 +746,15 @@ async function main(): Promise<void> {
       log(`${name}, ${values.mode}: `);
       if (kind === 'host' && fdLimit() < 3 * n + 256) {
         log(
-          `skipped: ulimit -n is ${fdLimit()}, ${3 * n + 256} needed (raise it: ulimit -n 4096)\n`,
+          `skipped: the open-file limit is ${fdLimit()}, ${3 * n + 256} needed (raise the hard ` +
+            `limit: ulimit -Hn 4096 as root)\n`,
         );
         continue;
       }
       const r = kind === 'host'
         ? await runHost(n, adaptive, windowMs, agents!)
+        : kind === 'replay'
+        ? await runReplay(n, adaptive, windowMs)
         : await runSynthetic(n, adaptive, windowMs);
       log(`${r.prompts} prompts in ${r.windowS.toFixed(0)} s (${r.note})\n`);
       results.push(r);

@@ -12,6 +12,12 @@
  *    followed, in the same turn, by AskUserQuestion: the notice carries the dialog's question
  *    ("Which test framework should I use?"), never the prose.
  *
+ * 3. The same prompt again: `task-same` asks `touch same.txt` twice in one turn, and a second
+ *    `task-same` (sent with `agentwatch send` right after the first turn ends) twice more; each
+ *    prompt is answered with `agentwatch answer --yes` 1.5 s after it shows, and Claude asks
+ *    again about a second later: every prompt is announced, though each looks like the last,
+ *    on the desktop too (`send` and `answer` come from another terminal: not focus).
+ *
  * Prints, for the report: prompts shown, notices sent, notices with the right question,
  * duplicates. Skipped (with a printed reason) only when node_modules/.bin/claude is missing.
  */
@@ -32,6 +38,7 @@ import {
   agentwatchArgv,
   followSession,
   mark,
+  runCli,
   type SessionFollower,
 } from './support/agentwatch-e2e.ts';
 import {
@@ -42,6 +49,7 @@ import {
 import { CLAUDE_BIN, claudeArgs, type ClaudeHome, makeClaudeHome } from './support/claude-home.ts';
 import { type PtyDriver, startPty } from './support/pty-driver.ts';
 import { sleep, until } from './support/until.ts';
+import { NOTIFY_DEFAULTS } from '../src/runtime/notify-config.ts';
 
 /** Claude Code drops keys typed in the first ~100-200 ms after a prompt shows. */
 const ANSWER_DELAY_MS = 600;
@@ -116,17 +124,63 @@ interface Logged {
   body: string;
 }
 
+/** How many times one `task-same` turn asks `touch same.txt`. */
+const SAME_ASKS = 2;
+
+/**
+ * `task-same`: asks `touch same.txt` again after each result, {@link SAME_ASKS} times a turn.
+ * The count is the tool results since the turn's prompt (the conversation's last human text).
+ */
+const SAME_RULE: ScriptRule = {
+  name: 'task-same',
+  match: (c) => c.task === 'task-same' && c.tools.includes('Bash'),
+  reply: (c) => {
+    const blocks = (m: { content: string | Array<Record<string, unknown>> }) =>
+      typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+    const human = (b: Record<string, unknown>) =>
+      b.type === 'text' && !String(b.text).trimStart().startsWith('<system-reminder>');
+    let results = 0;
+    for (const m of [...(c.body.messages ?? [])].reverse()) {
+      if (m.role !== 'user') continue;
+      if (blocks(m).some(human)) break; // the turn's prompt
+      results += blocks(m).filter((b) => b.type === 'tool_result').length;
+    }
+    if (results >= SAME_ASKS) return { content: [{ type: 'text', text: 'All touched.' }] };
+    return {
+      content: [{
+        type: 'tool_use',
+        name: 'Bash',
+        input: { command: 'touch same.txt', description: 'Touch same.txt' },
+      }],
+    };
+  },
+};
+
 /** The notices the --notify-cmd logged (one JSON object a line). */
 function logged(file: string): Logged[] {
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
 }
 
-test('real Claude Code under run: one notice per prompt, each with its command or the dialog question', async () => {
-  if (!existsSync(CLAUDE_BIN)) {
-    console.log(`  skipped: ${CLAUDE_BIN} is missing (npm ci installs Claude Code)`);
-    return;
-  }
+/** A `run --notify-cmd ... -- claude` session under a real PTY; see {@link startNotified}. */
+interface Notified {
+  dir: string;
+  /** The --notify-cmd's log (one JSON object a line). */
+  log: string;
+  /** The fake notify-send's log (one desktop notice a line). */
+  desktopLog: string;
+  home: ClaudeHome;
+  pty: PtyDriver;
+  f: SessionFollower;
+  /** Stops everything and removes the folders; never rejects. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts real Claude Code as session `nt` under `agentwatch run --notify-cmd` against the fake
+ * API with `rules`, and waits for its input box. The caller must call `close`.
+ */
+async function startNotified(rules: ScriptRule[]): Promise<Notified> {
   const dir = mkdtempSync(join(tmpdir(), 'aw-notify-e2e-'));
   const log = join(dir, 'notices.jsonl');
   const bin = join(dir, 'bin');
@@ -146,8 +200,15 @@ test('real Claude Code under run: one notice per prompt, each with its command o
   let home: ClaudeHome | undefined;
   let pty: PtyDriver | undefined;
   let f: SessionFollower | undefined;
+  const close = async () => {
+    f?.close();
+    await pty?.close();
+    home?.cleanup();
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
   try {
-    server = await startFakeAnthropic({ rules: RULES });
+    server = await startFakeAnthropic({ rules });
     home = makeClaudeHome({ baseUrl: server.url });
     pty = await startPty({
       command: process.execPath,
@@ -171,6 +232,21 @@ test('real Claude Code under run: one notice per prompt, each with its command o
     f = await followSession(dir, 'nt', 30_000);
     await f.waitFor('idle', 30_000);
     await until('the input box', () => /\? for shortcuts/.test(pty!.screen()), 30_000);
+    return { dir, log, desktopLog, home, pty, f, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
+
+test('real Claude Code under run: one notice per prompt, each with its command or the dialog question', async () => {
+  if (!existsSync(CLAUDE_BIN)) {
+    console.log(`  skipped: ${CLAUDE_BIN} is missing (npm ci installs Claude Code)`);
+    return;
+  }
+  const s = await startNotified(RULES);
+  const { log, desktopLog, home, pty, f } = s;
+  try {
     const context = () =>
       `\n--- notices ---\n${readFileSync(log, 'utf8')}\n--- screen ---\n${pty!.screen()}\n` +
       `--- states ---\n${f!.states().join(' -> ')}`;
@@ -251,11 +327,92 @@ test('real Claude Code under run: one notice per prompt, each with its command o
         `${desktop} desktop notices (none while the person types into the session)`,
     );
   } finally {
-    f?.close();
-    await pty?.close();
-    home?.cleanup();
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await s.close();
+  }
+});
+
+test('real Claude Code: the same prompt asked again 1.5 s after its answer is announced each time', async () => {
+  if (!existsSync(CLAUDE_BIN)) {
+    console.log(`  skipped: ${CLAUDE_BIN} is missing (npm ci installs Claude Code)`);
+    return;
+  }
+  const s = await startNotified([SAME_RULE]);
+  const { log, pty, f } = s;
+  const cliEnv = { ...process.env, AGENTWATCH_DIR: s.dir };
+  const context = () =>
+    `\n--- notices ---\n${
+      existsSync(log) ? readFileSync(log, 'utf8') : ''
+    }\n--- screen ---\n${pty.screen()}\n--- states ---\n${f.states().join(' -> ')}`;
+  /** Index of the first line at or after `from` that is not blocked: the answer taken. */
+  const left = async (from: number) => {
+    const at = () => f.received.findIndex((r, k) => k >= from && r.info.state !== 'blocked');
+    await until('the prompt answered', () => at() >= 0, 20_000);
+    return at();
+  };
+  let shown = 0;
+  let leftAt = 0;
+  const gaps: number[] = []; // ms from leaving blocked to the same prompt back
+  try {
+    // `run` takes what its terminal sends as typing (focus: no desktop notice for 5 s), the
+    // test terminal's answers to Claude Code's start-up queries too: let that pass first
+    const replied = () =>
+      Math.max(0, ...pty.input.filter((i) => i.why === 'reply').map((i) => i.t));
+    await until(
+      'the focus window of the start-up replies over',
+      () => Date.now() - pty.startedAt - replied() > NOTIFY_DEFAULTS.focusMs + 500,
+      30_000,
+    );
+    // a fresh session that did no work yet is ready, not 'done 8 s ago'
+    const fresh = await runCli(['ls'], cliEnv, 20_000);
+    const freshRow = fresh.stdout.split('\n').find((l) => /\bnt\b/.test(l)) ?? fresh.stdout;
+    assert.match(freshRow, /ready, no task yet/, fresh.stdout + fresh.stderr);
+    assert.not.match(freshRow, /done/);
+    for (const turn of [1, 2]) {
+      let from = mark(f);
+      const text = `task-same ${turn}: touch same.txt`;
+      // each task sent from another terminal, the second right after the first turn ended
+      const sent = await runCli(['send', 'nt', text], cliEnv, 20_000);
+      assert.is(sent.code, 0, sent.stderr);
+      for (let k = 0; k < SAME_ASKS; k++) {
+        const b = await f.waitFor('blocked', 30_000, from);
+        if (shown > 0) gaps.push(b.t - leftAt);
+        shown++;
+        await sleep(1_500); // the person reads it, then answers from another terminal
+        const answered = mark(f);
+        const r = await runCli(['answer', '--yes', 'nt', '1'], cliEnv, 20_000, { tty: true });
+        assert.is(r.code, 0, `${r.stdout}${r.stderr}${context()}`);
+        from = await left(answered);
+        leftAt = f.received[from].t;
+      }
+      await until('the turn over', () => /All touched\./.test(pty.screen()), 30_000);
+      await f.waitFor('idle', 20_000, from);
+      from = mark(f);
+    }
+    await until('every notice', () => logged(log).length >= shown, 10_000).catch(() => {});
+    await sleep(1_000); // a late duplicate would come now
+    const notices = logged(log);
+    const after = await runCli(['ls'], cliEnv, 20_000);
+    assert.match(after.stdout, /\bnt\b.*done \d+ s ago/, after.stdout + after.stderr);
+    const desktop = existsSync(s.desktopLog)
+      ? readFileSync(s.desktopLog, 'utf8').trim().split('\n').filter(Boolean).length
+      : 0;
+    console.log(
+      `  real Claude Code, the same prompt ${shown} times (answered 1.5 s after it showed, back ` +
+        `${gaps.map((g) => (g / 1000).toFixed(1)).join(', ')} s after the answer): ` +
+        `${notices.length} notices (--notify-cmd), ${desktop} desktop notices`,
+    );
+    assert.is(notices.length, shown, `every prompt announced${context()}`);
+    // `answer` and `send` come from another terminal: no sign the person looks at the pane
+    const replies = pty.input.filter((i) => i.why !== 'key').map((i) => i.t);
+    const blockedAt = f.received.filter((r) => r.info.state === 'blocked').map((r) =>
+      r.t - pty.startedAt
+    );
+    assert.ok(
+      desktop === shown,
+      `${desktop} desktop notices; terminal replies at ${replies} ms, blocked at ${blockedAt} ms${context()}`,
+    );
+  } finally {
+    await s.close();
   }
 });
 

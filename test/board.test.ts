@@ -265,6 +265,11 @@ test('detailOf: rows speak to the person; rule internals stay in explain', () =>
     row(info('a-0001', 'idle', 0, { reason: 'started', by: 'start' })),
     'started, no task yet',
   );
+  // idle since it started, no turn yet (a fresh Claude Code session): ready, not 'done'
+  assert.is(
+    row(info('a-0001', 'idle', 8_000, { reason: rule, fresh: true })),
+    'ready, no task yet',
+  );
   assert.is(row(info('a-0001', 'working', 0, { reason: rule })), 'working');
   const acp = { by: 'acp' as const, reason: 'turn ended: cancelled', stopReason: 'cancelled' };
   assert.is(row(info('a-0001', 'idle', 3000, acp)), 'done 3 s ago (cancelled)');

@@ -12,7 +12,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { evaluate } from '../src/detect/evaluate.ts';
 import { Evaluator } from '../src/detect/evaluator.ts';
+import { hasBit, lineFactsOf } from '../src/detect/line-facts.ts';
 import type { Manifest } from '../src/detect/manifest.ts';
+import { testPattern } from '../src/detect/patterns.ts';
+import { RegionTexts } from '../src/detect/regions.ts';
+import type { Region } from '../src/detect/types.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import { Terminal } from '../src/vt/terminal.ts';
 import { prng } from '../src/sim/rng.ts';
@@ -143,6 +147,76 @@ test('the Evaluator stays right across manifest changes, resizes and random nois
       );
     }
   }
+});
+
+test('a region is the lines it spans, and its lines’ bits are the line-local patterns’ answers', () => {
+  const regions: Region[] = [
+    ...new Map(
+      [...manifests.values()].flatMap((m) =>
+        [...m.rules.map((r) => r.region), ...(m.activity ? [m.activity.region] : [])].map((
+          r,
+        ) => [JSON.stringify(r), r])
+      ),
+    ).values(),
+    { kind: 'bottom', lines: 1 },
+    { kind: 'bottom', lines: 100 },
+  ];
+  const seen = new Set<string>();
+  let checked = 0;
+  for (const { name, manifest, chunks } of recordings()) {
+    const facts = lineFactsOf(manifest);
+    const t = new Terminal(32, 120);
+    chunks.forEach((chunk, i) => {
+      t.write(chunk);
+      const snap = t.snapshot();
+      for (const widest of [0, 24]) {
+        const texts = new RegionTexts(snap, widest);
+        for (const region of regions) {
+          const text = texts.text(region);
+          const lines = texts.linesOf(region);
+          assert.is(lines.join('\n'), text, `${name} read ${i}: ${JSON.stringify(region)}`);
+          const span = texts.span(region);
+          if (span) {
+            const spanned = texts.lines().slice(span.from, span.to).filter((l) =>
+              !span.skipBlank || l.length > 0
+            );
+            assert.equal(spanned.length ? spanned : [''], [...lines], `${name} read ${i}: span`);
+          }
+          if (seen.has(`${manifest.id} ${text}`)) continue;
+          seen.add(`${manifest.id} ${text}`);
+          const bits = new Array<number>(facts.words).fill(0);
+          facts.maskInto(lines, bits, 0);
+          for (const p of facts.patterns) {
+            assert.is(hasBit(bits, facts.bitOf(p)), testPattern(p, text), `${name}: ${p.source}`);
+            checked++;
+          }
+        }
+      }
+    });
+  }
+  assert.ok(checked > 10_000, `${checked} answers compared`);
+});
+
+test('a spinner frame tests one new line: the other lines keep their bits', () => {
+  const claude = { ...manifests.get('claude')! }; // a manifest object of its own: fresh facts
+  const facts = lineFactsOf(claude);
+  const t = new Terminal(32, 120);
+  const cached = new Evaluator();
+  const enc = (s: string) => new TextEncoder().encode(s);
+  t.write(enc('\x1b[?1049h● Working on it.\r\n\r\n'));
+  t.write(enc(`\x1b[28;1H✻ Churning… (0s · esc to interrupt)\r\n${'─'.repeat(60)}\r\n❯\r\n`));
+  t.write(enc(`${'─'.repeat(60)}\r\n  ⏸ manual mode on · esc to interrupt`));
+  assert.is(cached.evaluate(t.snapshot(), claude).state, 'working');
+  const before = facts.size;
+  const glyphs = ['✢', '✳', '✶', '✽', '·'];
+  for (let k = 0; k < glyphs.length; k++) {
+    t.write(enc(`\x1b[28;1H\x1b[2K${glyphs[k]} Churning… (${k + 1}s · esc to interrupt)`));
+    const e = cached.evaluate(t.snapshot(), claude);
+    assert.is(e.state, 'working');
+    assert.is(e.activity, 'Churning…');
+    assert.equal(e, evaluate(t.snapshot(), claude));
+  }
+  assert.is(facts.size - before, glyphs.length, 'one new line per frame');
 });
 
 test('one manifest object edited into another: a new object is a new cache key', () => {

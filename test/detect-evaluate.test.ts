@@ -163,6 +163,27 @@ test('bottom N: the last N non-blank logical lines', () => {
   assert.is(texts.text({ kind: 'bottom', lines: 9 }), 'a\nb\nc');
 });
 
+test('bottom N cut from the widest bottom equals bottom N joined on its own', () => {
+  const shapes = [
+    ['a', '', 'b', 'c', ''],
+    ['', '', ''],
+    ['x'],
+    ['one', 'two aaaa', 'aaaa', '', 'three', '  ', 'four', 'five', '', 'six'],
+    Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? '' : `row ${i}`)),
+  ];
+  for (const rows of shapes) {
+    const s = screen(rows, { wrapped: rows.length > 2 ? [1] : [] });
+    for (const widest of [0, 1, 3, 8, 24, 50]) {
+      const cut = new RegionTexts(s, widest);
+      for (const n of [widest, 1, 2, 3, 5, 8, 16, 24, 50]) {
+        if (n < 1) continue;
+        const own = new RegionTexts(s).text({ kind: 'bottom', lines: n });
+        assert.is(cut.text({ kind: 'bottom', lines: n }), own, `${rows}: bottom ${n} of ${widest}`);
+      }
+    }
+  }
+});
+
 test('below_last_rule: the lines under the last horizontal rule row', () => {
   const m = manifest(
     `[[rules]]\nstate = "working"\nregion = "below_last_rule"\nany = ['esc to interrupt']\n`,

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { inputHoldsText } from '../src/detect/evaluate.ts';
+import { inputBox, inputHoldsText } from '../src/detect/evaluate.ts';
 import { parseManifest } from '../src/detect/manifest.ts';
 import { ManifestError } from '../src/detect/errors.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
@@ -29,6 +29,9 @@ test('every idle and working fixture shows an empty input box, a typed draft a f
       // `typed` case: "1. Yes" typed, not sent)
       const holds = /\.(?:menus|pickers)\./.test(file) || /[.-]typed\b/.test(file);
       assert.is(inputHoldsText(terminal.snapshot(), manifests.get(id)!), holds, `${dir}/${file}`);
+      // Qwen Code 0.24.4 starting: no composer drawn yet; every other screen draws one
+      const drawn = /initializing/.test(file) ? 'absent' : holds ? 'text' : 'empty';
+      if (id === 'qwen') assert.is(inputBox(terminal.snapshot(), manifests.get(id)!), drawn, file);
     }
   }
 });
@@ -59,6 +62,13 @@ test('a draft in the input box holds text; opencode declares no input box', () =
     true,
   );
   assert.is(inputHoldsText(screen(empty), manifests.get('opencode')!), null);
+  // `box`: an agent that draws no input box yet holds no draft
+  const qwen = manifests.get('qwen')!;
+  const starting = ['  ➜ proj · fake-model', '  ⠋ Initializing...'];
+  assert.is(inputBox(screen(starting), qwen), 'absent');
+  assert.is(inputHoldsText(screen(starting), qwen), false);
+  assert.is(inputBox(screen([rule, '> half a thought', rule, '  ➜ proj · m']), qwen), 'text');
+  assert.is(inputBox(screen(starting), claude), 'text', 'no box patterns: taken as drawn');
 });
 
 test('[input] errors name the field', () => {
@@ -69,6 +79,7 @@ test('[input] errors name the field', () => {
       ['[input]\nregion = "screen"\n', /input: an \[input\] table needs 'empty' patterns/],
       ['[input]\nempty = ["(x"]\n', /input\.empty\[0\]: invalid regex/],
       ['[input]\nempty = ["x"]\nregoin = "screen"\n', /input\.regoin: unknown key 'regoin'/],
+      ['[input]\nempty = ["x"]\nbox = []\n', /input\.box: empty pattern list/],
     ] as const
   ) {
     try {

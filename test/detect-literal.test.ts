@@ -1,16 +1,23 @@
 /**
- * The required-literal prefilter of testPattern (src/detect/patterns.ts) never changes an
- * answer: for every pattern of every bundled manifest, on the text of the region it is tested
- * on (its rule's, or its input box's) in every read of the real agents' recordings (the texts
- * the sweep gives it), and on random texts built from the patterns' own pieces, the
- * prefiltered test equals RE2's. And the literal is read conservatively from the pattern.
+ * The shortcuts of testPattern and findMatch (src/detect/patterns.ts) never change an answer:
+ * the required-literal prefilter, and RE2 run only on the lines holding the literals of a
+ * line-local pattern. For every pattern of every bundled manifest, on the text of the region
+ * it is tested on (its rule's, or its input box's) in every read of the real agents'
+ * recordings (the texts the sweep gives it), and on random texts built from the patterns' own
+ * pieces, the test equals RE2's on the whole text and the match is RE2's leftmost match; the
+ * rules' cost-ordered matching (src/detect/evaluator.ts) decides as matchRule does. And the
+ * literal and the line locality are read conservatively from the pattern.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { matchRule } from '../src/detect/evaluate.ts';
+import { matchCheapestFirst } from '../src/detect/evaluator.ts';
 import {
   compilePattern,
+  findMatch,
+  isLineLocal,
   type Pattern,
   requiredLiterals,
   testPattern,
@@ -56,11 +63,52 @@ test('required literals are read conservatively', () => {
   for (const [source, literals] of cases) assert.equal(requiredLiterals(source), literals, source);
 });
 
+test('line locality is read from the compiled program, conservatively', () => {
+  const local = [
+    'esc to interrupt',
+    '^  (?:⏸|⏵⏵) [a-z ]+ on\\b',
+    '^\\s*\\? for shortcuts', // a leading ^\s* stays in the line it ends in
+    '· (?:Enter to save|Esc to close)\\b|^\\s*Enter to continue · ',
+    '^[·✢✳✶✻✽*] [A-Z][^…\\n]{0,78}…',
+    '^\\s*Exit plan mode\\?$',
+    'a.b', // '.' does not match '\n'
+    '(?i)abc',
+    '[^\\S\\n]+x',
+  ];
+  const whole = [
+    '^\\s*❯\\s*\\d+\\.\\s', // \s after the ❯ may cross a line end
+    '^─{8,}\\n❯',
+    'a\\sb',
+    '(?s)a.b',
+    '[^x]y',
+    'x\\z',
+    '\\Ax',
+    '\\Qa|^\\s*b\\E',
+    'a\\Wb',
+    'x|^\\s+y', // \s+ is not \s*: "\n y" needs its '\n'
+    'x(?:^\\s*y)', // ^\s* not at the start of a top-level branch
+    '\\pCx', // \pC holds '\n'
+  ];
+  for (const s of local) assert.ok(isLineLocal(s), `line-local: ${s}`);
+  assert.not.ok(isLineLocal('^\\s*\\? for shortcuts', false), 'its match may start lines above');
+  assert.ok(isLineLocal('^[^\\S\\n]*\\? for shortcuts', false));
+  for (const s of whole) assert.not.ok(isLineLocal(s), `not line-local: ${s}`);
+});
+
 const manifests = loadBundledManifests();
 const patterns = [...manifests.values()].flatMap((m) => [
   ...m.rules.flatMap((r) => [...r.all, ...r.any, ...r.none]),
   ...(m.input?.empty ?? []),
 ]);
+const rules = [...manifests.values()].flatMap((m) => m.rules);
+const activity = [...manifests.values()].flatMap((m) => m.activity?.any ?? []);
+
+/** RE2's leftmost match of `p` in the whole of `text`, or null. */
+function wholeMatch(p: Pattern, text: string): string | null {
+  const m = p.re.matcher(text);
+  return m.find() ? (m.group() ?? '') : null;
+}
+
 /** Every region a rule or an input box reads, with the patterns tested on its text. */
 const byRegion = new Map<string, { region: Region; patterns: Set<Pattern> }>();
 for (const m of manifests.values()) {
@@ -107,8 +155,15 @@ test("prefiltered tests equal RE2 on its region's text of every recorded read", 
           for (const p of patterns) {
             const want = p.re.test(text);
             assert.is(testPattern(p, text), want, `${folder}/${f}: ${p.source}`);
+            if (want && p.matchesInLine) {
+              assert.is(findMatch(p, text), wholeMatch(p, text), p.source);
+            }
             compared++;
             if (want) matched++;
+          }
+          for (const rule of rules) {
+            if (JSON.stringify(rule.region) !== key) continue;
+            assert.is(matchCheapestFirst(rule, text), matchRule(rule, text), `rule ${rule.index}`);
           }
         }
       }
@@ -128,16 +183,42 @@ test('prefiltered tests equal RE2 on random texts made of the patterns’ pieces
     'state=blocked',
     'Enter to select · ',
     '? for shortcuts',
+    '  ⏸ manual mode on',
+    '\n  ',
+    ' \n',
+    '❯ 1. ',
+    'abc',
+    'on',
   ];
-  const extra = ['a|b', 'ab?c', 'x{2}yz', '(?:⏸|⏵⏵) [a-z ]+ mode on', '^\\s*❯\\s*\\d+\\.\\s'].map(
-    compilePattern,
-  );
+  const extra = [
+    'a|b',
+    'ab?c',
+    'x{2}yz',
+    '(?:⏸|⏵⏵) [a-z ]+ mode on',
+    '^\\s*❯\\s*\\d+\\.\\s',
+    '^\\s*abc',
+    '^\\s*❯ \\S|Yes$',
+    '\\bon$',
+    'c\\b',
+  ].map(compilePattern);
+  assert.ok(extra.filter((p) => p.lineLocal).length >= 5);
   for (let n = 0; n < 3000; n++) {
     let text = '';
     const k = 1 + Math.floor(rnd() * 12);
     for (let i = 0; i < k; i++) text += pieces[Math.floor(rnd() * pieces.length)];
-    for (const p of [...patterns, ...extra]) {
-      assert.is(testPattern(p, text), p.re.test(text), `${p.source} on ${JSON.stringify(text)}`);
+    for (const p of [...patterns, ...activity, ...extra]) {
+      const want = p.re.test(text);
+      assert.is(testPattern(p, text), want, `${p.source} on ${JSON.stringify(text)}`);
+      if (want && p.matchesInLine) {
+        assert.is(
+          findMatch(p, text),
+          wholeMatch(p, text),
+          `${p.source} on ${JSON.stringify(text)}`,
+        );
+      }
+    }
+    for (const rule of rules) {
+      assert.is(matchCheapestFirst(rule, text), matchRule(rule, text), `rule ${rule.index}`);
     }
   }
 });

@@ -81,6 +81,24 @@ osc = { 7501 = "state=idle:app=x" }
   assert.is(m.examples[0].osc.get(7501), 'state=idle:app=x');
 });
 
+test('[answer] keys: digit or arrows; absent: none; anything else names the key', () => {
+  const rule = `[[rules]]\nstate = "idle"\nany = ["x"]\n`;
+  assert.equal(parseManifest(HEAD + `[answer]\nkeys = "digit"\n` + rule, 'd.toml').answer, {
+    keys: 'digit',
+  });
+  assert.equal(parseManifest(HEAD + `[answer]\nkeys = "arrows"\n` + rule, 'd.toml').answer, {
+    keys: 'arrows',
+  });
+  assert.is(parseManifest(HEAD + rule, 'd.toml').answer, null);
+  const bad = errorOf(HEAD + `[answer]\nkeys = "numbers"\n` + rule);
+  assert.is(bad.path, 'answer.keys');
+  assert.match(bad.detail, /expected one of 'arrows', 'digit', got 'numbers'/);
+  const typo = errorOf(HEAD + `[answer]\nkey = "digit"\n` + rule);
+  assert.match(typo.detail, /unknown key 'key' \(expected one of keys\)/);
+  assert.match(errorOf(HEAD + `answer = "digit"\n` + rule).detail, /expected a table, got/);
+  assert.match(errorOf(HEAD + `[answer]\nkeys = 1\n` + rule).detail, /got (an? )?(integer|number)/);
+});
+
 test('region defaults to the whole screen', () => {
   const m = parseManifest(HEAD + `[[rules]]\nstate = "idle"\nany = ["x"]\n`, 'd.toml');
   assert.equal(m.rules[0].region, { kind: 'screen' });
@@ -145,7 +163,7 @@ test('unknown top-level key and unknown example key are errors', () => {
   assert.is(top.path, 'integration');
   assert.match(
     top.detail,
-    /^unknown key 'integration' \(expected one of schema, id, name, version, min_engine, process, rules, examples, integrations, input, activity\)$/,
+    /^unknown key 'integration' \(expected one of schema, id, name, version, min_engine, process, rules, examples, integrations, input, activity, answer\)$/,
   );
   const hooks = errorOf(
     HEAD + `integrations = { hooks = "nope" }\n[[rules]]\nstate = "idle"\nany = ["x"]\n`,

@@ -5,13 +5,18 @@
  * with a background colour only (fixtures/opencode): the options, the heading as the question,
  * the panel's other rows as details, and the selected button from the cells' background tags
  * (src/vt grid `bg`); replayed over the recorded session, the selection follows the driver's
- * two Right keys of the denial (Allow once -> Allow always -> Reject).
+ * two Right keys of the denial (Allow once -> Allow always -> Reject). Claude Code 2.1.332's
+ * Bash dialog carries a `Tip: auto mode ...` line under its header: never a detail, never what
+ * the board's, `ls`'s or a notice's row says the prompt is about.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readPrompt } from '../src/detect/prompt.ts';
+import { detailOf } from '../src/cli/board/rows.ts';
+import { promptAction } from '../src/runtime/notify-gate.ts';
+import type { SessionInfo } from '../src/runtime/protocol.ts';
 import { Terminal } from '../src/vt/terminal.ts';
 import { REPO_ROOT } from './support/claude-home.ts';
 
@@ -120,6 +125,35 @@ test("Qwen Code 0.24: the boxless dialog's question, options and details, scroll
     assert.is(p.details[0], '? Shell touch hello.txt (Create an empty hello.txt) ←', file);
     assert.is(p.details.at(-1), 'touch hello.txt', file);
     assert.not.ok(p.details.some((d) => d.startsWith('>') || d.startsWith('◆')), `${p.details}`);
+  }
+});
+
+test("Claude Code 2.1.332's Bash dialog: its Tip line is no detail, and never the row's action", () => {
+  const dir = join(REPO_ROOT, 'fixtures', 'claude-code');
+  const labels = JSON.parse(readFileSync(join(dir, 'labels.json'), 'utf8'));
+  const cases = [
+    ['claude.blocked.raw', 'Bash: touch hello.txt'],
+    [
+      'claude.blocked.bashlong.raw',
+      'Bash: for i in $(seq 1 80); do echo line $i; sleep 0.25; done; touch long.log',
+    ],
+  ];
+  for (const [file, action] of cases) {
+    const t = new Terminal(32, 120);
+    t.write(new Uint8Array(readFileSync(join(dir, file))));
+    assert.is(labels[file], 'blocked');
+    assert.match(t.snapshot().rows.join('\n'), /^ Tip: auto mode handles these prompts/m, file);
+    const p = prompt(t);
+    assert.is(p.details[0], 'Bash command', file);
+    assert.not.ok(p.details.some((d) => /Tip/.test(d)), `${file}: ${p.details}`);
+    const info = { state: 'blocked', question: p.question, options: p.options, details: p.details };
+    assert.is(detailOf(info as SessionInfo), `${action} · Do you want to proceed?`, file);
+    assert.is(promptAction(p.details), action, file);
+    // details read by an older reader, with the tip in them: still not the action
+    assert.is(
+      promptAction([p.details[0], 'Tip: auto mode handles these', ...p.details.slice(1)]),
+      action,
+    );
   }
 });
 

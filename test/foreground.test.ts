@@ -198,10 +198,14 @@ test('an fd that is not the master: the addon throws naming errno, the default f
 test('a dead PTY child gives null from every source, not a throw', async () => {
   const p = spawnBash();
   const m = { fd: ptyMasterFd(p), pid: p.pid };
-  await waitFor(() => foreground(m), (f) => f?.name === 'bash' && f.argv.length > 0);
+  const alive = await waitFor(() => foreground(m), (f) => f?.name === 'bash' && f.argv.length > 0);
   await killAll(p, []);
   assert.is(await waitFor(() => foreground(m), (f) => f === null), null);
-  for (const via of SOURCES) assert.is(foreground(m, { via }), null, via);
+  for (const via of SOURCES) {
+    assert.is(foreground(m, { via }), null, via);
+    // the last answer of a live child is no answer for a dead one
+    assert.is(foreground(m, { via, previous: alive }), null, `${via} with previous`);
+  }
 });
 
 test('a missing addon path is reported, never thrown', () => {

@@ -9,6 +9,7 @@ import {
   type Notice,
   NotifyGate,
   promptAction,
+  TURN_MS,
 } from '../src/runtime/notify-gate.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import { fakeInfo } from './support/fake-session.ts';
@@ -146,6 +147,71 @@ test('two different prompts 3 s apart are both announced, and within one blocked
   assert.is(again.length, 2);
 });
 
+test('the same prompt asked again 1.5 s after its answer is announced, each time', () => {
+  // The repro on real Claude Code: `Bash: touch same.txt`, answered 1.5 s after it showed
+  // (`answer` notes input), asked again about 1.5 s after the answer; six times.
+  const ask = blocked({ details: ['Bash command', 'touch same.txt'] });
+  const steps: Array<[number, SessionInfo]> = [[0, info('working')]];
+  let t = 1_000;
+  for (let k = 0; k < 6; k++) {
+    const lastInput = k ? t - 1_500 : undefined; // every info carries the latest input
+    steps.push([t, { ...ask, lastInput }], [t + 1_500, info('working', { lastInput: t + 1_500 })]);
+    t += 3_000;
+  }
+  assert.is(replay(new NotifyGate(), steps).length, 6);
+  // ...with an idle and a new task between: each episode 1.8 s after the answer before it
+  const viaIdle: Array<[number, SessionInfo]> = [[0, info('working')]];
+  t = 1_000;
+  for (let k = 0; k < 6; k++) {
+    const lastInput = k ? t - 1_650 : undefined;
+    viaIdle.push(
+      [t, { ...ask, lastInput }],
+      [t + 1_500, info('working', { lastInput: t + 1_500 })], // answered
+      [t + 1_600, info('idle', { lastInput: t + 1_500 })],
+      [t + 1_700, info('working', { lastInput: t + 1_650 })], // the next task sent
+    );
+    t += 3_300;
+  }
+  assert.is(replay(new NotifyGate(), viaIdle).length, 6);
+});
+
+test('the flicker hold: only a redraw with no input and no turn between is held', () => {
+  const ask = blocked({ details: ['Bash command', 'touch same.txt'] });
+  const run = (between: Array<[number, SessionInfo]>, back: SessionInfo = ask) =>
+    replay(new NotifyGate(), [[0, info('working')], [1_000, ask], ...between, [2_800, back]])
+      .length;
+  // a redraw: working for 300 ms, nobody typed: one episode
+  assert.is(run([[2_500, info('working')]]), 1);
+  // typed before the prompt appeared does not count: still a redraw
+  assert.is(run([[2_500, info('working', { lastInput: 500 })]], { ...ask, lastInput: 500 }), 1);
+  // answered (a key, `answer`, the board): the agent asks again
+  assert.is(run([[2_500, info('working', { lastInput: 2_400 })]], { ...ask, lastInput: 2_400 }), 2);
+  // through idle, nobody typed (a turn ended): a new prompt
+  assert.is(run([[2_000, info('idle')], [2_500, info('working')]]), 2);
+  // working for TURN_MS or more: the agent ran something, not a redraw
+  assert.is(run([[2_800 - TURN_MS, info('working')]]), 2);
+  assert.is(run([[2_800 - TURN_MS + 100, info('working')]]), 1);
+  // a flicker held, then an answer: the prompt back after that is announced
+  const chained = replay(new NotifyGate(), [
+    [0, info('working')],
+    [1_000, ask],
+    [2_000, info('working')],
+    [2_300, ask], // held: the same episode, which began at 1 000
+    [3_000, info('working', { lastInput: 2_900 })],
+    [3_300, { ...ask, lastInput: 2_900 }],
+  ]);
+  assert.equal(chained.map(({ t }) => t), [1_000, 3_300]);
+  // announced blind (a hook said blocked, the dialog came late), a flicker, then the dialog:
+  // that dialog is the prompt already announced
+  const late = replay(new NotifyGate(), [
+    [0, info('working')],
+    [1_000, info('blocked', { by: 'report' })],
+    [1_000 + CONTENT_WAIT_MS + 10, info('working')],
+    [2_300, ask],
+  ]);
+  assert.equal(late.map(({ n }) => n.content), [false]);
+});
+
 test('the stale question: a report says blocked before the dialog; the notice waits for it', () => {
   // The reply's prose ended with a question; the dialog comes 150 ms after the hook.
   const gate = new NotifyGate();
@@ -176,7 +242,7 @@ test('the stale question: a report says blocked before the dialog; the notice wa
   const after = replay(new NotifyGate(), [
     [0, info('working')],
     [1_000, info('blocked')],
-    [1_900, blocked({ details: ['Bash command', 'ls'] })],
+    [1_000 + CONTENT_WAIT_MS + 500, blocked({ details: ['Bash command', 'ls'] })],
     [5_000, blocked({ details: ['Bash command', 'rm -rf build/'] })],
   ]);
   assert.equal(after.map(({ t, n }) => [t, n.action]), [
@@ -233,6 +299,25 @@ test('done notices: opt-in, one per turn, flicker and flapping held', () => {
     [40_000, info('idle')],
   ]);
   assert.equal(afterPrompt.map(({ n }) => n.kind), ['done', 'blocked', 'done']);
+});
+
+test('done: an agent starting up (working from its start until its first idle) is no turn', () => {
+  const starting = info('working', { by: 'start', reason: 'starting: no input box yet' });
+  const steps: Array<[number, SessionInfo]> = [
+    [0, starting],
+    [2_000, info('working', { reason: "rule 6 'starting: Initializing...'" })],
+    [6_000, info('idle')], // the composer drawn
+    [9_000, info('working')], // the first task
+    [20_000, info('idle')],
+  ];
+  const notices = replay(new NotifyGate({ done: true }), steps);
+  assert.equal(notices.map(({ t, n }) => [t, n.kind]), [[20_000, 'done']]);
+  // a board that joins while a task runs (working, not by start) still announces its end
+  const joined = replay(new NotifyGate({ done: true }), [[0, info('working')], [
+    5_000,
+    info('idle'),
+  ]]);
+  assert.is(joined.length, 1);
 });
 
 test('a session first seen is the baseline; exited forgets it; sessions are apart', () => {

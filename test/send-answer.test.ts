@@ -10,8 +10,10 @@
  * - `answer` without --yes and without a terminal refuses;
  * - `answer` with an `expect` that is not the prompt on screen refuses (exit 3), both made up
  *   and real: the prompt of the first task confirmed, the second task's prompt on screen;
- * - `answer --yes SESSION 2` moves the selection with ↓ and presses Enter: the agent's truth
- *   file says it got option 2 (`answer --yes SESSION no`: ↓ ↓ Enter, option 3).
+ * - `answer --yes SESSION 2` types the digit 2 (claude.toml says its dialogs take one): the
+ *   agent's truth file says it got option 2 (`answer --yes SESSION no`: the digit 3);
+ * - with a manifest without `[answer]`, ↓ then Enter, each arrow only once it shows (a slow
+ *   dialog), and ←/→ on a row of buttons (opencode).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,6 +42,8 @@ const SPEED = 8;
 const QUESTION = 'Do you want to proceed?';
 /** How long the slow dialog takes per key, ms (more than the guard's 60 ms between keys). */
 const SLOW_KEY_MS = 150;
+
+const CLAUDE_TOML = new URL('../resources/agent-detection/claude.toml', import.meta.url);
 
 /** The truth file's lines so far ([] before it exists). */
 function truth(path: string): TruthEvent[] {
@@ -194,7 +198,8 @@ test('send and answer through the CLI against the simulated agent', async () => 
     assert.is(truth(truthPath).length, lines, 'the prompt got no key');
     assert.ok(screen().includes('❯ 1. Yes'), 'the selection did not move');
 
-    // answer --yes SESSION 2: ↓ then Enter; the agent got option 2
+    // answer --yes SESSION 2: claude.toml's [answer] keys = "digit": the key '2'; the agent
+    // got option 2
     assert.equal(keys, ['please create hello.txt', '\r'], 'only the first send typed anything');
     const answered = await person(['answer', '--yes', id, '2'], env);
     assert.is(answered.code, 0, answered.stderr);
@@ -206,7 +211,7 @@ test('send and answer through the CLI against the simulated agent', async () => 
       { state: truth(truthPath)[lines].state, answer: truth(truthPath)[lines].answer },
       { state: 'working', answer: 2 },
     );
-    assert.equal(keys.slice(2), ['\x1b[B', '\r'], '↓ then Enter');
+    assert.equal(keys.slice(2), ['2'], 'the digit, no arrow, no Enter');
 
     // the second task asks about another command: the first prompt, confirmed, no longer fits
     await until('idle after the first task', () => last()?.state === 'idle');
@@ -232,7 +237,7 @@ test('send and answer through the CLI against the simulated agent', async () => 
     assert.is(no.code, 0, no.stderr);
     await until('the answer in the truth file', () => truth(truthPath).length > lines2);
     assert.is(truth(truthPath)[lines2].answer, 3);
-    assert.equal(keys.slice(-3), ['\x1b[B', '\x1b[B', '\r'], '↓ ↓ Enter');
+    assert.equal(keys.slice(-1), ['3'], 'the digit 3');
   } finally {
     await host.close();
     rmSync(dir, { recursive: true, force: true });
@@ -292,7 +297,13 @@ draw();
 test('answer waits for each arrow key to show before the next: a slow agent still gets option 2', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-slow-'));
   const env = { ...process.env, AGENTWATCH_DIR: dir };
-  const host = createHost({ intervalMs: 100 }, env);
+  // The bundled claude.toml without its [answer] table: answered with arrows and Enter.
+  const arrowsOnly = join(dir, 'claude.toml');
+  writeFileSync(
+    arrowsOnly,
+    readFileSync(CLAUDE_TOML, 'utf8').replace(/^\[answer\]\nkeys = .*$/m, ''),
+  );
+  const host = createHost({ intervalMs: 100 }, env, { files: [arrowsOnly] });
   try {
     const script = join(dir, 'slow-dialog.cjs');
     writeFileSync(script, SLOW_DIALOG);

@@ -54,6 +54,42 @@ test('a session that has only started (no prompt submitted) is idle, not working
   assert.is(r.state, 'idle');
 });
 
+test('an agent that draws no input box yet is starting: working until it draws one, then idle', () => {
+  // Qwen Code 0.24.4: blank, then its banner, then `Initializing...`, then the composer; its
+  // manifest says what its input box looks like ([input] box)
+  const states = run([
+    at(10, null, null, { inputDrawn: false }),
+    at(800, null, null, { inputDrawn: false }),
+    at(4_000, null, null, { inputDrawn: true }),
+    at(4_000 + IDLE_CONFIRM_MS, null, null, {}), // the box seen once: no longer asked
+    at(9_000, null, null, {}),
+  ]).map((r) => r.state);
+  assert.equal(states, ['working', 'working', 'working', 'idle', 'idle']);
+  // no box patterns in the manifest (inputDrawn absent): no rule matched reads idle as before
+  assert.is(run([at(10, null, null)])[0].state, 'idle');
+  // a rule that matches decides, box or not
+  assert.is(run([at(10, 'idle', null, { inputDrawn: false })])[0].state, 'idle');
+});
+
+test('ready and worked: idle before any turn is ready (not done); a turn after it is work', () => {
+  const claude = run([at(10, 'idle', null), at(800, 'idle', null), at(5_000, 'working', null)]);
+  assert.equal(claude.map((r) => [r.state, !!r.worked]), [
+    ['idle', false],
+    ['idle', false],
+    ['working', true],
+  ]);
+  // an agent starting (working from its start) is not at work until it was ready once
+  let r = initialState(0, true);
+  r = decide(r, at(10, 'working', null));
+  assert.not.ok(r.worked);
+  r = decide(r, at(4_000, 'idle', null));
+  r = decide(r, at(4_000 + IDLE_CONFIRM_MS, 'idle', null));
+  assert.is(r.state, 'idle');
+  assert.not.ok(r.worked, 'its start-up is no turn');
+  r = decide(r, at(9_000, 'blocked', null));
+  assert.ok(r.worked);
+});
+
 test('a report beats the working/idle screen rules and says which signal decided', () => {
   const r = rep('working', 100, 'hook UserPromptSubmit');
   const [a] = run([at(150, 'idle', r)]);

@@ -138,11 +138,13 @@ test('1: answer from a child of a session that cleared its environment is refuse
     assert.not.match(readFileSync(log, 'utf8'), /^I /m, 'the dialog read no key');
     assert.is(w.classifyNow().state, 'blocked', 'still waiting for the person');
 
-    // The person, outside any session, answers the same prompt.
+    // The person, outside any session, answers the same prompt: the key (the digit: claude.toml
+    // says its dialogs take one) reaches the dialog. This dialog never leaves, so `answer`
+    // says the prompt is still showing (exit 5) instead of "answered".
     const person = await cli(['answer', '--yes', 'sim1', '1'], env, { tty: true });
-    assert.is(person.code, 0, person.stderr);
-    assert.match(person.stdout, /answered: 1\. Yes/);
-    await until('the Enter in the dialog', () => /^I \d+ 1 0d$/m.test(readFileSync(log, 'utf8')));
+    assert.is(person.code, 5, person.stdout + person.stderr);
+    assert.match(person.stderr, /typed '1' for "1\. Yes", but the prompt is still showing/);
+    await until('the key in the dialog', () => /^I \d+ 1 31$/m.test(readFileSync(log, 'utf8')));
   } finally {
     await host.close();
     rmSync(dir, { recursive: true, force: true });
@@ -288,11 +290,12 @@ test("1: a tool that detaches (setsid, or a double fork) from another host's ses
     assert.not.match(readFileSync(log, 'utf8'), /^I /m, 'the dialog read no key');
     assert.is(w.classifyNow().state, 'blocked', 'still waiting for the person');
 
-    // The person, in a terminal of theirs, answers the same prompt.
+    // The person, in a terminal of theirs, answers the same prompt: the key reaches the dialog
+    // (which never leaves: exit 5, see test 1).
     const person = await cli(['answer', '--yes', 'sim1', '1'], env, { tty: true });
-    assert.is(person.code, 0, person.stderr);
-    assert.match(person.stdout, /answered: 1\. Yes/);
-    await until('the Enter in the dialog', () => /^I \d+ 1 0d$/m.test(readFileSync(log, 'utf8')));
+    assert.is(person.code, 5, person.stdout + person.stderr);
+    assert.match(person.stderr, /but the prompt is still showing/);
+    await until('the key in the dialog', () => /^I \d+ 1 31$/m.test(readFileSync(log, 'utf8')));
   } finally {
     await other.close();
     await host.close();

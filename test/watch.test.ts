@@ -528,8 +528,6 @@ test('watch --json: hosted and run sessions come out as JSON lines; run sessions
       'api',
       '--agent',
       'claude',
-      '--interval',
-      '100',
       '--no-desktop',
       '--',
       ...sim,
@@ -678,8 +676,6 @@ test('watch board: a, ↓, y answers the blocked session with option 2; a n and 
       'watch',
       '--agent',
       'claude',
-      '--interval',
-      '100',
       '--no-desktop',
       '--',
       self.command,
@@ -752,16 +748,30 @@ test('watch board: a, ↓, y answers the blocked session with option 2; a n and 
     assert.is(last()?.state, 'blocked');
     assert.match(pty.screen(), /node\s+claude\s+blocked/);
 
-    // q asks first (the hosted agent would end); y quits with 0.
+    // q quits with 0 at once: the agent runs in the background host and outlives the board.
     pty.send('q');
-    await pty.waitForScreen(/Quit\? y\/n/, 5000);
-    pty.send('y');
     const exit = await Promise.race([pty.exited, sleep(8000).then(() => null)]);
     assert.equal(exit?.exitCode, 0, 'the watch quits');
+    assert.equal((await listSessions(dir)).map((s) => s.id), [info.id], 'the agent still runs');
+    await request(info.socket, { op: 'kill' }, 5000);
+    await until('the background host to end with it', () => !alive(info.host), 15_000);
   } finally {
     await pty.close();
+    for (const s of await listSessions(dir).catch(() => [])) {
+      if (alive(s.host)) process.kill(s.host);
+    }
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** True while process `pid` exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 test.run();

@@ -3,7 +3,9 @@
  * on a blocked session; shows the question and the chosen option and asks the person to
  * confirm on the terminal (`--yes` is the person saying "I confirm", for scripts the person
  * runs); the session classifies again right before writing and refuses when the prompt is no
- * longer the one confirmed.
+ * longer the one confirmed (exit 3, nothing typed). It replies once the prompt has left the
+ * session's screen, so `answered:` (exit 0) means the agent took the answer; a key typed while
+ * the prompt stayed on screen exits 5 (`ANSWER_UNCONFIRMED_EXIT`).
  */
 import { closeSync, createReadStream, createWriteStream, openSync } from 'node:fs';
 import { createInterface } from 'node:readline';

@@ -20,6 +20,8 @@ import { cutCommand } from './cut.ts';
 import { evalCommand } from './eval.ts';
 import { acpCommand } from './acp.ts';
 import { cancelCommand } from './cancel.ts';
+import { killCommand } from './kill.ts';
+import { hostDaemonCommand } from './host-daemon.ts';
 
 export const commands: Command[] = [
   runCommand,
@@ -32,6 +34,7 @@ export const commands: Command[] = [
   sendCommand,
   answerCommand,
   cancelCommand,
+  killCommand,
   reportCommand,
   notifyCommand,
   classifyCommand,
@@ -43,4 +46,5 @@ export const commands: Command[] = [
   markCommand,
   cutCommand,
   simAgentCommand,
+  hostDaemonCommand,
 ];

@@ -25,6 +25,7 @@ import type { Session } from '../runtime/session.ts';
 import { RunTitle, setsTitle } from './run-title.ts';
 import { splitCommand } from './argv.ts';
 import { guardTerminal, RESTORE_MODES, setRaw, SHOW_CURSOR } from './board/tty.ts';
+import { runDetached } from './run-detach.ts';
 
 /**
  * What a caller of `run` may watch or filter (`record` uses it). Every hook is optional; a
@@ -48,11 +49,13 @@ export const runCommand: Command & {
   name: 'run',
   summary: 'run an agent in this terminal while agentwatch follows its state',
   usage:
-    'run [--agent ID] [--manifest FILE]... [--name NAME] [--interval MS] [--no-hooks] -- CMD ARGS...',
+    'run [--agent ID] [--manifest FILE]... [--name NAME] [--interval MS] [--no-hooks] -- CMD ARGS...\n' +
+    '       agentwatch run --detach [--agent ID] [--name NAME] [--no-hooks] -- CMD ARGS...',
   passthrough: true,
   options: {
     agent: { type: 'string' },
     name: { type: 'string' },
+    detach: { type: 'boolean' },
     'no-hooks': { type: 'boolean' },
     ...sourceOptionSpec,
     ...sweepOptionSpec,
@@ -62,6 +65,7 @@ export const runCommand: Command & {
   help: {
     agent: 'manifest id to use (default: from the foreground process name)',
     name: 'the name the board shows (default: the command name)',
+    detach: 'start it in the background host instead (it outlives this terminal); print its id',
     'no-hooks':
       "start the agent without agentwatch's hooks (Claude Code: no --settings); the screen alone decides",
     ...sourceOptionHelp,
@@ -70,6 +74,7 @@ export const runCommand: Command & {
   },
   async run(values, positionals, io, tap: RunTap = {}) {
     const { command, args } = splitCommand(positionals);
+    if (values.detach === true) return await runDetached(values, command, args, io);
     const notifyOptions = notifySettings(values);
     const host = createHost(sweepChoice(values), process.env, {
       hooks: values['no-hooks'] !== true,

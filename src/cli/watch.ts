@@ -14,7 +14,10 @@
  * `--json` (and any run without a terminal on stdin and stdout) prints one JSON object per
  * line instead: `{t, id, name, agent, state, prev, since, question}` for every state change,
  * and once for every session when first seen (`prev: null`); `t` and `since` in ms since the
- * epoch, `question` null unless blocked. It runs until SIGINT, SIGTERM or SIGHUP.
+ * epoch, `question` null unless blocked. When a blocked session's question is read after its
+ * transition (a hook said blocked before the dialog was drawn) or changes within the spell, one
+ * more line with the same fields and `event: "prompt"` says it. It runs until SIGINT, SIGTERM or
+ * SIGHUP.
  */
 import { type Command, stringList, stringOption, UsageError } from './command.ts';
 import {
@@ -41,7 +44,7 @@ import { DEFAULT_INTERVAL_MS } from '../runtime/sweep.ts';
 import { BOARD_HELP, notifyStatus } from './board/render.ts';
 import { BoardUi } from './board/ui.ts';
 import { guardTerminal, onStopSignal } from './board/tty.ts';
-import { endSessions, killSessions, startHosted } from './board/hosted.ts';
+import { endSessions, killSessions, startInBackground } from './board/hosted.ts';
 
 /** One JSON line of `watch --json`. */
 export interface TransitionEvent {
@@ -56,6 +59,8 @@ export interface TransitionEvent {
   /** When the state began, ms since the epoch. */
   since: number;
   question: string | null;
+  /** Only on a line that tells a blocked session's question read after its transition. */
+  event?: 'prompt';
 }
 
 /** The JSON line for a state change. */
@@ -74,6 +79,31 @@ export function transitionEvent(
     since: info.since,
     question: info.state === 'blocked' ? info.question ?? null : null,
   };
+}
+
+/**
+ * The `event: "prompt"` lines of `watch --json`: remembers the question each blocked session's
+ * lines said, and returns a line when a later info of the same blocked spell tells another
+ * (non-empty) one; null otherwise.
+ */
+export class PromptEvents {
+  readonly #said = new Map<string, string>();
+
+  /** Notes the line printed for a state change. */
+  printed(e: TransitionEvent): void {
+    if (e.state === 'blocked') this.#said.set(e.id, e.question ?? '');
+    else this.#said.delete(e.id);
+  }
+
+  /** The line for `info` (any info a session published), or null when it tells nothing new. */
+  update(info: SessionInfo, t = Date.now()): TransitionEvent | null {
+    const said = this.#said.get(info.id);
+    if (said === undefined || info.state !== 'blocked' || !info.question) return null;
+    if (info.question === said) return null;
+    const e: TransitionEvent = { ...transitionEvent(info, 'blocked', t), event: 'prompt' };
+    this.#said.set(info.id, info.question);
+    return e;
+  }
 }
 
 export const watchCommand: Command = {
@@ -111,6 +141,15 @@ export const watchCommand: Command = {
           "each --name names the next '-- CMD', in order",
       );
     }
+    const hostWide = ['manifest', 'no-update', 'interval', 'adaptive', 'no-adaptive'].find((o) =>
+      values[o] !== undefined
+    );
+    if (groups.length && hostWide) {
+      throw new UsageError(
+        `--${hostWide} cannot go with '-- CMD': the sessions a board starts run in the ` +
+          'background host, with its rules and sweep (your manifest folder and config.toml)',
+      );
+    }
     const stdin = process.stdin;
     const stdout = process.stdout;
     const json = values.json === true || !(stdin.isTTY && stdout.isTTY);
@@ -132,22 +171,35 @@ export const watchCommand: Command = {
     host.notifyFailures = () => notifier.failures();
     host.onPublish((info) => notifier.observe(info));
     let ui: BoardUi | null = null;
+    const prompts = new PromptEvents();
+    const promptLine = (info: SessionInfo) => {
+      const e = json ? prompts.update(info) : null;
+      if (e) io.stdout(JSON.stringify(e) + '\n');
+    };
+    host.onPublish(promptLine);
     const directory = new SessionDirectory({
       host,
       alerts: !json,
       onChange: (info, prev) => {
-        if (json) io.stdout(JSON.stringify(transitionEvent(info, prev)) + '\n');
+        if (json) {
+          const e = transitionEvent(info, prev);
+          prompts.printed(e);
+          io.stdout(JSON.stringify(e) + '\n');
+        }
         ui?.requestRender();
       },
       onUpdate: (info) => {
         if (!directory.isLocal(info.id)) remote.observe(info);
+        promptLine(info);
         ui?.requestRender();
       },
     });
+    // The sessions started here (`-- CMD`, the n key) live in the background host: they
+    // outlive this board, and that host announces them (desktop, command, push; this board
+    // shows them in its terminal like any session hosted elsewhere).
     const startSession = async (s: NewSession) => {
-      const id = await startHosted(host, s, agent, stdout);
-      notifier.observe(host.info(id)); // the baseline: its first state is not news
-      directory.addLocal(id);
+      await startInBackground(s, agent, stdout, notifyOptions);
+      await directory.poll(); // on the board now, not at the next look at the folder
     };
     try {
       for (const [i, g] of groups.entries()) await startSession({ argv: g, name: names[i] });

@@ -49,10 +49,18 @@ const ACTIVITY_MAX = 80;
  */
 export function activityIn(text: string, patterns: readonly Pattern[]): string | undefined {
   for (const p of patterns) {
-    const said = findMatch(p, text)?.replace(/^[^\p{L}\p{N}]+/u, '').trim().slice(0, ACTIVITY_MAX);
+    const said = activityText(findMatch(p, text));
     if (said) return said;
   }
   return undefined;
+}
+
+/**
+ * What an `[activity]` pattern's match says: leading glyphs (a spinner frame) and trailing
+ * blanks dropped, at most {@link ACTIVITY_MAX} characters; undefined for none or nothing.
+ */
+export function activityText(match: string | null): string | undefined {
+  return match?.replace(/^[^\p{L}\p{N}]+/u, '').trim().slice(0, ACTIVITY_MAX) || undefined;
 }
 
 /** What the agent says it does on the screen of `texts`, by `manifest`'s `[activity]`. */
@@ -110,12 +118,29 @@ export function ruleEvaluation(
 }
 
 /**
- * Whether the agent's input box holds text (a draft the person left), by the manifest's
- * `[input]` table: false when one of its `empty` patterns matches in its region, true when
- * none does, null when the manifest declares no input box. Pure; for the typing guard.
+ * What the agent's input box shows, by the manifest's `[input]` table: `empty` when one of its
+ * `empty` patterns matches in its region, `absent` when it declares `box` patterns and none
+ * matches (no input box drawn: Qwen Code 0.24.4 while `Initializing...`), `text` otherwise (a
+ * draft the person left); null when the manifest declares no input box. Pure; for the typing
+ * guard.
  */
-export function inputHoldsText(screen: ScreenInput, manifest: Manifest): boolean | null {
+export function inputBox(
+  screen: ScreenInput,
+  manifest: Manifest,
+): 'empty' | 'text' | 'absent' | null {
   if (!manifest.input) return null;
   const text = new RegionTexts(screen).text(manifest.input.region);
-  return !manifest.input.empty.some((p) => testPattern(p, text));
+  if (manifest.input.empty.some((p) => testPattern(p, text))) return 'empty';
+  const { box } = manifest.input;
+  if (box.length && !box.some((p) => testPattern(p, text))) return 'absent';
+  return 'text';
+}
+
+/**
+ * Whether the agent's input box holds text (a draft the person left): see {@link inputBox};
+ * false when it is empty or not drawn, null when the manifest declares no input box.
+ */
+export function inputHoldsText(screen: ScreenInput, manifest: Manifest): boolean | null {
+  const box = inputBox(screen, manifest);
+  return box === null ? null : box === 'text';
 }

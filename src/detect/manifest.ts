@@ -15,6 +15,8 @@ import type { RuleState } from './types.ts';
 
 import {
   ACTIVITY_KEYS,
+  ANSWER_KEYS,
+  ANSWER_TABLE_KEYS,
   ENGINE_VERSION,
   type Example,
   EXAMPLE_KEYS,
@@ -300,6 +302,7 @@ export function parseManifest(
   const integrations = parseIntegrations(c, doc.integrations);
   const input = parseInput(c, doc.input);
   const activity = parseActivity(c, doc.activity);
+  const answer = parseAnswer(c, doc.answer);
   return {
     schema: 1,
     id,
@@ -312,8 +315,26 @@ export function parseManifest(
     integrations,
     input,
     activity,
+    answer,
     source,
   };
+}
+
+function parseAnswer(c: Checker, value: unknown): Manifest['answer'] {
+  if (value === undefined) return null;
+  if (!isTable(value)) c.fail(['answer'], `expected a table, got ${typeName(value)}`);
+  c.knownKeys(value, ANSWER_TABLE_KEYS, ['answer']);
+  const keys = value.keys;
+  if (typeof keys !== 'string' || !(ANSWER_KEYS as readonly string[]).includes(keys)) {
+    c.fail(
+      ['answer', 'keys'],
+      `expected one of ${ANSWER_KEYS.map((k) => `'${k}'`).join(', ')}, got ${
+        typeof keys === 'string' ? `'${quote(keys)}'` : typeName(keys)
+      }`,
+      typeof keys === 'string' ? keys : undefined,
+    );
+  }
+  return { keys: keys as (typeof ANSWER_KEYS)[number] };
 }
 
 function parseActivity(c: Checker, value: unknown): Manifest['activity'] {
@@ -335,7 +356,8 @@ function parseInput(c: Checker, value: unknown): Manifest['input'] {
   if ('error' in parsed) c.fail(['input', 'region'], parsed.error);
   const empty = c.patterns(value, 'empty', ['input']);
   if (!empty.length) c.fail(['input'], "an [input] table needs 'empty' patterns");
-  return { region: parsed.region, regionLabel: regionLabel(parsed.region), empty };
+  const box = c.patterns(value, 'box', ['input']);
+  return { region: parsed.region, regionLabel: regionLabel(parsed.region), empty, box };
 }
 
 function parseIntegrations(c: Checker, value: unknown): Manifest['integrations'] {

@@ -23,6 +23,17 @@ export interface Pattern {
    * RE2 ({@link requiredLiterals}).
    */
   readonly literals: readonly (readonly string[])[];
+  /**
+   * True when the text matches exactly when one of its lines does (split at '\n'), so only
+   * the lines holding a required literal need RE2 ({@link isLineLocal}).
+   */
+  readonly lineLocal: boolean;
+  /**
+   * True when every match lies in one line: the leftmost match is found in the lines that
+   * hold the literals ({@link findMatch}). Implies {@link lineLocal}; a leading `^\s*` makes a
+   * pattern line-local for tests but not this (its match may start lines above).
+   */
+  readonly matchesInLine: boolean;
 }
 
 /** A pattern that does not compile; `reason` is RE2's description (e.g. 'missing closing )'). */
@@ -40,7 +51,13 @@ export class PatternSyntaxError extends Error {
 export function compilePattern(source: string): Pattern {
   try {
     const re = RE2JS.compile(source, RE2JS.MULTILINE);
-    return { source, re, literals: requiredLiterals(source) };
+    return {
+      source,
+      re,
+      literals: requiredLiterals(source),
+      lineLocal: isLineLocal(source),
+      matchesInLine: isLineLocal(source, false),
+    };
   } catch (e) {
     if (e instanceof RE2JSException) {
       const described = (e as { getDescription?: () => string }).getDescription?.();
@@ -52,15 +69,127 @@ export function compilePattern(source: string): Pattern {
 
 /**
  * True when `pattern` matches somewhere in `text`. The hot path: a text without any of the
- * pattern's required literals is rejected with substring searches; otherwise RE2's DFA runs.
+ * pattern's required literals is rejected with substring searches; a line-local pattern runs
+ * RE2 only on the lines that hold its literals; otherwise RE2's DFA runs on the whole text.
  */
 export function testPattern(pattern: Pattern, text: string): boolean {
-  for (const group of pattern.literals) {
+  if (!hasLiterals(pattern, text)) return false;
+  const literals = pattern.literals;
+  if (!pattern.lineLocal || literals.length === 0) return pattern.re.test(text);
+  const lines = candidateLines(pattern, text);
+  if (lines === null) return pattern.re.test(text);
+  for (let k = 0; k < lines.length; k++) if (pattern.re.test(lines[k])) return true;
+  return false;
+}
+
+/** True when `text` holds a piece of every required literal group of `pattern`. */
+export function hasLiterals(pattern: Pattern, text: string): boolean {
+  const literals = pattern.literals;
+  for (let g = 0; g < literals.length; g++) {
+    const group = literals[g];
     let found = false;
     for (let i = 0; i < group.length && !found; i++) found = text.includes(group[i]);
     if (!found) return false;
   }
-  return pattern.re.test(text);
+  return true;
+}
+
+/** Beyond this many candidate lines a line-local test runs RE2 on the whole text instead. */
+const MAX_CANDIDATE_LINES = 16;
+
+/**
+ * The lines of `text` (without their '\n') that hold a piece of every literal group of the
+ * line-local `pattern`, top first; null when there are more than {@link MAX_CANDIDATE_LINES}.
+ * Every match of a line-local pattern lies in one line and holds a piece of every group, so a
+ * match can only be in these lines.
+ */
+function candidateLines(pattern: Pattern, text: string): string[] | null {
+  const [first, ...rest] = pattern.literals;
+  const starts: number[] = [];
+  for (const piece of first) {
+    let at = text.indexOf(piece);
+    while (at >= 0) {
+      const start = text.lastIndexOf('\n', at - 1) + 1;
+      if (!starts.includes(start)) starts.push(start);
+      if (starts.length > MAX_CANDIDATE_LINES) return null;
+      const end = text.indexOf('\n', at);
+      if (end < 0) break;
+      at = text.indexOf(piece, end + 1);
+    }
+  }
+  if (first.length > 1) starts.sort((a, b) => a - b);
+  const out: string[] = [];
+  for (const start of starts) {
+    const nl = text.indexOf('\n', start);
+    const line = text.slice(start, nl < 0 ? text.length : nl);
+    if (rest.every((group) => group.some((piece) => line.includes(piece)))) out.push(line);
+  }
+  return out;
+}
+
+/** The flags of RE2's empty-width assertions `\A` and `\z` (re2js 2.10 `Utils.EMPTY_*`). */
+const EMPTY_BEGIN_TEXT = 4;
+const EMPTY_END_TEXT = 8;
+
+/** The parts of a compiled re2js 2.10 program that {@link isLineLocal} reads. */
+interface ProgramView {
+  re2Input?: {
+    prog?: { inst?: { op: number; arg: number; matchRune(r: number): boolean }[] };
+  };
+}
+
+/**
+ * Whether the text matches `source` (with MULTILINE) exactly when one of its lines does:
+ * true when no match can hold a '\n' and the pattern has no `\A`, `\z` or look-behind. A
+ * line then sees what the text shows around it (`^`, `$` and `\b` read a line's edges as the
+ * text's '\n' or ends), so a match in a line is a match in the text and back. A top-level
+ * branch starting `^\s*` counts as starting `^[^\S\n]*`: if `\s*` crosses line ends, the
+ * same rest also matches from the start of the line it ends in. Read from RE2's compiled
+ * program (re2js 2.10 opcodes: RUNE 8, RUNE1 9, RUNE_ANY 10, EMPTY_WIDTH 4, look-behind 12
+ * and 13); false when the program cannot be read. With `leadingBlanks` false, `^\s*` is read
+ * as written: true then means that every match lies in one line.
+ */
+export function isLineLocal(source: string, leadingBlanks = true): boolean {
+  if (source.includes('\\Q')) return false; // quoted: its '|' and '^\s*' are text
+  let program: ProgramView;
+  try {
+    program = RE2JS.compile(
+      leadingBlanks ? leadingBlanksInLine(source) : source,
+      RE2JS.MULTILINE,
+    ) as unknown as ProgramView;
+  } catch {
+    return false;
+  }
+  const inst = program.re2Input?.prog?.inst;
+  if (!Array.isArray(inst)) return false;
+  for (const i of inst) {
+    if (typeof i?.op !== 'number') return false;
+    if (i.op === 8 || i.op === 9) {
+      if (typeof i.matchRune !== 'function' || i.matchRune(10)) return false;
+    } else if (i.op === 10 || i.op === 12 || i.op === 13) return false;
+    else if (i.op === 4 && (i.arg & (EMPTY_BEGIN_TEXT | EMPTY_END_TEXT)) !== 0) return false;
+    else if (i.op > 13) return false;
+  }
+  return true;
+}
+
+/** `source` with each top-level branch's leading `^\s*` written `^[^\S\n]*`. */
+function leadingBlanksInLine(source: string): string {
+  let out = '';
+  let start = 0;
+  let i = 0;
+  while (i <= source.length) {
+    if (i === source.length || source[i] === '|') {
+      const branch = source.slice(start, i);
+      out += (branch.startsWith('^\\s*') ? '^[^\\S\\n]*' + branch.slice(4) : branch) +
+        (i < source.length ? '|' : '');
+      start = i + 1;
+      i++;
+    } else if (source[i] === '\\') i += 2;
+    else if (source[i] === '(' || source[i] === '[') i = skipGroup(source, i);
+    else i++;
+  }
+  return out;
 }
 
 /** Escapes whose letter stands for a class, an assertion or a code point (not itself). */
@@ -189,8 +318,18 @@ function sequence(source: string, from: number, to: number): string[][] | null {
   return candidates.length ? candidates : null;
 }
 
-/** The leftmost match of `pattern` in `text`, or null. Allocates a matcher: not for the hot loop. */
+/**
+ * The leftmost match of `pattern` in `text`, or null (a pattern whose matches lie in one line
+ * is matched in the lines that hold its literals, top first: the same match). Allocates a
+ * matcher: not for the hot loop.
+ */
 export function findMatch(pattern: Pattern, text: string): string | null {
-  const m = pattern.re.matcher(text);
-  return m.find() ? (m.group() ?? '') : null;
+  const lines = pattern.matchesInLine && pattern.literals.length
+    ? candidateLines(pattern, text)
+    : null;
+  for (const line of lines ?? [text]) {
+    const m = pattern.re.matcher(line);
+    if (m.find()) return m.group() ?? '';
+  }
+  return null;
 }

@@ -33,7 +33,8 @@ export interface Prompt {
   layout: 'vertical' | 'horizontal';
   /**
    * What the prompt is about: the dialog's other lines between its top and its options (the
-   * command to run, the file to edit, the reason), separators left out; at most 8 lines.
+   * command to run, the file to edit, the reason), separators and tips (`Tip: ...`) left out;
+   * at most 8 lines.
    * Claude Code puts them above the question, Codex below it.
    */
   details: string[];
@@ -47,6 +48,13 @@ export interface Prompt {
 
 /** A line saying rows of a dialog are scrolled out of sight (`↑ 8 more lines`, `… +3 lines`). */
 const HIDDEN_ROWS = /^(?:[↑↓]\s*\d+ more lines?|…\s*\+?\d+ (?:more )?lines?)\b/u;
+
+/**
+ * A tip inside a dialog, about the agent rather than what the prompt approves: Claude Code
+ * 2.1.332's `Tip: auto mode handles these prompts for you — choose "switch to auto mode" below`
+ * under its `Bash command` header. Left out of the details.
+ */
+const TIP = /^Tip: /;
 
 /** A row that only separates: a rule of box-drawing dashes (─ ━ ╌ ┄ ═), corners and blanks. */
 function separator(row: string): boolean {
@@ -268,7 +276,7 @@ export function readPrompt(
     if (start === 0 && !fullRule(rows[0]) && !header(rows[0])) detailsCut = true;
     for (let i = start; i < top && details.length < 8; i++) {
       const line = strip(rows[i]);
-      if (!line || separator(rows[i]) || (i >= qStart && i <= qRow)) continue;
+      if (!line || separator(rows[i]) || (i >= qStart && i <= qRow) || TIP.test(line)) continue;
       if (HIDDEN_ROWS.test(line)) detailsCut = true;
       details.push(line);
     }

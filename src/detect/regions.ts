@@ -113,6 +113,28 @@ export function logicalLines(screen: ScreenInput): string[] {
   return out;
 }
 
+/** The lines of an empty text. */
+const EMPTY_TEXT_LINES: readonly string[] = Object.freeze(['']);
+
+/** `lines`, or the lines of an empty text when there are none. */
+function orEmpty(lines: readonly string[]): readonly string[] {
+  return lines.length ? lines : EMPTY_TEXT_LINES;
+}
+
+/** The end of `lines` from `from` on once trailing blank lines are dropped. */
+function trimmedEnd(lines: readonly string[], from: number): number {
+  let end = lines.length;
+  while (end > from && lines[end - 1].length === 0) end--;
+  return end;
+}
+
+/** `lines` from `from` on, trailing blank lines dropped (what {@link joinTrimmed} joins). */
+function trimmedLines(lines: readonly string[], from: number): readonly string[] {
+  let end = lines.length;
+  while (end > from && lines[end - 1].length === 0) end--;
+  return from === 0 && end === lines.length ? lines : lines.slice(from, end);
+}
+
 /** Joins lines with '\n' after dropping trailing blank lines. */
 function joinTrimmed(lines: readonly string[], from: number): string {
   let end = lines.length;
@@ -126,13 +148,23 @@ function joinTrimmed(lines: readonly string[], from: number): string {
  */
 export class RegionTexts {
   readonly #screen: ScreenInput;
+  readonly #widest: number;
   #lines: string[] | null = null;
   #whole: string | null = null;
   #belowRule: string | null = null;
   #bottom: Map<number, string> | null = null;
+  /** The last {@link #widest} non-blank lines joined, and where each starts in it. */
+  #widestText: { text: string; starts: number[] } | null = null;
+  /** The last {@link #widest} non-blank lines, top first. */
+  #widestPicked: string[] | null = null;
 
-  constructor(screen: ScreenInput) {
+  /**
+   * @param widest the largest `bottom = N` the caller will ask for (0 when unknown): the
+   *   narrower bottoms are then cut from its text (a suffix of it) instead of joined again.
+   */
+  constructor(screen: ScreenInput, widest = 0) {
     this.#screen = screen;
+    this.#widest = widest;
   }
 
   /** The logical lines of the screen (computed once). */
@@ -163,14 +195,99 @@ export class RegionTexts {
     }
   }
 
+  /**
+   * The lines of `region`'s text: `text(region) === linesOf(region).join('\n')`, and [''] for
+   * an empty text (as `''.split('\n')`). Screen regions give the logical lines themselves (the
+   * same strings, no copy).
+   */
+  linesOf(region: Region): readonly string[] {
+    switch (region.kind) {
+      case 'title':
+      case 'osc':
+        return this.text(region).split('\n');
+      case 'screen':
+        return orEmpty(trimmedLines(this.lines(), 0));
+      case 'below_last_rule': {
+        const lines = this.lines();
+        for (let i = lines.length - 1; i >= 0; i--) {
+          if (isRuleLine(lines[i])) return orEmpty(trimmedLines(lines, i + 1));
+        }
+        return EMPTY_TEXT_LINES;
+      }
+      case 'bottom': {
+        const picked = region.lines <= this.#widest
+          ? (this.#widestPicked ??= this.#pickBottom(this.#widest))
+          : this.#pickBottom(region.lines);
+        return orEmpty(
+          picked.length <= region.lines ? picked : picked.slice(picked.length - region.lines),
+        );
+      }
+    }
+  }
+
+  /**
+   * Where `region`'s lines lie among {@link lines}: `linesOf(region)` is the lines from
+   * `from` to `to` (exclusive), blank ones left out when `skipBlank`; [''] when there are
+   * none. null for the title and OSC regions, which are not screen lines.
+   */
+  span(region: Region): { from: number; to: number; skipBlank: boolean } | null {
+    const lines = this.lines();
+    switch (region.kind) {
+      case 'title':
+      case 'osc':
+        return null;
+      case 'screen':
+        return { from: 0, to: trimmedEnd(lines, 0), skipBlank: false };
+      case 'below_last_rule': {
+        for (let i = lines.length - 1; i >= 0; i--) {
+          if (isRuleLine(lines[i])) {
+            return { from: i + 1, to: trimmedEnd(lines, i + 1), skipBlank: false };
+          }
+        }
+        return { from: 0, to: 0, skipBlank: false };
+      }
+      case 'bottom': {
+        const to = trimmedEnd(lines, 0);
+        let from = to;
+        for (let picked = 0; from > 0 && picked < region.lines; from--) {
+          if (lines[from - 1].length > 0) picked++;
+        }
+        return { from, to, skipBlank: true };
+      }
+    }
+  }
+
   /** The last `n` non-blank logical lines, top first. */
-  #computeBottom(n: number): string {
+  #pickBottom(n: number): string[] {
     const lines = this.lines();
     const picked: string[] = [];
     for (let i = lines.length - 1; i >= 0 && picked.length < n; i--) {
       if (lines[i].length > 0) picked.push(lines[i]); // lines are trimmed: '' is blank
     }
-    return picked.reverse().join('\n');
+    return picked.reverse();
+  }
+
+  /** The last `n` non-blank logical lines, top first. */
+  #computeBottom(n: number): string {
+    if (n <= this.#widest) {
+      const { text, starts } = this.#widestText ??= this.#joinBottom(this.#widest);
+      return starts.length <= n ? text : text.slice(starts[starts.length - n]);
+    }
+    return this.#joinBottom(n).text;
+  }
+
+  /** The last `n` non-blank logical lines joined, and the offset of each in the text. */
+  #joinBottom(n: number): { text: string; starts: number[] } {
+    const picked = n === this.#widest
+      ? (this.#widestPicked ??= this.#pickBottom(n))
+      : this.#pickBottom(n);
+    const starts: number[] = new Array(picked.length);
+    let at = 0;
+    for (let k = 0; k < picked.length; k++) {
+      starts[k] = at;
+      at += picked[k].length + 1;
+    }
+    return { text: picked.join('\n'), starts };
   }
 
   /** The logical lines under the last horizontal rule; '' when there is no rule. */
@@ -181,4 +298,11 @@ export class RegionTexts {
     }
     return '';
   }
+}
+
+/** The largest `bottom = N` among `regions` (0 when none is a bottom). */
+export function widestBottom(regions: Iterable<Region>): number {
+  let widest = 0;
+  for (const r of regions) if (r.kind === 'bottom' && r.lines > widest) widest = r.lines;
+  return widest;
 }

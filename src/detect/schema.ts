@@ -38,9 +38,10 @@ import type { Region, RuleState } from './types.ts';
 export const SCHEMA_VERSION = 1;
 /**
  * The rule engine's version: a manifest (or a catalog entry) with a higher `min_engine` needs
- * a newer agentwatch and is refused. 1: schema 1 with regions, `[input]` and `[integrations]`.
+ * a newer agentwatch and is refused. 1: schema 1 with regions, `[input]` and `[integrations]`;
+ * 2: `[input] box` (a screen no rule matches reads starting until the input box was drawn).
  */
-export const ENGINE_VERSION = 1;
+export const ENGINE_VERSION = 2;
 /** The most `[[rules]]` a manifest may have. */
 export const MAX_RULES = 256;
 /** The most `[[examples]]` a manifest may have. */
@@ -60,6 +61,7 @@ export const MANIFEST_KEYS = [
   'integrations',
   'input',
   'activity',
+  'answer',
 ] as const;
 /**
  * Keys of the optional `[activity]` table: where a working agent says what it does (Claude
@@ -68,11 +70,26 @@ export const MANIFEST_KEYS = [
  */
 export const ACTIVITY_KEYS = ['region', 'any'] as const;
 /**
+ * Keys of the optional `[answer]` table: which keys the agent's dialogs take for an answer.
+ * `keys`: one of {@link ANSWER_KEYS}.
+ */
+export const ANSWER_TABLE_KEYS = ['keys'] as const;
+/**
+ * How `answer` picks an option ({@link Manifest.answer}): `arrows` (the default) moves the
+ * selection with ↑/↓ (←/→ on a row of buttons) and presses Enter; `digit` types the option's
+ * number (1-9), which in the agent's dialogs picks that option and confirms it, no Enter
+ * (Claude Code 2.1.332's permission, edit, question and plan dialogs). Options drawn without
+ * numbers, or numbered past 9, are always answered with arrows and Enter.
+ */
+export const ANSWER_KEYS = ['arrows', 'digit'] as const;
+/**
  * Keys of the optional `[input]` table: where the agent's input box is and what it looks like
  * empty, so that `send` never appends to (and submits) a draft the person left there.
- * `region` as in a rule; `empty`: patterns of which one matches when the box holds no text.
+ * `region` as in a rule; `empty`: patterns of which one matches when the box holds no text;
+ * `box` (optional): patterns of which one matches when the box is drawn at all, empty or not
+ * (none matching: the agent is starting and draws no input box yet, so no draft either).
  */
-export const INPUT_KEYS = ['region', 'empty'] as const;
+export const INPUT_KEYS = ['region', 'empty', 'box'] as const;
 /**
  * Keys of the optional `[integrations]` table: what agentwatch adds when it starts the agent
  * itself. `hooks`: which hook set to install ('claude-code': `--settings` hooks calling
@@ -135,6 +152,8 @@ export interface Manifest {
     readonly region: Region;
     readonly regionLabel: string;
     readonly empty: readonly Pattern[];
+    /** One matches when the box is drawn (empty or not); none declared: always taken as drawn. */
+    readonly box: readonly Pattern[];
   } | null;
   /** Where a working agent says what it does (`[activity]`); null or absent when not declared. */
   readonly activity?: {
@@ -142,6 +161,11 @@ export interface Manifest {
     readonly regionLabel: string;
     readonly any: readonly Pattern[];
   } | null;
+  /**
+   * Which keys its dialogs take for an answer (`[answer]`); null or absent when not declared
+   * (then `arrows`).
+   */
+  readonly answer?: { readonly keys: (typeof ANSWER_KEYS)[number] } | null;
   /** What agentwatch adds when it starts the agent itself (`[integrations]`). */
   readonly integrations: { readonly hooks?: 'claude-code'; readonly acp?: string };
   /** The source label given to {@link parseManifest} (file name, path or URL). */

@@ -114,6 +114,8 @@ export class AcpSession {
   readonly #pending: Pending[] = [];
   #record: StateRecord;
   #publishedKey = '';
+  /** When the person last prompted or answered, ms (the notifier's `lastInput`). */
+  #lastInput?: number;
   readonly #changeListeners = new Set<(prev: StateRecord) => void>();
   readonly #eventListeners = new Set<(e: AcpEvent) => void>();
   readonly #events = new EventLog();
@@ -409,6 +411,7 @@ export class AcpSession {
       socket: this.spec.socket,
     };
     if (this.#stopReason) info.stopReason = this.#stopReason;
+    if (this.#lastInput !== undefined) info.lastInput = this.#lastInput;
     if (this.#record.state === 'blocked' && this.#pending.length) {
       const p = promptOf(this.#pending[0].ask);
       info.question = p.question;
@@ -427,6 +430,7 @@ export class AcpSession {
   async promptTurn(text: string, from: 'chat' | 'send' = 'chat'): Promise<string> {
     this.checkPromptable();
     this.#turn = true;
+    this.#lastInput = Date.now();
     this.#stopReason = undefined;
     this.#error = undefined;
     this.#emit({ type: 'prompt', text, from });
@@ -511,6 +515,7 @@ export class AcpSession {
     }
     const option = entry.ask.options[index];
     if (!option) throw new UserError(`no option ${index + 1}`);
+    this.#lastInput = Date.now();
     this.#drop(entry);
     entry.reply({ outcome: { outcome: 'selected', optionId: option.optionId } });
     this.log(`answered ${entry.ask.toolCall.title}: ${option.optionId} (${option.kind})`);

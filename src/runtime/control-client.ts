@@ -123,6 +123,7 @@ export function sessionInfoOf(value: unknown): SessionInfo | null {
   const info = { ...v } as unknown as SessionInfo;
   if (info.question !== undefined && !isString(info.question)) delete info.question;
   if (info.activity !== undefined && !isString(info.activity)) delete info.activity;
+  if (info.fresh !== undefined && info.fresh !== true) delete info.fresh;
   if (info.tty !== undefined && !isString(info.tty)) delete info.tty;
   if (info.options !== undefined && !isStrings(info.options)) delete info.options;
   if (info.details !== undefined && !isStrings(info.details)) delete info.details;

@@ -247,14 +247,16 @@ export function ptyMasterFd(pty: IPty): number | undefined {
  * "nobody".
  *
  * Synchronous: the addon and /proc cost microseconds; the ps fallback runs up to three
- * short `ps` processes (timeout 1 s each).
+ * short `ps` processes (timeout 1 s each). With the addon and `options.previous` answering
+ * for the same group, a call is two system calls (kill(pid, 0) and tcgetpgrp); /proc is
+ * read only when the group changed or {@link LEADER_REREAD_MS} passed.
  */
 export function foreground(master: PtyMaster, options: ForegroundOptions = {}): Foreground | null {
   const { pid, fd } = master;
   if (!Number.isInteger(pid) || pid < 1) {
     throw new RangeError(`foreground: pid must be a positive integer, got ${pid}`);
   }
-  if (!isAlive(pid)) return null;
+  if (!signalable(pid)) return null;
 
   const useAddon = fd !== undefined && !addonDisabled() && loadedAddon().addon !== undefined;
   const sources: ForegroundVia[] = options.via !== undefined
@@ -269,7 +271,7 @@ export function foreground(master: PtyMaster, options: ForegroundOptions = {}): 
         case 'proc':
           return viaProc(pid, options.previous);
         case 'ps':
-          return viaPs(pid);
+          return isZombie(pid) ? null : viaPs(pid);
       }
     } catch (e) {
       if (options.via !== undefined) throw e;
@@ -284,20 +286,24 @@ function defaultFallback(): 'proc' | 'ps' {
   return process.platform === 'linux' ? 'proc' : 'ps';
 }
 
-/** kill(pid, 0): ESRCH means gone; EPERM means alive but not ours. */
-function isAlive(pid: number): boolean {
+/** kill(pid, 0): ESRCH means gone; EPERM means alive but not ours. A zombie still counts. */
+function signalable(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
-  // a zombie still takes signals; /proc says Z (Linux only; elsewhere the sources see it)
-  if (process.platform === 'linux') {
-    const stat = readProc(`/proc/${pid}/stat`);
-    if (stat === undefined) return false;
-    if (statFields(stat)?.[0] === 'Z') return false;
-  }
   return true;
+}
+
+/**
+ * Linux: true when /proc says `pid` is a zombie (state Z) or is gone (a zombie still takes
+ * signals); false elsewhere, where the sources see it themselves.
+ */
+function isZombie(pid: number): boolean {
+  if (process.platform !== 'linux') return false;
+  const stat = readProc(`/proc/${pid}/stat`);
+  return stat === undefined || statFields(stat)?.[0] === 'Z';
 }
 
 function viaAddon(
@@ -311,8 +317,14 @@ function viaAddon(
   if (addon === undefined) throw new Error(foregroundDiagnostics().summary);
   const pgid = addon.foregroundPgid(fd);
   if (pgid <= 0) return null;
-  return stillLeader(previous, pgid, 'addon') ??
-    withLeader(pgid, leaderOrGone(() => addon.processInfo(pgid)), 'addon');
+  // The same group as the last answer: the child is not a zombie, as a PTY child is its
+  // session's leader and a session leader's exit disassociates its controlling terminal
+  // (POSIX.1 "controlling process"; Linux `disassociate_ctty` clears the terminal's group, so
+  // tcgetpgrp gives 0). Else /proc tells a zombie.
+  const same = stillLeader(previous, pgid, 'addon');
+  if (same) return same;
+  if (isZombie(pid)) return null;
+  return withLeader(pgid, leaderOrGone(() => addon.processInfo(pgid)), 'addon');
 }
 
 /**
@@ -327,6 +339,7 @@ function viaProc(pid: number, previous?: Foreground | null): Foreground | null {
     return null;
   }
   const fields = statFields(stat);
+  if (fields?.[0] === 'Z') return null; // a zombie still takes signals
   const tpgid = fields === undefined ? NaN : Number(fields[5]);
   if (!Number.isInteger(tpgid)) throw new Error(`cannot parse /proc/${pid}/stat: ${stat}`);
   if (tpgid <= 0) return null; // -1: no controlling terminal

@@ -33,8 +33,12 @@ export interface HandlerContext {
   panes: () => Pane[];
   /** The pane's info with the host's fields (notify failures, last input). */
   info: () => SessionInfo;
-  /** Notes that the person typed into the pane now. */
-  noteInput: () => void;
+  /**
+   * Notes that the person typed into the pane now; `focus` false: input (an answer counts for
+   * the notifier's same-prompt rules) but no sign they look at the pane (`send`, `answer` from
+   * another terminal: the desktop notice of the next prompt is not held back).
+   */
+  noteInput: (focus?: boolean) => void;
   /** Adds `socket` to the pane's subscribers (`alerts`: a board that announces it). */
   follow: (socket: Socket, alerts: boolean) => void;
   /** Who takes `mark` requests (a recording), if anyone. */
@@ -103,7 +107,7 @@ const HANDLERS: { [K in Op]: Handler<K> } = {
     return 'keep';
   },
   attach: (ctx, req, socket) => {
-    ctx.pane.attach(socket, { rows: req.rows, cols: req.cols }, ctx.noteInput);
+    ctx.pane.attach(socket, { rows: req.rows, cols: req.cols }, () => ctx.noteInput());
     return 'keep';
   },
   resize: (ctx, req) => {
@@ -122,7 +126,7 @@ const HANDLERS: { [K in Op]: Handler<K> } = {
   notify: (ctx, req) => ctx.pane.notify(req),
   send: async (ctx, req, socket) => {
     checkSameUser(socket, 'send');
-    ctx.noteInput();
+    ctx.noteInput(false);
     const written = await ctx.pane.send(String(req.text ?? ''), {
       enter: req.enter !== false,
       append: req.append === true,
@@ -133,7 +137,7 @@ const HANDLERS: { [K in Op]: Handler<K> } = {
   answer: async (ctx, req, socket) => {
     const expect = confirmedExpect(req);
     await checkAnswerer(ctx, socket);
-    ctx.noteInput();
+    ctx.noteInput(false);
     return { answered: await ctx.pane.answer(String(req.choice), expect) };
   },
   events: (ctx) => ({ events: ctx.pane.events() }),

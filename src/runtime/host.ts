@@ -59,6 +59,10 @@ export interface StartOptions {
   rows?: number;
   cols?: number;
   headless: boolean;
+  /** False: without the hooks its manifest declares, whatever the host's `hooks` says. */
+  hooks?: boolean;
+  /** True: `env` is the command's whole environment, not laid over this process's. */
+  fullEnv?: boolean;
 }
 
 /** A transition as listeners see it. */
@@ -148,7 +152,8 @@ export class SessionHost {
     const failures = this.notifyFailures?.();
     if (failures && Object.keys(failures).length) info.notify = failures;
     const input = this.#lastInput.get(pane.id);
-    if (input !== undefined) info.lastInput = input;
+    // the later of the host's (keys, send, answer) and the pane's own (an ACP chat's line)
+    if (input !== undefined && !(input < (info.lastInput ?? -Infinity))) info.lastInput = input;
     return info;
   }
 
@@ -245,6 +250,7 @@ export class SessionHost {
       args: opts.args,
       cwd: opts.cwd,
       env: opts.env,
+      fullEnv: opts.fullEnv,
       rows: opts.rows ?? 32,
       cols: opts.cols ?? 120,
       agent: opts.agent,
@@ -259,7 +265,7 @@ export class SessionHost {
     const launched = manifestForProcess(manifests, { name: opts.command, argv: [opts.command] });
     const defaults = launched ? this.options.agentArgs?.(launched.id) ?? [] : [];
     if (defaults.length) spec.args = [...defaults, ...opts.args];
-    if (launched?.integrations.hooks && this.options.hooks !== false) {
+    if (launched?.integrations.hooks && (opts.hooks ?? this.options.hooks) !== false) {
       const self = selfCommand();
       spec.args = launchArgs(launched.integrations.hooks, spec.args, [self.command, ...self.args]);
     }
@@ -348,7 +354,7 @@ export class SessionHost {
       env: this.#env,
       panes: () => [...this.#served.values()].map((s) => s.pane),
       info: () => this.#info(served.pane),
-      noteInput: () => this.noteInput(served.pane.id),
+      noteInput: (focus = true) => this.noteInput(served.pane.id, Date.now(), focus),
       follow: (socket, alerts) => {
         served.subscribers.add(socket);
         if (alerts) served.boards.add(socket);

@@ -10,7 +10,11 @@
  *   episode's prompt is announced, and a different prompt within one episode (question,
  *   options or details differ: another command, another file) is announced as well.
  * - **Flicker**: the same prompt (identical question, options and details) back within
- *   {@link HYSTERESIS_MS} of leaving blocked continues the episode before it: not announced.
+ *   {@link HYSTERESIS_MS} of leaving blocked continues the episode before it (not announced),
+ *   but only when nothing happened in between: nobody typed or answered since that prompt
+ *   appeared (`lastInput`: keys, `send`, `answer`, the board's answer), and the state did not
+ *   pass through idle nor stay working for {@link TURN_MS} (a turn of work, not a redraw).
+ *   A prompt the person answered that comes back is the agent asking again: announced.
  * - **Flapping**: the same prompt back without the person having typed anything into the
  *   session since it was last announced (`lastInput`) is a flap: flaps are announced at most
  *   {@link FLAP_MAX} times within {@link FLAP_WINDOW_MS}. A prompt the person answered, and
@@ -21,7 +25,8 @@
  *   announced again); a different one after it is.
  * - **done** (opt-in: a turn ended, idle after working) gets the same treatment: a working
  *   spell shorter than the hysteresis between two announced ends is flicker, and at most
- *   {@link FLAP_MAX} done notices per session in {@link FLAP_WINDOW_MS}.
+ *   {@link FLAP_MAX} done notices per session in {@link FLAP_WINDOW_MS}. An agent's start-up
+ *   (working from its start, `by: 'start'`, until it first reads idle) is no turn.
  * - A session is first seen without a notice (the baseline); `exited` forgets it.
  */
 import type { SessionInfo } from './protocol.ts';
@@ -29,8 +34,17 @@ import type { SessionState } from '../detect/types.ts';
 
 /** The same prompt back within this many ms of leaving blocked is the same episode. */
 export const HYSTERESIS_MS = 2_000;
-/** How long an episode waits for its dialog's text before it is announced without it, ms. */
-export const CONTENT_WAIT_MS = 400;
+/**
+ * A working spell at least this long between two prompts is a turn of work (the agent ran
+ * what was approved), not a redraw of the dialog: the same prompt after it is a new one, ms.
+ */
+export const TURN_MS = 1_000;
+/**
+ * How long an episode waits for its dialog's text before it is announced without it, ms. The
+ * notice goes as soon as the dialog is read; this bound only matters when a report came first
+ * (Claude Code 2.1 draws its dialog after its hooks return, later still on a loaded machine).
+ */
+export const CONTENT_WAIT_MS = 1_500;
 /** The window of the flapping limit, ms. */
 export const FLAP_WINDOW_MS = 60_000;
 /** The most notices of one flapping prompt (or of done, per session) in {@link FLAP_WINDOW_MS}. */
@@ -59,6 +73,7 @@ export interface GateOptions {
   /** Announce done (a turn ended after work); default false. */
   done?: boolean;
   hysteresisMs?: number;
+  turnMs?: number;
   contentWaitMs?: number;
   flapWindowMs?: number;
   flapMax?: number;
@@ -75,11 +90,15 @@ function readable(info: SessionInfo): boolean {
 }
 
 /**
- * What a prompt would do, in one short line, from its details (the dialog's other lines):
- * Claude Code 2.1.332 heads its dialogs `Bash command` (the command is the last line) and
- * `Edit file` / `Create file` (the file next); Codex 0.171 writes `$ COMMAND` and
- * `Destination: FILE`; Gemini CLI 0.61 and Qwen Code write `? Shell  COMMAND` and
- * `? Edit  FILE: ...`. Otherwise the first line that is not a tip. '' when no details.
+ * What a prompt would do, in one short line, from its details (the dialog's other lines): the
+ * notice's action and the board's and `ls`'s blocked row. Claude Code 2.1.332 heads its
+ * dialogs `Bash command` (the command sits under its description, and a warning sentence may
+ * follow it: `A variable in this command can't be checked before it runs`) and `Edit file` /
+ * `Create file` (the file next), and may show a `Tip: ...` line, never the action; Codex 0.171
+ * writes `$ COMMAND` and `Destination: FILE`; Gemini CLI 0.61 and Qwen Code 0.24 head theirs
+ * `? Shell  COMMAND (description) ←` with the bare command on a later line. Otherwise the first
+ * line that is not a tip, without its leading glyph (opencode 1.18's `→ Edit hello.txt`) or
+ * trailing arrow. '' when no details.
  */
 export function promptAction(details: readonly string[]): string {
   const lines = details.map((d) => d.trim()).filter((d) => d && !/^tip:/i.test(d));
@@ -88,20 +107,27 @@ export function promptAction(details: readonly string[]): string {
   if (head) {
     const tool = head[1][0].toUpperCase() + head[1].slice(1).toLowerCase();
     // Claude Code puts the command last, under its description ("Create empty hello.txt
-    // file"); the simulated agent puts it first: the last line not written as a sentence.
+    // file"), a warning sentence maybe after it; the simulated agent puts it first: the last
+    // line not written as a sentence (a capitalised word, then a space).
     const rest = lines.slice(1);
-    const command = [...rest].reverse().find((l) => !/^\p{Lu}\p{Ll}+ /u.test(l)) ??
+    const command = [...rest].reverse().find((l) => !/^\p{Lu}\p{Ll}* /u.test(l)) ??
       rest.at(-1);
     const what = head[2].toLowerCase() === 'command' ? command : lines[1];
     return what && what !== lines[0] ? `${tool}: ${what}` : tool;
   }
   const dollar = lines.find((l) => l.startsWith('$ '));
   if (dollar) return `Bash: ${dollar.slice(2).trim()}`;
-  const gemini = lines[0].match(/^\?\s+(\w+)\s{2,}(.+)$/);
-  if (gemini) return `${gemini[1]}: ${gemini[2]}`;
+  const tool = lines[0].match(/^\?\s+(\w+)\s+(.+?)(?:\s+←)?$/u);
+  if (tool) {
+    // the bare command on a later line, where the header has it first (Gemini, Qwen)
+    const bare = lines.slice(1).find((l) => tool[2].startsWith(l));
+    if (bare) return `${tool[1]}: ${bare}`;
+    if (/^\?\s+\w+\s{2,}/u.test(lines[0])) return `${tool[1]}: ${tool[2]}`; // Gemini's columns
+  }
   const dest = lines.find((l) => /^Destination: /.test(l));
   if (dest) return `Edit: ${dest.slice('Destination: '.length)}`;
-  return lines[0];
+  const first = lines.find((l) => /[\p{L}\p{N}]/u.test(l)) ?? lines[0]; // not a drawing
+  return first.replace(/^[^\p{L}\p{N}/~.]+\s+/u, '').replace(/\s+[←→]$/u, '');
 }
 
 /** Per session: what the gate remembers. */
@@ -112,12 +138,17 @@ interface Track {
   announced?: string;
   /** When the current blocked episode began, ms. */
   enteredAt?: number;
+  /** When the current episode's prompt first appeared, ms (kept through a held flicker). */
+  since?: number;
   /** True when this episode's notice went out before its dialog could be read. */
   blind?: boolean;
   /** When the current blocked episode began, while its notice waits for the dialog's text. */
   waitingSince?: number;
-  /** When the state last left blocked, and the prompt of that episode. */
-  left?: { at: number; key?: string };
+  /**
+   * When the state last left blocked, the prompt of that episode and when it first appeared,
+   * and whether a turn passed since (idle, or working for {@link TURN_MS}).
+   */
+  left?: { at: number; key?: string; since?: number; turn: boolean; blind?: boolean };
   /** When the last blocked notice was sent, per prompt key (the latest 64 keys). */
   announcedAt: Map<string, number>;
   /** When the state last became working. */
@@ -128,6 +159,8 @@ interface Track {
   doneLeftAt?: number;
   /** Times of notices, per prompt key ('done' for done), within the flap window. */
   sent: Map<string, number[]>;
+  /** False while the agent is still starting (first seen working by 'start', never idle since). */
+  ready: boolean;
 }
 
 /** Decides which infos are announced. Pure but for its memory; `now` is injected (ms). */
@@ -141,6 +174,7 @@ export class NotifyGate {
     this.#o = {
       done: options.done ?? false,
       hysteresisMs: options.hysteresisMs ?? HYSTERESIS_MS,
+      turnMs: options.turnMs ?? TURN_MS,
       contentWaitMs: options.contentWaitMs ?? CONTENT_WAIT_MS,
       flapWindowMs: options.flapWindowMs ?? FLAP_WINDOW_MS,
       flapMax: options.flapMax ?? FLAP_MAX,
@@ -164,6 +198,7 @@ export class NotifyGate {
         latest: info,
         sent: new Map(),
         announcedAt: new Map(),
+        ready: !(info.state === 'working' && info.by === 'start'),
       });
       return null; // the baseline: a session first seen is not news
     }
@@ -171,21 +206,32 @@ export class NotifyGate {
     t.state = info.state;
     t.latest = info;
     if (prev === 'blocked' && info.state !== 'blocked') {
-      t.left = { at: now, key: t.announced };
+      const turn = info.state === 'idle';
+      t.left = { at: now, key: t.announced, since: t.since, turn, blind: t.blind };
       t.announced = undefined;
       t.blind = false;
       t.waitingSince = undefined;
+    }
+    if (t.left && prev !== 'blocked') {
+      // what happened since the last prompt left: a turn ended, or the agent worked a while
+      const worked = prev === 'working' && t.workingSince !== undefined &&
+        now - t.workingSince >= this.#o.turnMs;
+      if (worked || info.state === 'idle') t.left.turn = true;
     }
     if (info.state === 'working' && prev !== 'working') t.workingSince = now;
     if (prev === 'idle' && info.state !== 'idle') {
       t.doneLeftAt = t.doneOpen ? now : undefined;
       t.doneOpen = false;
     }
+    const started = t.ready;
+    if (info.state === 'idle' || info.state === 'blocked') t.ready = true;
     if (info.state === 'blocked') {
-      if (prev !== 'blocked') t.waitingSince = t.enteredAt = now;
+      if (prev !== 'blocked') t.waitingSince = t.enteredAt = t.since = now;
       return this.#blocked(t, now);
     }
-    if (info.state === 'idle' && prev === 'working' && this.#o.done) return this.#done(t, now);
+    if (info.state === 'idle' && prev === 'working' && this.#o.done && started) {
+      return this.#done(t, now);
+    }
     return null;
   }
 
@@ -232,8 +278,9 @@ export class NotifyGate {
     const fresh = t.announced === undefined;
     t.waitingSince = undefined;
     t.announced = key;
-    if (fresh && t.left?.key === key && (t.enteredAt ?? now) - t.left.at <= this.#o.hysteresisMs) {
-      return null; // the same prompt flickered back: the episode before goes on
+    if (fresh && this.#flicker(t, key, info)) {
+      t.since = t.left!.since; // the same prompt flickered back: the episode before goes on
+      return null;
     }
     // The same prompt again with no keystroke since its last notice: the screen flaps.
     const last = t.announcedAt.get(key);
@@ -245,6 +292,21 @@ export class NotifyGate {
     if (!flap) this.#count(t, key, now); // the window counts every notice of the prompt
     t.blind = !ready;
     return notice('blocked', info, ready);
+  }
+
+  /**
+   * True when `key`, a fresh episode's prompt, is the last episode's back after a redraw:
+   * within the hysteresis, with no input since it appeared and no turn in between.
+   */
+  #flicker(t: Track, key: string, info: SessionInfo): boolean {
+    const left = t.left;
+    // a notice that went out before its dialog could be read: the dialog drawn after the
+    // flicker is the prompt it announced
+    const same = left?.key === key || (left?.blind === true && readable(info));
+    if (!left || !same || left.turn) return false;
+    if ((t.enteredAt ?? left.at) - left.at > this.#o.hysteresisMs) return false;
+    const typed = info.lastInput !== undefined && info.lastInput >= (left.since ?? -Infinity);
+    return !typed;
   }
 
   #done(t: Track, now: number): Notice | null {

@@ -59,6 +59,8 @@ export interface SessionInfo {
    * `answer`/`send`), ms since the epoch; absent when never.
    */
   lastInput?: number;
+  /** True while idle and no turn happened since the session started (ready, not 'done'). */
+  fresh?: boolean;
   /** The host's notification channels that failed last, `{channel: why}`; absent when none did. */
   notify?: Partial<Record<string, string>>;
 }

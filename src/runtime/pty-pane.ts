@@ -46,6 +46,8 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
   #attached = 0;
   /** The size before the first terminal attached, restored when the last one leaves. */
   #sizeBeforeAttach?: { rows: number; cols: number };
+  /** When an evaluation first saw the prompt now published, ms since the epoch. */
+  #promptSince = 0;
 
   constructor(session: Session, readonly options: PtyPaneOptions) {
     super(session, options);
@@ -68,6 +70,15 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
     return this.session.exit;
   }
 
+  /**
+   * When an evaluation first saw the blocked prompt it shows now (its question, options and
+   * details; the selection aside), ms since the epoch; for the typing guard, which lets a new
+   * dialog settle before answering it. Later than the agent drew it by up to one sweep.
+   */
+  get promptSince(): number {
+    return this.#promptSince;
+  }
+
   onChange(listener: (prev: StateRecord) => void): () => void {
     this.#changeListeners.add(listener);
     return () => this.#changeListeners.delete(listener);
@@ -81,6 +92,7 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
    */
   #classified(prev: StateRecord): void {
     const next = published(this);
+    if (next.prompt !== this.#published?.prompt) this.#promptSince = Date.now();
     const transition = this.record.state !== prev.state;
     if (!transition && this.#published && samePublished(this.#published, next)) return;
     this.#published = next;
@@ -115,6 +127,7 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
       socket: s.spec.socket,
     };
     if (s.tty) info.tty = s.tty;
+    if (this.record.state === 'idle' && !this.record.worked) info.fresh = true;
     const activity = this.record.state === 'working' ? this.record.evaluation?.activity : undefined;
     if (activity) info.activity = activity;
     if (this.record.state === 'blocked') {

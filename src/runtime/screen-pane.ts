@@ -7,6 +7,7 @@
  */
 import type { Manifest } from '../detect/manifest.ts';
 import { Evaluator } from '../detect/evaluator.ts';
+import { inputBox } from '../detect/evaluate.ts';
 import type { ScreenSnapshot } from '../vt/terminal.ts';
 import { type AgentMatch, classifyForeground, matchAgent } from './agent-match.ts';
 import type { ExitInfo, SessionSpec } from './session.ts';
@@ -74,10 +75,11 @@ export class ScreenPane<S extends SweptSession = SweptSession> {
   /** Starts following `session`; it begins idle (an agent that has only started is not working). */
   constructor(readonly session: S, readonly paneOptions: ScreenPaneOptions<S>) {
     this.#now = paneOptions.now ?? Date.now;
-    this.record = initialState(this.#now());
     // The agent is known from the start when forced or named by the command: `info` names
-    // it before the first sweep.
+    // it before the first sweep. One whose input box is known (`[input] box`) is starting
+    // (working) until it draws it.
     this.match = this.#matchNow(paneOptions.manifests(), false);
+    this.record = initialState(this.#now(), (this.match.manifest?.input?.box.length ?? 0) > 0);
   }
 
   get id(): string {
@@ -187,6 +189,9 @@ export class ScreenPane<S extends SweptSession = SweptSession> {
       exit: s.exit,
       report: s.report,
       reportTtlMs: this.paneOptions.reportTtlMs,
+      inputDrawn: manifest?.input?.box.length && !prev.inputSeen
+        ? inputBox(s.terminal.snapshot(), manifest) !== 'absent'
+        : undefined,
     });
     this.lastEvalAt = now;
     this.evaluations++;

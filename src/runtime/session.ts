@@ -56,8 +56,10 @@ export interface SessionSpec {
   command: string;
   args: string[];
   cwd?: string;
-  /** Extra environment over process.env. */
+  /** Extra environment over process.env (with `fullEnv`: the whole environment). */
   env?: Record<string, string>;
+  /** True: `env` is the child's whole environment (a background host's client's). */
+  fullEnv?: boolean;
   /** Size in cells. */
   rows: number;
   cols: number;
@@ -106,7 +108,9 @@ export class Session {
     this.terminal = new Terminal(spec.rows, spec.cols);
     this.headless = spec.headless;
     const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+    if (!spec.fullEnv) {
+      for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+    }
     Object.assign(env, spec.env ?? {}, {
       AGENTWATCH_SESSION: spec.id,
       AGENTWATCH_SOCKET: spec.socket,

@@ -126,6 +126,13 @@ export interface SignalInput {
   report: Report | null;
   /** How long a report lives unless the screen agrees, ms. */
   reportTtlMs?: number;
+  /**
+   * Whether the agent's input box is drawn, when its manifest says what it looks like (`[input]
+   * box`) and it was never seen yet; absent otherwise. While it was never drawn, a screen no rule
+   * matches is an agent still starting: working, not idle (Qwen Code 0.24.4's blank screen and
+   * banner before its composer).
+   */
+  inputDrawn?: boolean;
 }
 
 /** A session's state, since when, why, and what the decision remembers between evaluations. */
@@ -154,11 +161,23 @@ export interface StateRecord {
   screenUnblockedAt?: number;
   /** True once an agent held the pane's foreground (a shell back in front then means it ended). */
   agentSeen?: boolean;
+  /** True once the agent's input box was drawn (see {@link SignalInput.inputDrawn}). */
+  inputSeen?: boolean;
+  /** True once the session read idle (its agent was ready for a task). */
+  ready?: boolean;
+  /** True once it read working or blocked after it was ready: a turn happened (idle is 'done'). */
+  worked?: boolean;
 }
 
-/** The record of a session that has just started: idle (no prompt submitted yet). */
-export function initialState(now: number): StateRecord {
-  return { state: 'idle', since: now, reason: 'started', by: 'start' };
+/**
+ * The record of a session that has just started: idle (no prompt submitted yet); working when
+ * `starting` (its agent's manifest says what its input box looks like, and it is not drawn yet:
+ * see {@link SignalInput.inputDrawn}).
+ */
+export function initialState(now: number, starting = false): StateRecord {
+  return starting
+    ? { state: 'working', since: now, reason: 'starting: no input box yet', by: 'start' }
+    : { state: 'idle', since: now, reason: 'started', by: 'start' };
 }
 
 function next(
@@ -170,7 +189,10 @@ function next(
   memo: Memo,
   evaluation?: Evaluation,
 ): StateRecord {
-  return { state, since: prev.state === state ? prev.since : now, reason, by, evaluation, ...memo };
+  const since = prev.state === state ? prev.since : now;
+  const worked = memo.worked || (memo.ready && (state === 'working' || state === 'blocked'));
+  const ready = memo.ready || state === 'idle';
+  return { state, since, reason, by, evaluation, ...memo, ready, worked };
 }
 
 /** What the decision remembers about reports between evaluations. */
@@ -183,6 +205,9 @@ type Memo = Pick<
   | 'screenBlocked'
   | 'screenUnblockedAt'
   | 'agentSeen'
+  | 'inputSeen'
+  | 'ready'
+  | 'worked'
 >;
 
 /** The state a screen evaluation reads from a matched rule, or null when no rule matched. */
@@ -206,6 +231,9 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
     screenBlocked: ev?.state === 'blocked',
     screenUnblockedAt: prev.screenBlocked && ev?.state !== 'blocked' ? now : prev.screenUnblockedAt,
     agentSeen: prev.agentSeen || input.foreground === 'agent',
+    inputSeen: prev.inputSeen || input.inputDrawn === true,
+    ready: prev.ready || prev.state === 'idle',
+    worked: prev.worked,
   };
   if (r && r.at !== memo.reportSeenAt) {
     // A new report. A hook runs as a process and may report late: a blocked report (e.g.
@@ -282,6 +310,16 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
       now,
       `no manifest for the foreground process ${who}`,
       'foreground',
+      memo,
+    );
+  }
+  if (ev.rule === null && input.inputDrawn === false && !memo.inputSeen) {
+    return next(
+      prev,
+      'working',
+      now,
+      'starting: no rule matched, no input box yet',
+      'screen',
       memo,
     );
   }

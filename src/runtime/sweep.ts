@@ -2,11 +2,12 @@
  * The sweep schedules panes ({@link ScreenPane}: each classifies itself): every `intervalMs`
  * (default 700 ms, the seed's SWEEP_INTERVAL) each pane refreshes its inputs (manifests,
  * foreground) and, when its screen or inputs changed since its last evaluation, is classified
- * again; unchanged panes cost one integer compare. In adaptive mode a session that changes is also evaluated soon
- * after its output, at most once every {@link ADAPTIVE_MIN_MS}; one timer serves every such
- * look, at most every {@link ADAPTIVE_SLOT_MS} (looks that fall due in the same slot share a
- * wake-up), instead of a timer per session. A session waiting for a working -> idle
- * confirmation stays due until it is confirmed or dropped.
+ * again; unchanged panes cost one integer compare. In adaptive mode a session that changes is
+ * also evaluated soon after its output, at most once every {@link ADAPTIVE_MIN_MS}; one timer
+ * serves every such look at the end of its {@link ADAPTIVE_SLOT_MS} slot (a look already due
+ * waits for the end of the current slot), so a thousand spinning panes share at most 40
+ * wake-ups a second, and a wake-up touches only the panes due in it. A session waiting for a
+ * working -> idle confirmation stays due until it is confirmed or dropped.
  */
 import { IDLE_CONFIRM_MS, type StateRecord } from './signals.ts';
 import type { Session } from './session.ts';
@@ -21,10 +22,16 @@ export const DEFAULT_INTERVAL_MS = 700;
 export const ADAPTIVE_MIN_MS = 100;
 /**
  * In adaptive mode, the slot adaptive looks are served in, ms: a look due at time T runs at
- * the end of T's slot (T rounded up to a multiple of this), so at most 1000 / this wake-ups a
- * second serve any number of sessions, each at most this much later than due.
+ * the end of T's slot (T rounded up to a multiple of this; a T already past, at the end of
+ * the current slot), so at most 1000 / this wake-ups a second serve any number of sessions,
+ * each at most this much later than due.
  */
 export const ADAPTIVE_SLOT_MS = 25;
+
+/** The end of the slot that holds time `t` (ms since the epoch). */
+function slotEnd(t: number): number {
+  return Math.ceil(t / ADAPTIVE_SLOT_MS) * ADAPTIVE_SLOT_MS;
+}
 
 /**
  * The timer functions the sweep uses: the global ones by default, a virtual clock's in the
@@ -74,9 +81,11 @@ export class Sweep<S extends SweptSession = Session> {
   #timer?: unknown;
   readonly #now: () => number;
   readonly #timers: SweepTimers;
-  /** Adaptive looks to take: each pane's earliest time (ms since the epoch). */
+  /** Adaptive looks to take: the end of the slot each pane is looked at in (ms since the epoch). */
   readonly #due = new Map<ScreenPane<S>, number>();
-  /** The one timer serving {@link #due}, and the time it fires at. */
+  /** The same looks by slot end: what one wake-up serves. */
+  readonly #slots = new Map<number, Set<ScreenPane<S>>>();
+  /** The one timer serving {@link #slots}, and the time it fires at. */
   #slotTimer?: unknown;
   #slotAt = Infinity;
   /** What to undo when a pane is removed. */
@@ -112,7 +121,7 @@ export class Sweep<S extends SweptSession = Session> {
   remove(id: string): void {
     const pane = this.panes.get(id);
     if (pane) {
-      this.#due.delete(pane);
+      this.#unschedule(pane);
       this.#offs.get(pane)?.();
       this.#offs.delete(pane);
     }
@@ -132,6 +141,7 @@ export class Sweep<S extends SweptSession = Session> {
     this.#slotTimer = undefined;
     this.#slotAt = Infinity;
     this.#due.clear();
+    this.#slots.clear();
   }
 
   /** After each evaluation of `pane`: its confirmation look, the host's callbacks, the totals. */
@@ -149,44 +159,59 @@ export class Sweep<S extends SweptSession = Session> {
 
   /** Asks for an adaptive look at `pane` once `after` ms have passed since its last evaluation. */
   #schedule(pane: ScreenPane<S>, after = ADAPTIVE_MIN_MS): void {
-    const at = pane.lastEvalAt + after;
+    const slot = slotEnd(Math.max(pane.lastEvalAt + after, this.#now()));
     const due = this.#due.get(pane);
-    if (due !== undefined && due <= at) return;
-    this.#due.set(pane, at);
-    this.#arm(at);
+    if (due !== undefined && due <= slot) return;
+    if (due !== undefined) this.#slots.get(due)?.delete(pane);
+    this.#due.set(pane, slot);
+    let panes = this.#slots.get(slot);
+    if (!panes) this.#slots.set(slot, panes = new Set());
+    panes.add(pane);
+    this.#arm(slot);
   }
 
-  /** Makes the slot timer fire by the end of the slot of time `at` (ms since the epoch). */
-  #arm(at: number): void {
-    const slotEnd = Math.ceil(at / ADAPTIVE_SLOT_MS) * ADAPTIVE_SLOT_MS;
-    if (this.#slotTimer !== undefined && this.#slotAt <= slotEnd) return;
+  /** Drops `pane`'s pending adaptive look. */
+  #unschedule(pane: ScreenPane<S>): void {
+    const due = this.#due.get(pane);
+    if (due === undefined) return;
+    this.#due.delete(pane);
+    this.#slots.get(due)?.delete(pane);
+  }
+
+  /** Makes the slot timer fire at `slot` (a slot's end, ms since the epoch) or earlier. */
+  #arm(slot: number): void {
+    if (this.#slotTimer !== undefined && this.#slotAt <= slot) return;
     if (this.#slotTimer !== undefined) this.#timers.clearTimeout(this.#slotTimer);
-    this.#slotAt = slotEnd;
+    this.#slotAt = slot;
     this.#slotTimer = this.#timers.setTimeout(
       () => this.#serve(),
-      Math.max(0, slotEnd - this.#now()),
+      Math.max(0, slot - this.#now()),
     );
     unref(this.#slotTimer);
   }
 
-  /** Takes the adaptive looks that are due, then sets the timer for the next one. */
+  /** Takes the adaptive looks of the slots that have ended, then sets the timer for the next. */
   #serve(): void {
     this.#slotTimer = undefined;
     this.#slotAt = Infinity;
     const now = this.#now();
+    for (const [slot, panes] of this.#slots) {
+      if (slot > now) continue; // a later slot (one added while serving is later too)
+      this.#slots.delete(slot);
+      for (const pane of panes) {
+        this.#due.delete(pane);
+        if (!this.panes.has(pane.id)) continue;
+        try {
+          pane.evaluateIfDue();
+        } catch {
+          // one pane's failure must not stop the looks at the others
+        }
+      }
+    }
     let next = Infinity;
-    for (const [pane, at] of [...this.#due]) {
-      if (at > now) {
-        next = Math.min(next, at);
-        continue;
-      }
-      this.#due.delete(pane);
-      if (!this.panes.has(pane.id)) continue;
-      try {
-        pane.evaluateIfDue();
-      } catch {
-        // one pane's failure must not stop the looks at the others
-      }
+    for (const [slot, panes] of this.#slots) {
+      if (panes.size === 0) this.#slots.delete(slot);
+      else if (slot < next) next = slot;
     }
     if (next < Infinity) this.#arm(next);
   }

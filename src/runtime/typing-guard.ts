@@ -10,8 +10,10 @@
  *   that submits the text is checked again on its own, so a prompt that appears between the
  *   text and the Enter does not receive that Enter.
  * - `answer` works only on a blocked pane, only with the person's confirmation, and only when
- *   the prompt on screen is still the one the person confirmed; it moves the selection with
- *   arrow keys (one key at a time, checking the prompt between keys) and presses Enter.
+ *   the prompt on screen is still the one the person confirmed; once the dialog has settled it
+ *   types the option's digit where the manifest says the dialogs take one, else moves the
+ *   selection with arrow keys (one key at a time, checking the prompt between keys) and presses
+ *   Enter; it returns once the prompt has left the screen ({@link guardedAnswer}).
  *
  * Every write is made the same way ({@link guardedWrite}): read the PTY master synchronously
  * until it is empty, classify, read again (classify again while output came), then write(2)
@@ -27,7 +29,7 @@
  * itself could close it.
  */
 import { type Prompt, readPrompt } from '../detect/prompt.ts';
-import { inputHoldsText } from '../detect/evaluate.ts';
+import { inputBox } from '../detect/evaluate.ts';
 import { UserError } from '../errors.ts';
 import type { ConfirmedPrompt } from './protocol.ts';
 import type { PtyPane } from './pty-pane.ts';
@@ -161,7 +163,8 @@ function refusal(w: PtyPane, why: string): GuardRefusal {
  * @returns the number of bytes written.
  * @throws GuardRefusal when the pane is blocked (before the text: zero bytes written; before
  *   the Enter: the text stays typed, unsubmitted).
- * @throws UserError (exit 3) when the agent's input box holds a draft and `append` is false.
+ * @throws UserError (exit 3) when the agent's input box holds a draft and `append` is false,
+ *   or when the agent draws no input box yet (its manifest's `[input] box`: still starting).
  */
 export async function guardedSend(
   w: PtyPane,
@@ -175,7 +178,16 @@ export async function guardedSend(
   // unless told to append (only for agents whose manifest says where the input box is).
   await drainPending();
   if (!append && w.classifyNow().state !== 'blocked' && w.manifest) {
-    if (inputHoldsText(w.session.terminal.snapshot(), w.manifest) === true) {
+    const box = inputBox(w.session.terminal.snapshot(), w.manifest);
+    if (box === 'absent') {
+      throw new UserError(
+        `refused: ${w.session.spec.name} shows no input box (still starting, or a menu covers ` +
+          `it); nothing was typed (agentwatch wait ${w.session.spec.name} --until idle waits ` +
+          'for it)',
+        GUARD_EXIT,
+      );
+    }
+    if (box === 'text') {
       throw new UserError(
         `refused: ${w.session.spec.name}'s input box holds text someone typed; nothing was typed ` +
           '(send --append adds to it and submits both)',
@@ -318,13 +330,65 @@ const RIGHT = '\x1b[C';
 const LEFT = '\x1b[D';
 
 /**
- * Answers the prompt of `w` with option `index`, which the person confirmed on `confirmed`.
+ * How long a dialog must have been on screen before `answer` types into it, ms. Claude Code
+ * 2.1.332 ignores keys (Enter and digits alike) that reach a permission dialog in its first
+ * 100-200 ms; the wait is counted from the first evaluation that saw the prompt
+ * ({@link PtyPane.promptSince}), which is never earlier than the agent drew it.
+ */
+export const ANSWER_SETTLE_MS = 500;
+/** How long `answer` waits for the prompt to leave after its last key, ms. */
+export const ANSWER_RESULT_MS = 3000;
+/**
+ * Output from the agent this long after the answer's key shows it ran since the key was in
+ * its input (the evidence a retry needs, see {@link guardedAnswer}), ms.
+ */
+const ALIVE_AFTER_MS = 100;
+/**
+ * A key typed later than this after the prompt first showed is never typed again: the known
+ * reason a dialog drops a key is that it came too early ({@link ANSWER_SETTLE_MS}), ms.
+ */
+const RETRY_BEFORE_MS = 3 * ANSWER_SETTLE_MS;
+/** Exit code of an `answer` whose key was typed while the prompt stayed on screen. */
+export const ANSWER_UNCONFIRMED_EXIT = 5;
+
+/** The keys that answer: the option's digit, when the manifest says its dialogs take one. */
+function answerKey(w: PtyPane, p: Prompt, index: number): 'digit' | 'arrows' {
+  return w.manifest?.answer?.keys === 'digit' && p.layout === 'vertical' && index < 9 &&
+      p.options[index].startsWith(`${index + 1}. `)
+    ? 'digit'
+    : 'arrows';
+}
+
+/** How the screen answers a key: the prompt gone or changed, or still there. */
+type Outcome = 'gone' | 'moved' | 'same';
+
+/**
+ * Answers the prompt of `w` with option `index`, which the person confirmed on `confirmed`,
+ * and returns once the prompt has left the screen.
+ *
  * Each key is written only right after a fresh classification shows the confirmed prompt
- * (same question, same options) with the selection where the previous key left it
- * ({@link guardedWrite}), and only once the previous arrow key shows on screen (no key is
- * ever in flight when the next is sent, so the Enter selects what the screen shows).
+ * (same question, same options, same details) with the selection where the previous key left
+ * it ({@link guardedWrite}), and not before the prompt has been on screen for
+ * {@link ANSWER_SETTLE_MS}. Where the manifest says its dialogs take a digit (`[answer] keys =
+ * "digit"`) and the option is numbered 1-9, the digit is the one key; otherwise arrow keys
+ * move the selection (the next only once the previous shows on screen) and Enter confirms.
+ *
+ * Then the screen is watched for {@link ANSWER_RESULT_MS}: the answer counts once two fresh
+ * classifications in a row show the pane not blocked, or blocked on another prompt. When the
+ * same prompt still shows at the bound, the key is typed once more only when that is provably
+ * safe: the key was typed within {@link RETRY_BEFORE_MS} of the prompt showing (a dialog drops
+ * keys that come too early), the same prompt with the same selection showed throughout,
+ * nothing else was typed into the pane since, and the agent wrote output at least
+ * {@link ALIVE_AFTER_MS} after the key (so it ran while the key waited in its input, read it
+ * and ignored it; an agent that wrote nothing may be stalled with the key still unread, and
+ * gets no second one). What this trusts: a dialog that took a key shows it (closes, or moves
+ * its selection) within {@link ANSWER_RESULT_MS} while it draws anything at all.
+ * @returns the option answered, as the screen named it.
  * @throws UserError (exit 3) when the pane is not blocked, or the prompt differs from the one
- *   confirmed (it changed or was answered meanwhile), before or between keys.
+ *   confirmed (it changed or was answered meanwhile), before or between keys: nothing more
+ *   was typed.
+ * @throws UserError (exit {@link ANSWER_UNCONFIRMED_EXIT}) when the key was typed but the
+ *   prompt is still on screen at the bound.
  */
 export async function guardedAnswer(
   w: PtyPane,
@@ -360,14 +424,22 @@ export async function guardedAnswer(
   };
   let p = await check();
   if (index < 0 || index >= p.options.length) throw new UserError(`no option ${index + 1}`);
-  if (p.selected < 0) {
+  const keys = answerKey(w, p, index);
+  if (keys === 'arrows' && p.selected < 0) {
     throw new UserError(
       'cannot see which option is selected on screen; answer in the pane itself',
       GUARD_EXIT,
     );
   }
+  // A dialog just drawn may not take keys yet (see ANSWER_SETTLE_MS).
+  for (;;) {
+    const wait = w.promptSince + ANSWER_SETTLE_MS - Date.now();
+    if (wait <= 0) break;
+    await sleep(Math.min(wait, 100));
+    p = await check();
+  }
   let moves = 0;
-  while (p.selected !== index && moves < 20) {
+  while (keys === 'arrows' && p.selected !== index && moves < 20) {
     const from = p.selected;
     // a numbered list moves with ↑/↓, a row of buttons (opencode) with ←/→
     const key = p.layout === 'horizontal'
@@ -391,9 +463,77 @@ export async function guardedAnswer(
       );
     }
   }
-  if (p.selected !== index) {
+  if (keys === 'arrows' && p.selected !== index) {
     throw new UserError('could not move the selection to that option', GUARD_EXIT);
   }
-  await guardedWrite(w, Buffer.from('\r'), judge(index));
-  return p.options[index];
+  const key = keys === 'digit' ? String(index + 1) : '\r';
+  const keyName = keys === 'digit' ? `'${key}'` : 'Enter';
+  const selected = p.selected;
+  for (let attempt = 1;; attempt++) {
+    await guardedWrite(w, Buffer.from(key), judge(selected));
+    const early = Date.now() - w.promptSince < RETRY_BEFORE_MS;
+    const { outcome, retry } = await awaitAnswer(w, same, selected);
+    if (outcome === 'gone') return p.options[index];
+    if (outcome === 'same' && retry && early && attempt === 1) {
+      w.session.log(`answer: ${keyName} left the prompt on screen; typing it once more`);
+      continue;
+    }
+    throw new UserError(
+      `typed ${keyName} for "${p.options[index]}", but the prompt is still showing` +
+        (outcome === 'moved' ? ' (its selection moved)' : '') +
+        (attempt > 1 ? ', also after a second try' : '') +
+        `; answer in the pane itself`,
+      ANSWER_UNCONFIRMED_EXIT,
+    );
+  }
+}
+
+/**
+ * Watches `w` after an answer's key for up to {@link ANSWER_RESULT_MS}: `gone` once two fresh
+ * classifications {@link KEY_GAP_MS} apart show it not blocked or blocked on another prompt
+ * (so the state published is no longer blocked on this one); also `gone` at the bound when
+ * the screen shows no prompt while a signal still says blocked; else `moved` when the prompt
+ * is still there but its selection left `selected` at some point, else `same`. `retry` is true when typing the key again is safe:
+ * `same`, nothing else was written to the pane, and the agent wrote output at least
+ * {@link ALIVE_AFTER_MS} after the key.
+ */
+async function awaitAnswer(
+  w: PtyPane,
+  same: (p: ConfirmedPrompt) => boolean,
+  selected: number,
+): Promise<{ outcome: Outcome; retry: boolean }> {
+  const typedAt = Date.now();
+  let otherInput = 0;
+  let lastOutput = 0;
+  const offInput = w.session.onInput((d) => (otherInput += d.length));
+  const offOutput = w.session.onOutput(() => (lastOutput = Date.now()));
+  let moved = false;
+  let goneSeen = 0;
+  let last: Outcome | 'left' = 'same';
+  try {
+    while (Date.now() - typedAt < ANSWER_RESULT_MS) {
+      await sleep(KEY_GAP_MS);
+      if (w.session.exit) return { outcome: 'gone', retry: false };
+      await drainPending();
+      last = judgeFresh(w, (): Outcome | 'left' => {
+        if (w.record.state !== 'blocked') return 'gone';
+        const now = promptOn(w.session.terminal);
+        if (same(now)) return now.selected === selected ? 'same' : 'moved';
+        // another prompt drawn: gone; none readable while a signal still says blocked (a
+        // hook's report the screen has not yet outvoted): the prompt left, the state lags
+        return now.options.length ? 'gone' : 'left';
+      });
+      if (last === 'moved') moved = true;
+      goneSeen = last === 'gone' ? goneSeen + 1 : 0;
+      if (goneSeen >= 2) return { outcome: 'gone', retry: false };
+    }
+  } finally {
+    offInput();
+    offOutput();
+  }
+  if (goneSeen > 0 || last === 'left') return { outcome: 'gone', retry: false };
+  return {
+    outcome: moved ? 'moved' : 'same',
+    retry: !moved && otherInput === 0 && lastOutput >= typedAt + ALIVE_AFTER_MS,
+  };
 }

@@ -26,7 +26,9 @@
  *           cell count (keys are cell indices).
  *   texts   (string | undefined)[rows]: per physical row, its {@link Grid.rowText} as last
  *           built, undefined once a cell of the row changed (every write marks its row with
- *           {@link Grid.touch}); scrolling rotates `rowMap`, so cached texts move with it.
+ *           {@link Grid.touch}); '' as soon as a row is cleared, and erasing in a row that
+ *           reads '' keeps it (programs that redraw erase many blank rows); scrolling rotates
+ *           `rowMap`, so cached texts move with it.
  *
  * The cell word, the wide-character fix-ups and the text rules follow xterm.js 6.0.0
  * `src/common/buffer/BufferLine.ts` (MIT), the reference the tests compare against.
@@ -42,6 +44,9 @@ export const CONTENT_MASK = 0x3fffff;
 export const WIDTH_SHIFT = 22;
 /** An erased cell: width 1, no text. */
 export const BLANK = 1 << WIDTH_SHIFT;
+
+/** Scratch UTF-16 buffer of {@link Grid.buildRowText} (grown on demand; shared: single-threaded). */
+let scratch = new Uint16Array(512);
 
 /** Tab stop distance of the default stops (xterm `tabStopWidth`). */
 const TAB_WIDTH = 8;
@@ -122,7 +127,7 @@ export class Grid {
     this.bg.fill(0);
     this.wrapped.fill(0);
     this.combined.clear();
-    this.texts.fill(undefined);
+    this.texts.fill(''); // a blank row reads ''
   }
 
   /** Blanks visible row `y` and sets its wrap flag to `wrapped`. */
@@ -132,7 +137,7 @@ export class Grid {
     this.cells.fill(BLANK, start, start + this.cols);
     this.bg.fill(0, start, start + this.cols);
     this.wrapped[p] = wrapped ? 1 : 0;
-    this.texts[p] = undefined;
+    this.texts[p] = ''; // a blank row reads ''
     if (this.combined.size > 0) this.dropCombined(start, start + this.cols);
   }
 
@@ -237,7 +242,8 @@ export class Grid {
   eraseCells(y: number, start: number, end: number): void {
     const cols = this.cols;
     const base = this.rowStart(y);
-    this.touch(y);
+    // a row that reads '' holds no text: erasing leaves it as it reads
+    if (this.texts[this.rowMap[y]] !== '') this.touch(y);
     const cells = this.cells;
     if (start && start <= cols && cells[base + start - 1] >>> WIDTH_SHIFT === 2) {
       cells[base + start - 1] = BLANK;
@@ -271,20 +277,35 @@ export class Grid {
         break;
       }
     }
-    let s = '';
+    // UTF-16 code units into a scratch buffer, then one string: a cell has at most 2 units
+    // unless it holds combined text (grown for it).
+    let units = scratch.length >= 2 * end ? scratch : (scratch = new Uint16Array(2 * end));
+    let n = 0;
     let x = 0;
     while (x < end) {
       const c = cells[base + x];
-      if (c & COMBINED) s += this.combined.get(base + x) ?? '';
-      else {
+      if (c & COMBINED) {
+        const t = this.combined.get(base + x) ?? '';
+        if (n + t.length + 2 * (end - x) > units.length) {
+          const grown = new Uint16Array(n + t.length + 2 * (end - x));
+          grown.set(units.subarray(0, n));
+          units = scratch = grown;
+        }
+        for (let k = 0; k < t.length; k++) units[n++] = t.charCodeAt(k);
+      } else {
         const cp = c & CP_MASK;
-        s += cp === 0 ? ' ' : cp < 0x10000 ? String.fromCharCode(cp) : String.fromCodePoint(cp);
+        if (cp === 0) units[n++] = 0x20;
+        else if (cp < 0x10000) units[n++] = cp;
+        else {
+          units[n++] = 0xd800 + ((cp - 0x10000) >> 10);
+          units[n++] = 0xdc00 + ((cp - 0x10000) & 0x3ff);
+        }
       }
       x += c >>> WIDTH_SHIFT || 1;
     }
-    let n = s.length;
-    while (n > 0 && s.charCodeAt(n - 1) === 0x20) n--;
-    return n === s.length ? s : s.slice(0, n);
+    while (n > 0 && units[n - 1] === 0x20) n--;
+    if (n === 0) return '';
+    return String.fromCharCode.apply(null, units.subarray(0, n) as unknown as number[]);
   }
 
   /**

@@ -8,11 +8,12 @@
  * session opens it (`reading`, then `choosing`); ↑/↓ (k/j) or a digit change the choice; `y`
  * sends (`sending`), unless the session's latest info tells other details with the same
  * question and options (then the board itself refuses); n, Esc, Enter, q or Ctrl-C cancel.
- * The result (answered, or refused with the reason) goes to the status line.
+ * The result goes to the status line: answered (the session saw the prompt leave its screen),
+ * refused (nothing typed), or typed but not taken (the prompt stayed), with the reason.
  */
 import { type PromptReply, readPrompt, sendAnswer } from '../../runtime/control-client.ts';
 import type { SessionInfo } from '../../runtime/protocol.ts';
-import { GUARD_EXIT } from '../../runtime/typing-guard.ts';
+import { ANSWER_UNCONFIRMED_EXIT, GUARD_EXIT } from '../../runtime/typing-guard.ts';
 import { type AnswerPanel, detailsChanged } from './answer-panel.ts';
 
 /** How long answering waits for a blocked session's options to be drawn, ms. */
@@ -171,9 +172,15 @@ export class AnswerFlow {
       });
       message = `answered ${panel.name}: '${answered}'`;
     } catch (e) {
-      // Exit code 3: the guard refused (not blocked, or not the prompt confirmed).
-      const refused = (e as { exitCode?: number }).exitCode === GUARD_EXIT;
-      message = `${panel.name}: ${refused ? 'refused' : 'not answered'}: ${firstLine(e)}`;
+      // Exit code 3: the guard refused (not blocked, or not the prompt confirmed), nothing
+      // typed; 5: the answer was typed but the prompt stayed on screen.
+      const code = (e as { exitCode?: number }).exitCode;
+      const what = code === GUARD_EXIT
+        ? 'refused'
+        : code === ANSWER_UNCONFIRMED_EXIT
+        ? 'answer not taken'
+        : 'not answered';
+      message = `${panel.name}: ${what}: ${firstLine(e)}`;
     }
     this.#close(panel, message);
     this.host.render();

@@ -1,12 +1,15 @@
 /**
- * The sessions a board starts itself (each `watch -- CMD` group, the `n` key) and hosts in this
- * process's {@link SessionHost}: starting one, and ending them all when the board quits or
- * crashes. One place, so that sessions started from the board can move to another host.
+ * The sessions a board starts itself (each `watch -- CMD` group, the `n` key): in the per-user
+ * background host ({@link startInBackground}: they outlive the board), or in this process's
+ * {@link SessionHost} ({@link startHosted}), which ends them when the board quits or crashes.
  */
 import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { UsageError } from '../command.ts';
 import type { SessionHost } from '../../runtime/host.ts';
 import type { NewSession } from '../new-session.ts';
+import type { NotifyOptions } from '../../runtime/notify-config.ts';
+import { startDetached } from '../../runtime/host-client.ts';
 
 /** Whether `path` is a folder. */
 function isDirectory(path: string): boolean {
@@ -49,6 +52,40 @@ export async function startHosted(
     ...sessionSize(stdout),
   });
   return session.id;
+}
+
+/**
+ * Starts `s` in the background host (started on demand), as `run --detach` does: its name,
+ * agent and folder as typed (`agent` when none was typed; the folder made absolute, default
+ * this process's), this process's environment, sized as `stdout`, announced by the host with
+ * `notify`. Returns the new session's id once its socket listens.
+ * @throws UsageError for a folder that does not exist; UserError when the host refuses (a
+ *   command that cannot be run, an unknown agent) or cannot be started.
+ */
+export async function startInBackground(
+  s: NewSession,
+  agent: string | undefined,
+  stdout: NodeJS.WriteStream,
+  notify: NotifyOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
+  if (s.cwd !== undefined && !isDirectory(s.cwd)) {
+    throw new UsageError(`no such folder: ${s.cwd}`);
+  }
+  const clientEnv: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) clientEnv[k] = v;
+  const agentId = s.agent ?? agent;
+  const started = await startDetached({
+    command: s.argv[0],
+    args: s.argv.slice(1),
+    ...(agentId ? { agent: agentId } : {}),
+    ...(s.name ? { name: s.name } : {}),
+    cwd: resolve(s.cwd ?? process.cwd()),
+    env: clientEnv,
+    ...sessionSize(stdout),
+    notify,
+  }, env);
+  return started.id;
 }
 
 /**

@@ -72,9 +72,9 @@ export const BOARD_HELP = [
   '  Enter          attach to it (its screen, your keys go to it); Ctrl-] detaches',
   '  a, 1-9         answer its prompt: a opens the panel, a digit opens it with that option',
   '                 (in the panel: ↑/↓ or 1-9 choose, y answers, n/Esc cancels)',
-  '  n              start a new session (a command line)',
+  '  n              start a new session (a command line) in the background host',
   '  x              clear the rows of sessions whose process is gone',
-  '  q, Ctrl-C      quit (asks first when sessions started here would end)',
+  '  q, Ctrl-C      quit (the sessions go on; agentwatch kill SESSION ends one)',
 ].join('\n');
 
 /**

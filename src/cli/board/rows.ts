@@ -3,6 +3,7 @@
  * the colour of each state, and the detail column in a person's words.
  */
 import type { SessionInfo } from '../../runtime/protocol.ts';
+import { promptAction } from '../../runtime/notify-gate.ts';
 import type { SessionState } from '../../detect/types.ts';
 import { processGone } from '../../runtime/session-directory.ts';
 
@@ -66,16 +67,11 @@ function compareRanked(a: SessionInfo, ra: number, b: SessionInfo, rb: number): 
 }
 
 /**
- * What a blocked prompt asks about, in a person's words: Claude Code's `Bash command` /
- * `npm test` details (2.1.332) as `Bash: npm test`, else the first detail line without its
- * leading glyph (opencode's `→ Edit hello.txt`, Qwen's `? Shell touch hello.txt ...`); '' when
- * the prompt has no details.
+ * What a blocked prompt asks about, in a person's words (`Bash: npm test`): the notice's
+ * action, see {@link promptAction}; '' when the prompt has no details.
  */
 export function askedAbout(details: readonly string[] | undefined): string {
-  if (!details?.length) return '';
-  const tool = /^(\S+) command$/i.exec(details[0]);
-  if (tool && details[1]) return `${tool[1]}: ${details[1]}`;
-  return details[0].replace(/^[^\p{L}\p{N}/~.]+\s+/u, '').replace(/\s*←$/, '');
+  return promptAction(details ?? []);
 }
 
 /** An age for a person: '12 s', '2 m', '3 h'. */
@@ -104,6 +100,7 @@ export function detailOf(info: SessionInfo, now = Date.now()): string {
       return info.activity || (info.by === 'acp' ? info.reason : 'working');
     case 'idle':
       if (info.by === 'start') return 'started, no task yet';
+      if (info.fresh) return 'ready, no task yet'; // idle since it started: nothing is done
       if (info.by === 'acp' && !info.reason.startsWith('turn ended')) return info.reason;
       // An ACP turn's stop reason when it is not the usual one ('cancelled', 'refusal').
       return `done ${ago(now - info.since)} ago${

@@ -1,0 +1,312 @@
+/**
+ * Sessions that outlive the terminal: `run --detach` starts them in the per-user background
+ * host (a real detached `agentwatch __host` process), `ls` shows them, `kill` ends them, and
+ * the host ends with its last session. Real processes and sockets in a temporary
+ * AGENTWATCH_DIR; readiness is awaited with until().
+ */
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cli } from './support/cli.ts';
+import { until } from './support/until.ts';
+import { listSessions } from '../src/runtime/session-directory.ts';
+import type { SessionInfo } from '../src/runtime/protocol.ts';
+import { BackgroundHost } from '../src/runtime/background-host.ts';
+import { checkSpec, HOST_SOCKET } from '../src/runtime/host-protocol.ts';
+import { createHost } from '../src/runtime/default-host.ts';
+import { hostStatus, startDetached } from '../src/runtime/host-client.ts';
+
+/** A private folder for sockets, config and state, and the environment pointing at it. */
+function sandbox(): { dir: string; env: NodeJS.ProcessEnv } {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-bg-'));
+  return {
+    dir,
+    env: {
+      ...process.env,
+      AGENTWATCH_DIR: join(dir, 's'),
+      XDG_CONFIG_HOME: join(dir, 'config'),
+      XDG_STATE_HOME: join(dir, 'state'),
+      XDG_CACHE_HOME: join(dir, 'cache'),
+    },
+  };
+}
+
+/** True while process `pid` exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const sessions = (env: NodeJS.ProcessEnv): Promise<SessionInfo[]> =>
+  listSessions(env.AGENTWATCH_DIR);
+
+/** Ends whatever a test left running in `dir` (hosts by SIGTERM), then removes it. */
+async function cleanup(dir: string, env: NodeJS.ProcessEnv, hosts: Set<number>): Promise<void> {
+  for (const s of await sessions(env).catch(() => [])) hosts.add(s.host);
+  for (const pid of hosts) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // gone
+    }
+  }
+  await until('the hosts to end', () => [...hosts].every((p) => !alive(p)), 15_000);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+test('run --detach: ls shows the session, kill ends it, the host ends after the last one', async () => {
+  const { dir, env } = sandbox();
+  const hosts = new Set<number>();
+  try {
+    const a = await cli(['run', '--detach', '--name', 'one', '--', 'bash', '--norc'], env);
+    assert.is(a.code, 0, a.stderr);
+    const idA = a.stdout.trim();
+    assert.match(idA, /^one-[0-9a-f]{4}$/);
+    const b = await cli(['run', '--detach', '--', 'sleep', '600'], env);
+    assert.is(b.code, 0, b.stderr);
+    const idB = b.stdout.trim();
+    const ls = await cli(['ls'], env);
+    assert.match(ls.stdout, new RegExp(`^${idA} .*shell`, 'm'));
+    assert.match(ls.stdout, new RegExp(`^${idB} .*running +\\S+ +sleep`, 'm'));
+    const infos = await sessions(env);
+    assert.is(infos.length, 2);
+    const host = infos[0].host;
+    hosts.add(host);
+    assert.is(infos[1].host, host, 'one host serves both');
+    assert.is.not(host, process.pid);
+    assert.ok(alive(host));
+    // The session runs in the folder the client ran in, with the client's environment.
+    const k = await cli(['kill', 'one'], env);
+    assert.is(k.code, 0, k.stderr);
+    assert.match(k.stdout, new RegExp(`ended ${idA}`));
+    assert.equal((await sessions(env)).map((s) => s.id), [idB]);
+    assert.ok(alive(host), 'the host stays while a session is left');
+    const again = await cli(['kill', 'one'], env);
+    assert.is(again.code, 4, 'no such session');
+    assert.match(again.stderr, /no session 'one'/);
+    const k2 = await cli(['kill', idB], env);
+    assert.is(k2.code, 0, k2.stderr);
+    await until('the host to end after its last session', () => !alive(host), 15_000);
+    assert.not.ok(existsSync(join(env.AGENTWATCH_DIR!, HOST_SOCKET)), 'its socket is gone');
+    assert.equal(await sessions(env), []);
+    const log = readFileSync(join(env.AGENTWATCH_DIR!, 'host.log'), 'utf8');
+    assert.match(log, /ending: its last session ended/);
+  } finally {
+    await cleanup(dir, env, hosts);
+  }
+});
+
+test('run --detach: the session ends by itself, and a new one starts after (a new host)', async () => {
+  const { dir, env } = sandbox();
+  const hosts = new Set<number>();
+  try {
+    const a = await cli(['run', '--detach', '--name', 'short', '--', 'bash', '--norc'], env);
+    assert.is(a.code, 0, a.stderr);
+    const [first] = await sessions(env);
+    hosts.add(first.host);
+    // Its own exit ends it: `exit` typed through the guard.
+    const sent = await cli(['send', 'short', 'exit'], env);
+    assert.is(sent.code, 0, sent.stderr);
+    await until('the first host to end', () => !alive(first.host), 15_000);
+    const b = await cli(['run', '--detach', '--name', 'second', '--', 'bash', '--norc'], {
+      ...env,
+      AW_FIRST_CLIENT: 'yes',
+    });
+    assert.is(b.code, 0, b.stderr);
+    const [second] = await sessions(env);
+    hosts.add(second.host);
+    assert.is(second.name, 'second');
+    assert.is.not(second.host, first.host);
+    // ... and a third while the host is up joins it, with its own client's environment and
+    // folder (not those of the client that started the host).
+    const c = await cli(['run', '--detach', '--name', 'third', '--', 'bash', '--norc'], {
+      ...env,
+      AW_THIRD_CLIENT: 'yes',
+    });
+    assert.is(c.code, 0, c.stderr);
+    const all = await sessions(env);
+    assert.equal(all.map((s) => s.host), [second.host, second.host]);
+    const echo = await cli(
+      ['send', 'third', 'echo "env:$AW_FIRST_CLIENT:$AW_THIRD_CLIENT:$PWD"'],
+      env,
+    );
+    assert.is(echo.code, 0, echo.stderr);
+    const root = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
+    await until('the echo', async () => {
+      const s = await cli(['explain', 'third'], env);
+      return s.stdout.includes(`env::yes:${root}`);
+    });
+  } finally {
+    await cleanup(dir, env, hosts);
+  }
+});
+
+test('run --detach: four clients at once start one host', async () => {
+  const { dir, env } = sandbox();
+  const hosts = new Set<number>();
+  try {
+    const runs = await Promise.all(
+      [1, 2, 3, 4].map((n) =>
+        cli(['run', '--detach', '--name', `c${n}`, '--', 'sleep', '600'], env)
+      ),
+    );
+    for (const r of runs) assert.is(r.code, 0, r.stderr);
+    const all = await sessions(env);
+    for (const s of all) hosts.add(s.host);
+    assert.equal(all.map((s) => s.name).sort(), ['c1', 'c2', 'c3', 'c4']);
+    assert.is(hosts.size, 1, `one host, got ${[...hosts].join(', ')}`);
+  } finally {
+    await cleanup(dir, env, hosts);
+  }
+});
+
+test('background host: a crashed session leaves the host and the others running', async () => {
+  const { dir, env } = sandbox();
+  const hosts = new Set<number>();
+  try {
+    for (const name of ['keep', 'crash']) {
+      const r = await cli(['run', '--detach', '--name', name, '--', 'bash', '--norc'], env);
+      assert.is(r.code, 0, r.stderr);
+    }
+    const infos = await sessions(env);
+    const host = infos[0].host;
+    hosts.add(host);
+    process.kill(infos.find((s) => s.name === 'crash')!.pid, 'SIGSEGV');
+    await until('the crashed session to go', async () => (await sessions(env)).length === 1);
+    assert.ok(alive(host));
+    const left = await sessions(env);
+    assert.is(left[0].name, 'keep');
+    const sent = await cli(['send', 'keep', 'echo still-here'], env);
+    assert.is(sent.code, 0, sent.stderr);
+    await until('the kept session to answer', async () => {
+      const s = await cli(['explain', 'keep'], env);
+      return /still-here\s*\n.*still-here/s.test(s.stdout);
+    });
+  } finally {
+    await cleanup(dir, env, hosts);
+  }
+});
+
+test('background host: a dead host (SIGKILL) is replaced by the next client', async () => {
+  const { dir, env } = sandbox();
+  const hosts = new Set<number>();
+  try {
+    const a = await cli(['run', '--detach', '--', 'sleep', '600'], env);
+    assert.is(a.code, 0, a.stderr);
+    const [first] = await sessions(env);
+    hosts.add(first.host);
+    process.kill(first.host, 'SIGKILL'); // its host socket stays behind, refusing
+    try {
+      process.kill(-first.pid, 'SIGKILL');
+    } catch {
+      // the PTY's hangup ended it
+    }
+    await until('the host to be gone', () => !alive(first.host));
+    assert.ok(existsSync(join(env.AGENTWATCH_DIR!, HOST_SOCKET)), 'a stale socket is left');
+    const b = await cli(['run', '--detach', '--name', 'after', '--', 'sleep', '600'], env);
+    assert.is(b.code, 0, b.stderr);
+    const live = await sessions(env);
+    assert.equal(live.map((s) => s.name), ['after']);
+    hosts.add(live[0].host);
+    assert.is.not(live[0].host, first.host);
+  } finally {
+    await cleanup(dir, env, hosts);
+  }
+});
+
+test('run --detach: refusals are clear and start no session', async () => {
+  const { dir, env } = sandbox();
+  const hosts = new Set<number>();
+  try {
+    const missing = await cli(['run', '--detach', '--', 'no-such-command-aw'], env);
+    assert.is(missing.code, 127, 'as a shell says: command not found');
+    assert.match(missing.stderr, /no-such-command-aw/);
+    const agent = await cli(['run', '--detach', '--agent', 'nope', '--', 'sleep', '1'], env);
+    assert.is(agent.code, 1);
+    assert.match(agent.stderr, /--agent nope: no such agent/);
+    const wide = await cli(['run', '--detach', '--interval', '200', '--', 'sleep', '1'], env);
+    assert.is(wide.code, 2);
+    assert.match(wide.stderr, /--interval cannot go with --detach/);
+    assert.equal(await sessions(env), []);
+  } finally {
+    await cleanup(dir, env, hosts);
+  }
+});
+
+/** Leaves a socket nobody listens on at `path` (as a host killed with SIGKILL does). */
+async function staleSocket(path: string): Promise<void> {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(path, r));
+  linkSync(path, `${path}.keep`);
+  await new Promise((r) => server.close(r)); // removes `path`, not its other name
+  renameSync(`${path}.keep`, path);
+}
+
+test("background host in-process: four claims at once over a dead host's socket, one host; idle grace ends it", async () => {
+  const { dir, env } = sandbox();
+  try {
+    const path = join(env.AGENTWATCH_DIR!, HOST_SOCKET);
+    await staleSocket(path);
+    assert.ok(existsSync(path));
+    const make = () =>
+      new BackgroundHost(createHost({}, env, { hooks: false }), { env, idleMs: 300 });
+    const hosts = [make(), make(), make(), make()];
+    const claims = await Promise.all(hosts.map((h) => h.claim()));
+    assert.equal(claims.filter(Boolean).length, 1, `exactly one wins: ${claims}`);
+    const winner = hosts[claims.indexOf(true)];
+    for (const h of hosts) if (h !== winner) await h.host.close();
+    assert.equal(
+      readdirSync(env.AGENTWATCH_DIR!).filter((n) => n.startsWith('host')).sort(),
+      [HOST_SOCKET],
+      'nothing left beside the host socket',
+    );
+    await winner.ended; // no session came within the grace
+    assert.not.ok(existsSync(join(env.AGENTWATCH_DIR!, HOST_SOCKET)));
+    // A client after it starts a fresh host process.
+    const started = await startDetached({ command: 'sleep', args: ['600'] }, env);
+    assert.match(started.id, /^sleep-/);
+    assert.ok(alive(started.host));
+    assert.is.not(started.host, process.pid);
+    assert.equal(await hostStatus(env), { pid: started.host, sessions: [started.id] });
+  } finally {
+    await cleanup(dir, env, new Set());
+  }
+});
+
+test('checkSpec: a start request with a wrong field is refused, naming the field', () => {
+  const ok = { command: 'bash', args: [] };
+  assert.equal(checkSpec({ ...ok, rows: 40, cols: 100, cwd: '/' }).cwd, '/');
+  const bad: [Record<string, unknown>, RegExp][] = [
+    [{ args: [] }, /'command' must be a non-empty string/],
+    [{ command: 'bash', args: 'x' }, /'args' must be a list of strings/],
+    [{ ...ok, name: 3 }, /'name' must be a string/],
+    [{ ...ok, cwd: 'relative' }, /'cwd' must be an absolute path/],
+    [{ ...ok, cwd: '/no/such/folder-aw' }, /no such folder: \/no\/such\/folder-aw/],
+    [{ ...ok, env: { A: 1 } }, /'env' must be an object of strings/],
+    [{ ...ok, rows: 0 }, /'rows' must be a whole number from 1 to 500/],
+    [{ ...ok, cols: 1.5 }, /'cols' must be a whole number from 1 to 1000/],
+    [{ ...ok, hooks: 'no' }, /'hooks' must be a boolean/],
+    [{ ...ok, notify: { desktop: true } }, /'notify' must be resolved notification settings/],
+  ];
+  for (const [req, why] of bad) assert.throws(() => checkSpec(req), why, JSON.stringify(req));
+});
+
+test.run();

@@ -1,0 +1,89 @@
+/**
+ * The board's answer flow (src/cli/board/answering.ts) against a stub session socket (a real
+ * Unix socket speaking the control protocol's `prompt` and `answer` lines): the status line
+ * says `answered` only for an answer the session confirmed, `refused` for the guard's exit 3
+ * (nothing typed), and `answer not taken` for exit 5 (typed, but the prompt stayed).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { AnswerFlow } from '../src/cli/board/answering.ts';
+import type { SessionInfo } from '../src/runtime/protocol.ts';
+import { until } from './support/until.ts';
+
+const PROMPT = {
+  question: 'Do you want to proceed?',
+  options: ['1. Yes', '2. No'],
+  selected: 0,
+  details: ['Bash command', 'touch hello.txt'],
+};
+
+/** A socket that answers `prompt` with PROMPT and `answer` with `reply`. */
+async function stub(path: string, reply: Record<string, unknown>): Promise<Server> {
+  const server = createServer((c) => {
+    c.on('data', (d) => {
+      const req = JSON.parse(d.toString().split('\n')[0]);
+      const line = req.op === 'prompt'
+        ? { ok: true, op: 'prompt', ...PROMPT }
+        : { op: 'answer', ...reply };
+      c.end(JSON.stringify(line) + '\n');
+    });
+  });
+  await new Promise<void>((r) => server.listen(path, r));
+  return server;
+}
+
+async function statusAfterYes(reply: Record<string, unknown>): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-flow-'));
+  const socket = join(dir, 's.sock');
+  const server = await stub(socket, reply);
+  try {
+    const info = {
+      id: 'web-0001',
+      name: 'web',
+      state: 'blocked',
+      socket,
+    } as SessionInfo;
+    let status = '';
+    const flow = new AnswerFlow({
+      latest: () => ({ ...info, ...PROMPT }),
+      closed: (m) => (status = m),
+      render: () => {},
+    });
+    assert.is(flow.open(info), undefined);
+    await until('the prompt read', () => flow.panel?.phase === 'choosing');
+    flow.key('y');
+    await until('the answer sent', () => status);
+    return status;
+  } finally {
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('answered: the session confirmed it', async () => {
+  assert.is(await statusAfterYes({ ok: true, answered: '1. Yes' }), "answered web: '1. Yes'");
+});
+
+test('refused (exit 3): nothing typed', async () => {
+  const s = await statusAfterYes({
+    ok: false,
+    error: 'web is not waiting for an answer (it is idle)',
+    code: 3,
+  });
+  assert.is(s, 'web: refused: web is not waiting for an answer (it is idle)');
+});
+
+test('answer not taken (exit 5): typed, the prompt stayed', async () => {
+  const s = await statusAfterYes({
+    ok: false,
+    error: `typed '1' for "1. Yes", but the prompt is still showing; answer in the pane itself`,
+    code: 5,
+  });
+  assert.match(s, /^web: answer not taken: typed '1' for "1\. Yes", but the prompt is still/);
+});
+
+test.run();
