@@ -46,6 +46,8 @@ const lines: string[][] = [
   ['mark', 'api', 'idle', 'a note', 'extra'],
   ['cut', join(home, 'rec', 'x'), 'extra', '--at', '1', '--label', 'idle'],
   ['sim-agent', 'extra'],
+  ['kill', 'api', 'extra'],
+  ['__host', 'extra'],
 ];
 
 test.after(() => rmSync(home, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 /**
- * Every command that takes a SESSION says the same for a name that matches several sessions
+ * Every command that takes a SESSION (send, answer, wait, explain, mark, cancel, kill) says the same for a name that matches several sessions
  * (the ids, exit 2, no usage text) and for one that matches none (exit 4). Fake session
  * sockets (no PTY): the CLI is a real process, the point being its words and exit code.
  */
@@ -37,6 +37,7 @@ const commandsWith = (key: string) => [
   ['explain', key],
   ['mark', key, 'idle'],
   ['cancel', key],
+  ['kill', key],
 ];
 
 test('an ambiguous name: the same words and exit 2 from every SESSION command, no usage', async () => {
