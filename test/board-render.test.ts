@@ -101,6 +101,50 @@ test('renderBoard: a hundred sessions in 24 rows show the rows that fit and coun
   assert.match(lines[0], /100 sessions · 10 blocked · 90 working/);
 });
 
+test('renderBoard: a tiny terminal shows session rows before the key help and the blank lines', () => {
+  const infos = [
+    info('api-0001', { name: 'api', state: 'blocked', question: 'Do you want to proceed?' }),
+    info('web-0002', { name: 'web', state: 'working' }),
+  ];
+  const row = /^ {3}api +blocked +5s +Do you/;
+  const status = 'rules updated: claude 2026.12.08 (catalog)';
+  // 40x6 with a status of two lines: the help shrinks to one line, the blank goes.
+  const six = renderBoard(infos, { ...VIEW, width: 40, height: 6, status });
+  assert.is(six.length, 6);
+  assert.ok(six.some((l) => row.test(l)), six.join('\n'));
+  assert.match(six[0], /^ agentwatch · 2 sessions/);
+  assert.match(six.join('\n'), /rules updated/);
+  assert.ok(six.every((l) => [...l].length <= 40));
+  // 40x3: the title, one row, the status; no help, no table header
+  const three = renderBoard(infos, { ...VIEW, width: 40, height: 3, status: 'a status' });
+  assert.is(three.length, 3);
+  assert.match(three[1], row);
+  assert.is(three[2], ' a status');
+  // 40x3 without a status: the title, one row, the help's first line
+  const bare = renderBoard(infos, { ...VIEW, width: 40, height: 3 });
+  assert.match(bare[1], row);
+  assert.match(bare[2], /^ ↑\/↓ select/);
+  // typing a command at 40x3: the input line stays
+  const typing = renderBoard(infos, {
+    ...VIEW,
+    width: 40,
+    height: 3,
+    status: 'x',
+    input: { label: 'command: ', text: 'claude' },
+  });
+  assert.match(typing[1], row);
+  assert.is(typing[2], ' command: claude_');
+  // an empty board at 40x3 still says how to start
+  assert.match(renderBoard([], { ...VIEW, width: 40, height: 3, status })[1], /no sessions yet/);
+  // room enough: the layout as ever (title, blank, header, rows, help on two lines)
+  const roomy = renderBoard(infos, { ...VIEW, width: 80, height: 12 });
+  assert.is(roomy[1], '');
+  assert.match(roomy[2], /^ {3}NAME/);
+  assert.match(roomy[3], /^ {3}api +claude +blocked +5s +Do you/);
+  assert.match(roomy[10], /^ ↑\/↓ select · Enter attach/);
+  assert.match(roomy[11], /q quit$/);
+});
+
 test('notifyStatus: this process first, then each session host once per channel', () => {
   assert.is(notifyStatus({}, [info('a-0001')]), undefined);
   assert.is(

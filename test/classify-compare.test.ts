@@ -5,7 +5,8 @@
  * the idle ones, because idle is the fallback).
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -97,6 +98,38 @@ test("the text table prints the seed's totals", () => {
   assert.match(r.stdout, /^claude\.blocked\.raw\s+blocked\s+idle\s+✗\s+blocked\s*$/m);
   const [, , n, m] = /correct: tail (\d+)\/(\d+), screen (\d+)\/(\d+)/.exec(r.stdout) ?? [];
   assert.is(n, m, 'every Claude Code fixture right on the screen');
+});
+
+test("the table names the screen size used: the labels' own, each row's when they differ", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-compare-'));
+  const fixture = (n: string) => join(ROOT, 'fixtures', 'claude-code', n);
+  const table = (labels: Record<string, unknown>) => {
+    const file = join(dir, 'labels.json');
+    writeFileSync(file, JSON.stringify(labels));
+    const r = spawnSync(process.execPath, [
+      '--import',
+      'tsx',
+      'src/cli/main.ts',
+      'classify',
+      '--compare',
+      file,
+    ], { cwd: ROOT, encoding: 'utf8' });
+    assert.is(r.stderr, '');
+    return r.stdout.split('\n');
+  };
+  try {
+    const tall = table({ [fixture('claude.blocked.raw')]: { state: 'blocked', size: '40x120' } });
+    assert.match(tall[1], /emulated 40x120 screen$/);
+    const mixed = table({
+      [fixture('claude.blocked.raw')]: { state: 'blocked', size: '40x120' },
+      [fixture('claude.idle.raw')]: 'idle',
+    });
+    assert.match(mixed[1], /emulated screen \(size\)$/);
+    assert.match(mixed[2], /^claude\.blocked\.raw .* \(40x120\)$/);
+    assert.match(mixed[3], /^claude\.idle\.raw .* \(32x120\)$/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();

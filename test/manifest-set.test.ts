@@ -4,6 +4,7 @@
  * one, a removed file), the catalog cache only when newer than bundled, and the sweep taking
  * a reloaded manifest at its next tick.
  */
+import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   mkdirSync,
@@ -11,6 +12,8 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
+  truncateSync,
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -196,6 +199,65 @@ test('the catalog cache is used only when newer than bundled; the folder beats i
   writeFileSync(join(userDir, 'mine.toml'), toy('qwen', '1', 'idle', 'qwen'));
   set.refresh();
   assert.is(set.sourceOf('qwen'), 'user');
+});
+
+test('the status says what is in force now: a catalog copy removed, one not newer than bundled', () => {
+  const { userDir, cacheDir } = layout();
+  let now = 1_000_000;
+  const set = new ManifestSet({ userDir, cacheDir, now: () => now });
+  const bundled = `qwen ${set.bundled.get('qwen')!.version} (bundled)`;
+  const copy = join(cacheDir, 'qwen.toml');
+  writeFileSync(copy, toy('qwen', '2999.1.1', 'idle', 'qwen'));
+  set.refresh();
+  assert.is(set.status(), 'rules updated: qwen 2999.1.1 (catalog)');
+  now += 60_000;
+  unlinkSync(copy);
+  set.touch(cacheDir);
+  assert.ok(set.refresh());
+  assert.is(set.sourceOf('qwen'), 'bundled');
+  assert.is(set.status(), `rules in force: ${bundled}`, 'not the catalog copy any more');
+  assert.not.ok(set.refresh());
+  assert.is(set.notices.length, 2, 'told once');
+  // a copy read but not newer than bundled: said so at once
+  writeFileSync(copy, toy('qwen', '2000.1.1', 'idle', 'qwen'));
+  set.touch(cacheDir);
+  set.refresh();
+  assert.equal(set.notices.slice(-2).map((x) => x.text), [
+    'rules updated: qwen 2000.1.1 (catalog)',
+    `rules in force: ${bundled}`,
+  ]);
+  // a file of the person's removed: its id leaves
+  writeFileSync(join(userDir, 'toyagent.toml'), toy('toyagent', '1'));
+  set.refresh();
+  unlinkSync(join(userDir, 'toyagent.toml'));
+  set.refresh();
+  assert.is(set.status(), 'rules removed: toyagent');
+});
+
+test('refused files of the folder stay counted on the status line after their notices expire', () => {
+  const { userDir, cacheDir } = layout();
+  execFileSync('mkfifo', [join(userDir, 'pipe.toml')]);
+  symlinkSync(join(userDir, 'loop-b.toml'), join(userDir, 'loop-a.toml'));
+  symlinkSync(join(userDir, 'loop-a.toml'), join(userDir, 'loop-b.toml'));
+  writeFileSync(join(userDir, 'big.toml'), '');
+  truncateSync(join(userDir, 'big.toml'), 1 << 20);
+  writeFileSync(
+    join(userDir, 'latin1.toml'),
+    Buffer.concat([Buffer.from('name = "caf'), Buffer.from([0xe9, 0x22])]),
+  );
+  writeFileSync(join(userDir, 'good.toml'), toy('toyagent', '1'));
+  let now = 1_000_000;
+  const set = new ManifestSet({ userDir, cacheDir, now: () => now });
+  assert.is(set.refusedFiles(), 5);
+  assert.match(set.status()!, / · 5 manifest files refused: see agentwatch manifests list$/);
+  now += 3600_000;
+  assert.is(set.status(), '5 manifest files refused: see agentwatch manifests list');
+  for (const f of ['pipe', 'loop-a', 'loop-b', 'big']) unlinkSync(join(userDir, `${f}.toml`));
+  set.refresh();
+  assert.is(set.status(), '1 manifest file refused: see agentwatch manifests list');
+  unlinkSync(join(userDir, 'latin1.toml'));
+  set.refresh();
+  assert.is(set.status(), undefined);
 });
 
 test('a folder another user could write is not read', () => {

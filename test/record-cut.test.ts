@@ -180,7 +180,12 @@ test('record, cut and mark: bad arguments are named', async () => {
       process.env,
     );
     assert.is(none.code, 1);
-    assert.match(none.stderr, /nothing\.bytes\.jsonl: no such recording/);
+    assert.match(none.stderr, /no such recording: \S+nothing \(no \S+nothing\.bytes\.jsonl\)/);
+    // a wrong path is named before a missing --at or --mark
+    const bare = await cli(['cut', join(dir, 'nothing')], process.env);
+    assert.is(bare.code, 1, bare.stderr);
+    assert.match(bare.stderr, /^agentwatch cut: no such recording: \S+nothing /);
+    assert.not.match(bare.stderr, /--at SECONDS/);
     // a moment past the recording's end
     for (const ext of ['bytes.jsonl', 'truth.jsonl', 'input.jsonl', 'meta.json']) {
       copyFileSync(
@@ -195,7 +200,7 @@ test('record, cut and mark: bad arguments are named', async () => {
     assert.is(late.code, 2);
     assert.match(late.stderr, /bash is 56\.\d s long/);
     assert.not.ok(readdirSync(dir).some((f) => f.endsWith('.raw')), 'no fixture written');
-    const both = await cli(['cut', 'x', '--at', '1', '--mark', '1'], process.env);
+    const both = await cli(['cut', join(dir, 'bash'), '--at', '1', '--mark', '1'], process.env);
     assert.is(both.code, 2);
     assert.match(both.stderr, /give --at SECONDS or --mark N/);
     const missing = await cli(
@@ -209,7 +214,7 @@ test('record, cut and mark: bad arguments are named', async () => {
       ...process.env,
       AGENTWATCH_DIR: dir,
     });
-    assert.is(unknown.code, 1);
+    assert.is(unknown.code, 4);
     assert.match(unknown.stderr, /no session 'no-such-session'/);
   } finally {
     rmSync(dir, { recursive: true, force: true });

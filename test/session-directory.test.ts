@@ -53,7 +53,7 @@ test('matchSession: exact id or name first, then the only id prefix; several is 
   assert.is(matchSession('nope', infos), undefined);
   assert.throws(() => matchSession('api-', infos.slice(0, 2)), /matches 2 sessions: api-1a2b/);
   try {
-    matchSession('api-', infos.slice(0, 2), 2);
+    matchSession('api-', infos.slice(0, 2));
     assert.unreachable();
   } catch (e) {
     assert.is((e as { exitCode?: number }).exitCode, 2);

@@ -86,6 +86,7 @@ export const acpCommand: Command = {
   usage:
     'acp [--name NAME] [--agent ID] -- AGENT ARGS...\n       agentwatch acp [--name NAME] ID [-- EXTRA ARGS...]',
   passthrough: true,
+  maxArgs: 1,
   options: {
     name: { type: 'string' },
     agent: { type: 'string' },

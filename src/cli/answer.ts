@@ -55,6 +55,7 @@ export const answerCommand: Command = {
   name: 'answer',
   summary: 'answer the prompt a blocked session waits on, after you confirm it',
   usage: 'answer [--yes] SESSION CHOICE',
+  maxArgs: 2,
   options: { yes: { type: 'boolean', short: 'y' } },
   help: { yes: 'I, the person, confirm this answer (no question on the terminal)' },
   async run(values, positionals, io) {

@@ -100,6 +100,15 @@ export async function main(argv: string[]): Promise<number> {
     } catch (e) {
       throw new UsageError(explainBadArgs(cmd, own) ?? (e as Error).message);
     }
+    const max = cmd.maxArgs;
+    if (max !== undefined && parsed.positionals.length > max) {
+      const extra = JSON.stringify(parsed.positionals[max]).slice(1, -1);
+      throw new UsageError(
+        `unexpected argument '${extra}' (${cmd.name} takes ${
+          max === 0 ? 'no arguments' : `at most ${max}`
+        })`,
+      );
+    }
     return await cmd.run(parsed.values, [...parsed.positionals, ...passthrough], io);
   } catch (e) {
     if (e instanceof UsageError) {

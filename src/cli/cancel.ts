@@ -10,6 +10,7 @@ export const cancelCommand: Command = {
   name: 'cancel',
   summary: "cancel an ACP session's turn (its pending permission requests answer cancelled)",
   usage: 'cancel SESSION',
+  maxArgs: 1,
   options: {},
   async run(_values, positionals, io) {
     if (positionals.length !== 1) {

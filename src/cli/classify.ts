@@ -189,30 +189,50 @@ async function compare(
   io: Io,
 ): Promise<number> {
   let wrong = 0;
-  type Row = { file: string; agent: string; truth: RuleState; tail: RuleState; screen: RuleState };
+  type Row = {
+    file: string;
+    agent: string;
+    truth: RuleState;
+    tail: RuleState;
+    screen: RuleState;
+    /** The emulated screen's size, ROWSxCOLS: the label's, else `--size`'s. */
+    size: string;
+  };
   const all: Row[] = [];
   for (const labels of labelFiles) {
     const rows: Row[] = [];
     for (const { file, truth, size } of await readLabels(labels)) {
-      const { record, tail } = await classifyFile(file, size ? { ...setup, ...size } : setup);
-      rows.push({ file, agent: record.agent, truth, tail: tail.state, screen: record.state });
+      const used = size ? { ...setup, ...size } : setup;
+      const { record, tail } = await classifyFile(file, used);
+      rows.push({
+        file,
+        agent: record.agent,
+        truth,
+        tail: tail.state,
+        screen: record.state,
+        size: `${used.rows}x${used.cols}`,
+      });
     }
     all.push(...rows);
     if (json) continue;
     const w = Math.max(30, ...rows.map((r) => basename(r.file).length));
     const mark = (got: RuleState, truth: RuleState) =>
       got.padEnd(8) + (got === truth ? '  ' : ' ✗');
+    // The header names the size the screens were emulated at; when a labels file mixes
+    // sizes, each row says its own.
+    const sizes = new Set(rows.map((r) => r.size));
+    const one = sizes.size <= 1 ? (rows[0]?.size ?? `${setup.rows}x${setup.cols}`) : undefined;
     io.stdout(`${labels}\n`);
     io.stdout(
-      `${'fixture'.padEnd(w)}  ${'truth'.padEnd(8)}  ${
-        'last 8 KB, stripped'.padEnd(20)
-      }  emulated ${setup.rows}x${setup.cols} screen\n`,
+      `${'fixture'.padEnd(w)}  ${'truth'.padEnd(8)}  ${'last 8 KB, stripped'.padEnd(20)}  ${
+        one ? `emulated ${one} screen` : 'emulated screen (size)'
+      }\n`,
     );
     for (const r of rows) {
       io.stdout(
         `${basename(r.file).padEnd(w)}  ${r.truth.padEnd(8)}  ${
           mark(r.tail, r.truth).padEnd(20)
-        }  ${mark(r.screen, r.truth)}`.trimEnd() + '\n',
+        }  ${mark(r.screen, r.truth)}${one ? '' : ` (${r.size})`}`.trimEnd() + '\n',
       );
     }
     const ok = (k: 'tail' | 'screen') => rows.filter((r) => r[k] === r.truth).length;

@@ -29,6 +29,12 @@ export interface Command {
   notes?: string;
   /** The value's name in the help per string option ('LABELS.json'); default: the option's name in capitals. */
   placeholders?: Record<string, string>;
+  /**
+   * The most positional arguments the command takes (before any `--` of a passthrough
+   * command); main refuses more, naming the first one extra (exit 2). Absent: any number
+   * (the command checks them itself).
+   */
+  maxArgs?: number;
   /** True when arguments after `--` are passed through untouched (run, watch). */
   passthrough?: boolean;
   /** Hidden commands (internal helpers) are not listed in the help. */

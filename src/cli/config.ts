@@ -21,6 +21,7 @@ export const configCommand: Command = {
   name: 'config',
   summary: 'print the effective configuration and where each value came from',
   usage: 'config [--json]',
+  maxArgs: 0,
   options: { json: { type: 'boolean' } },
   help: { json: 'one JSON object: {file, values: {KEY: {value, from}}}' },
   run(values, positionals, io) {

@@ -73,6 +73,7 @@ export const cutCommand: Command = {
   name: 'cut',
   summary: 'cut a fixture out of a recording at a moment or a truth mark, and label it',
   usage: 'cut REC (--at SECONDS | --mark N) [--label STATE] [--out FILE] [--force]',
+  maxArgs: 1,
   options: {
     at: { type: 'string' },
     mark: { type: 'string' },
@@ -112,12 +113,13 @@ function cutFixture(values: OptionValues, positionals: string[], io: Io): number
   if (positionals.length !== 1) {
     throw new UsageError('give one recording (DIR/NAME or one of its files)');
   }
+  // The recording first: a wrong path says so, whatever else is missing.
+  const rec = readRecording(positionals[0]);
   const atText = stringOption(values, 'at');
   const markText = stringOption(values, 'mark');
   if ((atText === undefined) === (markText === undefined)) {
     throw new UsageError('give --at SECONDS or --mark N');
   }
-  const rec = readRecording(positionals[0]);
   let at: number;
   let label = stringOption(values, 'label');
   let why = '';

@@ -73,6 +73,7 @@ export const demoCommand: Command = {
   name: 'demo',
   summary: 'the board with simulated agents (no agent needed): states change live for a minute',
   usage: 'demo [--seed N] [--duration S] [--agents N] [--speed X] [--interval MS] [--adaptive]',
+  maxArgs: 0,
   options: {
     seed: { type: 'string' },
     duration: { type: 'string' },

@@ -61,6 +61,7 @@ export const explainCommand: Command = {
     "show a capture's or a live session's screen, how each rule reads it, which signal decided",
   usage:
     'explain [--agent ID | --manifest FILE] [--size ROWSxCOLS] FILE\n       agentwatch explain SESSION',
+  maxArgs: 1,
   options: {
     agent: { type: 'string' },
     manifest: { type: 'string', multiple: true },

@@ -22,6 +22,7 @@ export const notifyCommand: Command = {
     '(always exits 0); --test: send a test notice on every channel and say which worked',
   usage:
     'notify < payload.json\nnotify --test [--no-desktop] [--notify-cmd CMD] [--notify-url URL]',
+  maxArgs: 0,
   options: { test: { type: 'boolean' }, ...notifyOptionSpec },
   placeholders: optionPlaceholders,
   help: {

@@ -13,6 +13,7 @@ export const hostDaemonCommand: Command = {
   name: '__host',
   summary: 'the background host of detached sessions (started on demand)',
   usage: '__host',
+  maxArgs: 0,
   hidden: true,
   options: {},
   async run(_values, _positionals, io) {

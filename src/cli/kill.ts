@@ -8,7 +8,7 @@
  */
 import { type Command, UsageError, UserError } from './command.ts';
 import { requestOp, subscribe } from '../runtime/control-client.ts';
-import { listSessions, matchSession } from '../runtime/session-directory.ts';
+import { findSession } from '../runtime/session-directory.ts';
 import { printable } from './printable.ts';
 
 /** How long the `kill` op may take to answer (SIGHUP, the grace, SIGKILL, the exit), ms. */
@@ -20,14 +20,14 @@ export const killCommand: Command = {
   name: 'kill',
   summary: 'end a session (SIGHUP to its command, SIGKILL if it stays)',
   usage: 'kill SESSION',
+  maxArgs: 1,
   options: {},
   async run(_values, positionals, io) {
     if (positionals.length !== 1) {
       throw new UsageError('give exactly one SESSION (id, id prefix or name)');
     }
     const key = positionals[0];
-    const info = matchSession(key, await listSessions(), 2); // several: a usage error (2)
-    if (!info) throw new UserError(`no session '${printable(key)}' (see 'agentwatch ls')`, 4);
+    const info = await findSession(key); // several: a usage error (2); none: 4
     const follow = follower(info.socket);
     try {
       const reply = await requestOp(info.socket, 'kill', {}, KILL_ANSWER_MS);

@@ -9,6 +9,7 @@ export const lsCommand: Command = {
   name: 'ls',
   summary: 'list the sessions on this machine and their states',
   usage: 'ls [--json]',
+  maxArgs: 0,
   options: { json: { type: 'boolean' } },
   help: { json: 'print a JSON array of session infos' },
   async run(values, _positionals, io) {

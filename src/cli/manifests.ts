@@ -237,6 +237,9 @@ export function runManifests(
       }
       return 0;
     case 'keygen': {
+      if (args.length > 1) {
+        throw new UsageError(`keygen takes one PREFIX, got also '${args[1]}'`);
+      }
       if (args.length !== 1) {
         throw new UsageError('keygen needs one PREFIX (writes PREFIX.key and PREFIX.pub)');
       }

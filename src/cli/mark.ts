@@ -11,6 +11,7 @@ export const markCommand: Command = {
   name: 'mark',
   summary: "add your truth (blocked, working, idle) to a recorded session's truth file",
   usage: 'mark SESSION blocked|working|idle [NOTE]',
+  maxArgs: 3,
   options: {},
   async run(_values, positionals, io) {
     if (positionals.length < 2 || positionals.length > 3) {

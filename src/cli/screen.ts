@@ -18,6 +18,7 @@ export const screenCommand: Command = {
   name: 'screen',
   summary: 'print the screen that a file of raw terminal output leaves (emulated)',
   usage: 'screen [--size ROWSxCOLS] FILE',
+  maxArgs: 1,
   options: { size: { type: 'string' } },
   help: { size: "screen size in cells, default 32x120 (the captures' size)" },
   async run(values: OptionValues, positionals: string[], io: Io): Promise<number> {

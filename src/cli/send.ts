@@ -13,6 +13,7 @@ export const sendCommand: Command = {
   name: 'send',
   summary: 'type text into a session, refused (exit 3) while it waits for a permission answer',
   usage: 'send [--no-enter] [--append] SESSION TEXT',
+  maxArgs: 2,
   options: { 'no-enter': { type: 'boolean' }, append: { type: 'boolean' } },
   help: {
     'no-enter': 'type the text without pressing Enter',

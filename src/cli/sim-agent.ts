@@ -28,6 +28,7 @@ export const simAgentCommand: Command = {
   name: 'sim-agent',
   summary: 'a simulated agent that draws like Claude Code 2.1.332 (for demo, eval and tests)',
   usage: 'sim-agent [--seed N] [--tasks N] [--truth FILE] [--speed X] [--mode manual|default]',
+  maxArgs: 0,
   hidden: true,
   options: {
     seed: { type: 'string' },

@@ -1,8 +1,9 @@
 /**
  * `agentwatch wait SESSION... --until STATE[,STATE...]`: blocks until sessions reach one of the
  * states, for scripts. Exit codes: 0 reached, 1 timed out (or a session went away before it
- * reached a state other than exited), 2 usage, 4 no such session (it never appeared before the
- * timeout; with no timeout a named session that does not exist yet is waited for).
+ * reached a state other than exited), 2 usage or a SESSION that names several sessions, 4 no
+ * such session (it never appeared before the timeout; with no timeout a named session that
+ * does not exist yet is waited for).
  */
 import { type Command, stringOption, UsageError, UserError } from './command.ts';
 import { subscribe } from '../runtime/control-client.ts';

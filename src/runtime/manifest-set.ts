@@ -128,6 +128,12 @@ export class ManifestSet {
   #effective = new Map<string, Manifest>();
   #kinds = new Map<string, SourceKind>();
   readonly #listeners = new Set<(n: Notice) => void>();
+  /**
+   * What the notices last said is in force, by id ('qwen 2026.12.02 (catalog)'; null: none),
+   * so that a change they did not tell (a file removed, a catalog copy not newer than
+   * bundled) gets a notice of what is in force now.
+   */
+  readonly #told = new Map<string, string | null>();
   /** The latest notices, newest last (at most 20). */
   readonly notices: Notice[] = [];
   #started = false;
@@ -284,7 +290,9 @@ export class ManifestSet {
       slot.fromCopy = false;
       if (slot.kind === 'user') this.#keepCopy(slot);
       if (this.#started) {
-        this.#notice(true, `rules updated: ${m.id} ${m.version} (${KIND_LABEL[slot.kind]})`);
+        const label = `${m.id} ${m.version} (${KIND_LABEL[slot.kind]})`;
+        this.#told.set(m.id, label);
+        this.#notice(true, `rules updated: ${label}`);
       }
     } catch (e) {
       if (!(e instanceof ManifestError)) {
@@ -340,17 +348,37 @@ export class ManifestSet {
       lastCheck: this.#now(),
     });
     this.#dirSig.set(d.dir, statSig(d.dir));
+    this.#told.set(m.id, `${m.id} ${m.version} (catalog)`);
     this.#notice(true, `rules updated: ${m.id} ${m.version} (catalog)`);
     this.#recompute();
   }
 
   /**
-   * The latest notice of the last `maxAgeMs` (default 10 min) as the board's status line
-   * shows it ('rules updated: qwen 2026.12.02 (catalog)' or the refusal); undefined when none.
+   * The board's status line about the manifests: the latest notice of the last `maxAgeMs`
+   * (default 10 min: 'rules updated: qwen 2026.12.02 (catalog)', 'rules in force: claude
+   * 2.1.332 (bundled)' once that copy is gone, or a refusal), then, for as long as it is so,
+   * how many source files are refused ('5 manifest files refused: see agentwatch manifests
+   * list'); undefined when there is nothing to say.
    */
   status(now = this.#now(), maxAgeMs = 10 * 60_000): string | undefined {
     const n = this.notices.at(-1);
-    return n && now - n.at <= maxAgeMs ? n.text : undefined;
+    const parts = n && now - n.at <= maxAgeMs ? [n.text] : [];
+    const refused = this.refusedFiles();
+    if (refused) {
+      parts.push(
+        `${refused} manifest file${
+          refused === 1 ? '' : 's'
+        } refused: see agentwatch manifests list`,
+      );
+    }
+    return parts.length ? parts.join(' · ') : undefined;
+  }
+
+  /** How many source files (`--manifest`, the folders) failed their last read. */
+  refusedFiles(): number {
+    let k = this.#option.filter((s) => s.error !== null).length;
+    for (const d of this.#dirs) for (const s of d.slots.values()) if (s.error !== null) k++;
+    return k;
   }
 
   /** Tells listeners (the board's status line) `text`; `ok` false for a refusal or error. */
@@ -400,12 +428,34 @@ export class ManifestSet {
       next.set(slot.good.id, slot.good);
       kinds.set(slot.good.id, 'option');
     }
+    if (this.#started) this.#tellInForce(next, kinds);
     this.#kinds = kinds;
     const same = next.size === this.#effective.size &&
       [...next].every(([id, m]) => this.#effective.get(id) === m);
     if (same) return false;
     this.#effective = next;
     return true;
+  }
+
+  /**
+   * A notice 'rules in force: ID VERSION (SOURCE)' (or 'rules removed: ID') for every id
+   * whose manifest in force is not what the notices last said, nor what was in force before
+   * (`next`, `kinds`: the set about to be in force): a removed file or catalog copy, a
+   * catalog copy read but not newer than bundled.
+   */
+  #tellInForce(next: ReadonlyMap<string, Manifest>, kinds: ReadonlyMap<string, SourceKind>) {
+    const label = (m: Manifest | undefined, k: SourceKind | undefined) =>
+      m ? `${m.id} ${m.version} (${KIND_LABEL[k ?? 'bundled']})` : null;
+    const ids = new Set([...this.#effective.keys(), ...next.keys(), ...this.#told.keys()]);
+    for (const id of ids) {
+      const now = label(next.get(id), kinds.get(id));
+      const said = this.#told.has(id)
+        ? this.#told.get(id) ?? null
+        : label(this.#effective.get(id), this.#kinds.get(id));
+      if (now === said) continue;
+      this.#told.set(id, now);
+      this.#notice(true, now ? `rules in force: ${now}` : `rules removed: ${id}`);
+    }
   }
 
   /** Every source file and bundled manifest, with what happened at its last read. */

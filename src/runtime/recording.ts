@@ -305,7 +305,9 @@ function readJsonl<T>(path: string, what: string): T[] {
 export function readRecording(rec: string): Recording {
   const { dir, name } = recordingPath(rec);
   const bytesPath = join(dir, `${name}.bytes.jsonl`);
-  if (!existsSync(bytesPath)) throw new UserError(`${bytesPath}: no such recording`);
+  if (!existsSync(bytesPath)) {
+    throw new UserError(`no such recording: ${rec} (no ${bytesPath})`);
+  }
   const chunks = readJsonl<{ t?: unknown; b64?: unknown }>(bytesPath, '{t, b64}').map((c, i) => {
     if (typeof c.t !== 'number' || typeof c.b64 !== 'string') {
       throw new UserError(`${bytesPath}:${i + 1}: expected {"t": seconds, "b64": bytes}`);

@@ -74,21 +74,32 @@ export async function listSessions(dir = socketDir()): Promise<SessionInfo[]> {
 }
 
 /**
+ * The exit code of every command given a SESSION that names several sessions: 2, a usage
+ * error (the command line does not say which one; waiting or retrying cannot fix it).
+ */
+export const AMBIGUOUS_SESSION_EXIT = 2;
+
+/** The exit code of every command given a SESSION that names no live session: 4. */
+export const NO_SESSION_EXIT = 4;
+
+/**
  * The session of `infos` that `key` names: an exact id or name first, else the only id that
  * starts with `key`; undefined when none does.
- * @throws UserError (exit code `ambiguousExit`) when several match.
+ * @throws UserError (exit code {@link AMBIGUOUS_SESSION_EXIT}) listing the ids when several
+ *   match: every SESSION command says the same.
  */
 export function matchSession(
   key: string,
   infos: readonly SessionInfo[],
-  ambiguousExit = 1,
 ): SessionInfo | undefined {
   const exact = infos.filter((s) => s.id === key || s.name === key);
   const found = exact.length ? exact : infos.filter((s) => s.id.startsWith(key));
   if (found.length > 1) {
     throw new UserError(
-      `'${key}' matches ${found.length} sessions: ${found.map((s) => s.id).join(', ')}`,
-      ambiguousExit,
+      `'${key}' matches ${found.length} sessions: ${
+        found.map((s) => s.id).join(', ')
+      } (give more of the id)`,
+      AMBIGUOUS_SESSION_EXIT,
     );
   }
   return found[0];
@@ -96,11 +107,12 @@ export function matchSession(
 
 /**
  * Finds a live session by id, id prefix or name (see {@link matchSession}).
- * @throws UserError when none or several match.
+ * @throws UserError when none (exit code {@link NO_SESSION_EXIT}) or several
+ *   ({@link AMBIGUOUS_SESSION_EXIT}) match.
  */
 export async function findSession(key: string, dir = socketDir()): Promise<SessionInfo> {
   const found = matchSession(key, await listSessions(dir));
-  if (!found) throw new UserError(`no session '${key}' (see 'agentwatch ls')`);
+  if (!found) throw new UserError(`no session '${key}' (see 'agentwatch ls')`, NO_SESSION_EXIT);
   return found;
 }
 
@@ -112,7 +124,8 @@ export const APPEAR_POLL_MS = 250;
  * {@link APPEAR_POLL_MS} until `deadline` (ms since the epoch; Infinity waits for ever) for
  * those not there yet: a script starts an agent, then waits for it. Returns the sessions in
  * the keys' order, or the first key that never appeared.
- * @throws UserError with exit code 2 (usage) when a key matches several sessions.
+ * @throws UserError with exit code {@link AMBIGUOUS_SESSION_EXIT} when a key matches several
+ *   sessions.
  */
 export async function awaitSessions(
   keys: readonly string[],
@@ -124,7 +137,7 @@ export async function awaitSessions(
     const out: SessionInfo[] = [];
     let missing: string | undefined;
     for (const key of keys) {
-      const found = matchSession(key, live, 2);
+      const found = matchSession(key, live);
       if (found) out.push(found);
       else missing ??= key;
     }

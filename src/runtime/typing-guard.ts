@@ -275,7 +275,8 @@ export type { ConfirmedPrompt } from './protocol.ts';
  * beside "2. Yes, and don't ask again ..."), one of its `aliases` (an ACP option's kind or
  * optionId: 'allow_once'), or the start of one option's text ('no').
  * @returns the 0-based option index.
- * @throws UserError when it names no option, or several.
+ * @throws UserError when it names no option, or several (an alias two options share, the
+ *   start of several texts): the message lists the options it matches.
  */
 export function choiceIndex(
   choice: string,
@@ -292,14 +293,19 @@ export function choiceIndex(
   const texts = options.map((o, i) => ({ i, text: o.replace(/^\d+\.\s*/, '').toLowerCase() }));
   const exact = texts.filter((o) => want && o.text === want);
   if (exact.length === 1) return exact[0].i;
-  const hits = texts.filter((o) => want && o.text.startsWith(want));
-  if (hits.length === 1) return hits[0].i;
-  const list = options.join(' | ');
-  throw new UserError(
-    hits.length
-      ? `'${choice}' matches several options: ${list}`
-      : `'${choice}' is not an option: ${list}`,
-  );
+  // Several options of one kind (two allow_always), or the start of several texts: ambiguous,
+  // naming only those it matches.
+  const hits = named.length ? named : texts.filter((o) => want && o.text.startsWith(want))
+    .map((o) => o.i);
+  if (hits.length === 1) return hits[0];
+  if (hits.length) {
+    throw new UserError(
+      `'${choice}' is ambiguous: it matches several options: ${
+        hits.map((i) => options[i]).join(' | ')
+      } (give its number)`,
+    );
+  }
+  throw new UserError(`'${choice}' is not an option: ${options.join(' | ')}`);
 }
 
 /** The prompt on `w`'s screen now, checked to be blocked (fresh classification). */

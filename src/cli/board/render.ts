@@ -283,15 +283,33 @@ export function renderBoard(
   const title = fit(`${view.title ?? 'agentwatch'} · ${counts(sorted)}`, width - 1);
   const head: string[] = [' ' + sgr('1', title), ''];
   const bottom: string[] = [];
-  const keys = view.input && !view.answer
+  let keys = view.input && !view.answer
     ? []
     : keyLines(view.answer ? ANSWER_KEYS : view.keys ?? WATCH_KEYS, width - 1);
   // The status message wrapped on up to 2 lines (a message's end often says what matters:
   // '... : y will be refused'), cut only beyond that.
   const statusWrapped = view.status ? wrap(view.status, width - 1) : [];
-  const status = statusWrapped.length > 2
+  let status = statusWrapped.length > 2
     ? [statusWrapped[0], fit(statusWrapped.slice(1).join(' '), width - 1)]
     : statusWrapped;
+  let tableHeader = sorted.length > 0;
+  if (!view.answer) {
+    // A terminal too short for it all: the sessions win. Until one row (or the 'no sessions'
+    // line) fits, the key help shrinks to one line, the blank under the title goes, the
+    // status to one line, then the table header, the key help and the status go.
+    const free = () =>
+      height - head.length - (tableHeader ? 1 : 0) - status.length - keys.length -
+      (view.input ? 1 : 0);
+    const shrink = [
+      () => (keys = keys.slice(0, 1)),
+      () => head.pop(),
+      () => (status = status.length > 1 ? [fit(status.join(' '), width - 1)] : status),
+      () => (tableHeader = false),
+      () => (keys = []),
+      () => (status = []),
+    ];
+    for (const step of shrink) if (free() < 1) step();
+  }
   if (view.answer) {
     const panel = view.answer;
     // The panel's room: the screen less title, blank, table header, one row, the blank
@@ -340,8 +358,11 @@ export function renderBoard(
     );
   } else {
     const h = cols('NAME', 'AGENT', 'STATE', null, 'FOR', 'DETAIL');
-    body.push('   ' + sgr('2', (h.line + h.detail).trimEnd()));
-    const room = Math.max(1, height - head.length - bottom.length - 2); // header row + blank
+    if (tableHeader) body.push('   ' + sgr('2', (h.line + h.detail).trimEnd()));
+    // Rows that fit below the title and the header, above the bottom lines; one kept free
+    // (a margin) when the terminal has room to spare.
+    const under = height - head.length - body.length - bottom.length;
+    const room = Math.max(1, under > 4 ? under - 1 : under);
     let first = 0;
     let last = sorted.length;
     if (sorted.length > room) {
