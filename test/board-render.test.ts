@@ -154,7 +154,7 @@ test('renderBoard: a name with double-width characters keeps the columns in line
     ],
     VIEW,
   );
-  const rows = frame.filter((l) => /\bidle\b/.test(l));
+  const rows = frame.filter((l) => /done 5 s ago/.test(l));
   assert.is(rows.length, 2, frame.join('\n'));
   const stateCell = (l: string) => cells(l.slice(0, l.search(/\bidle\b/)));
   assert.is(stateCell(rows[0]), stateCell(rows[1]), rows.join('\n'));
