@@ -25,6 +25,7 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -368,7 +369,8 @@ test("1: a tool in a host of another socket folder (AGENTWATCH_DIR) cannot answe
   assert.not.ok(existsSync(file), 'the registry file is gone once its hosts ended');
 });
 
-test('1: a host registry folder that is not private, or is a symlink, is refused (answer fails closed)', () => {
+test('1: a host registry folder that is not private, or is a symlink, is refused (answer fails closed); stale files are removed', () => {
+  if (process.platform !== 'linux') return;
   const dir = mkdtempSync(join(tmpdir(), 'aw-reg-'));
   try {
     const reg = join(dir, 'registry');
@@ -377,9 +379,16 @@ test('1: a host registry folder that is not private, or is a symlink, is refused
     chmodSync(reg, 0o755);
     assert.throws(() => registeredSessions(reg), /host registry has mode 0755/);
     chmodSync(reg, 0o700);
+    const self = readFileSync(`/proc/${process.pid}/stat`, 'utf8');
+    const start = self.slice(self.lastIndexOf(')') + 2).split(' ')[19];
     writeFileSync(join(reg, '999999999.json'), '{"agents":[1],"ttys":["/dev/pts/1"]}');
-    writeFileSync(join(reg, `${process.pid}.json`), '{"agents":[7],"ttys":["/dev/pts/9"]}');
-    assert.equal(registeredSessions(reg), { agents: [7], ttys: ['/dev/pts/9'] }, 'stale ignored');
+    writeFileSync(join(reg, '1.json'), '{"start":"-1","agents":[2],"ttys":["/dev/pts/2"]}');
+    writeFileSync(
+      join(reg, `${process.pid}.json`),
+      JSON.stringify({ start, agents: [7], ttys: ['/dev/pts/9'] }),
+    );
+    assert.equal(registeredSessions(reg), { agents: [7], ttys: ['/dev/pts/9'] });
+    assert.equal(readdirSync(reg), [`${process.pid}.json`], 'stale (dead, reused pid) removed');
     const link = join(dir, 'link');
     symlinkSync(reg, link);
     assert.throws(() => registeredSessions(link), /host registry is a symbolic link/);

@@ -6,7 +6,8 @@
  * path (not `os.tmpdir()`, not any environment variable): a tool cannot point a host of its
  * own somewhere `answer` does not look. The folder must be ours, mode 0700, not a symlink;
  * files are written atomically (temp + rename) and removed when their process ends; a file
- * whose process is dead is ignored.
+ * whose process is dead (or whose pid now names a process started at another time) is stale:
+ * ignored, and removed by the next reader.
  */
 import {
   lstatSync,
@@ -117,7 +118,8 @@ function write(): void {
       checkRegistryDir();
     }
     const tmp = join(REGISTRY_DIR, `.${process.pid}.tmp`);
-    writeFileSync(tmp, JSON.stringify({ pid: process.pid, ...all }), { mode: 0o600 });
+    const start = startOf(process.pid) ?? '';
+    writeFileSync(tmp, JSON.stringify({ pid: process.pid, start, ...all }), { mode: 0o600 });
     renameSync(tmp, fileOf());
     if (!exitHook) {
       exitHook = true;
@@ -128,20 +130,32 @@ function write(): void {
   }
 }
 
-/** Whether process `pid` is alive (EPERM: alive, another user's). */
-function alive(pid: number): boolean {
+/**
+ * When process `pid` started (Linux: /proc/PID/stat's starttime, field 22, clock ticks since
+ * boot, proc(5)), so a file whose pid was reused by another process is known stale; '' where
+ * it cannot be read (macOS: liveness alone), undefined when the process does not exist.
+ */
+function startOf(pid: number): string | undefined {
+  if (process.platform !== 'linux') {
+    try {
+      process.kill(pid, 0);
+      return '';
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code === 'EPERM' ? '' : undefined;
+    }
+  }
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
+  } catch {
+    return undefined;
   }
 }
 
 /**
  * Every live host's registered sessions: files `PID.json` of the registry folder that are
- * regular files owned by us, whose process is alive; others (stale, foreign, malformed,
- * over {@link MAX_FILE} bytes) are ignored. An absent folder is no sessions.
+ * regular files owned by us, whose process is alive and started when the file says; others
+ * (foreign, malformed, over {@link MAX_FILE} bytes) are ignored, stale ones also removed. An absent folder is no sessions.
  * @throws UserError when the folder fails {@link checkRegistryDir} or cannot be listed.
  */
 export function registeredSessions(dir = REGISTRY_DIR): RegisteredSessions {
@@ -158,12 +172,20 @@ export function registeredSessions(dir = REGISTRY_DIR): RegisteredSessions {
   const uid = process.getuid?.();
   for (const name of names) {
     const m = /^(\d+)\.json$/.exec(name);
-    if (!m || !alive(Number(m[1]))) continue;
+    if (!m) continue;
+    const path = join(dir, name);
     try {
-      const path = join(dir, name);
       const st = lstatSync(path);
       if (!st.isFile() || (uid !== undefined && st.uid !== uid) || st.size > MAX_FILE) continue;
-      const data = JSON.parse(readFileSync(path, 'utf8')) as Partial<RegisteredSessions>;
+      const data = JSON.parse(readFileSync(path, 'utf8')) as
+        & Partial<RegisteredSessions>
+        & { start?: unknown };
+      const start = startOf(Number(m[1]));
+      if (start === undefined || (start && data.start !== start)) {
+        // its host ended without removing it (SIGKILL): stale, removed
+        unlinkSync(path);
+        continue;
+      }
       for (const p of Array.isArray(data.agents) ? data.agents : []) {
         if (Number.isInteger(p) && p > 0) out.agents.push(p);
       }
