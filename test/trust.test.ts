@@ -2,9 +2,10 @@
  * Trust (issue 11): only the person approves a prompt, only our own sockets are believed,
  * nothing of the person's is ever deleted or chmod-ed. One test per finding, with real
  * processes, PTYs and sockets:
- *  1. an agent's tool that clears its environment, detaches (setsid) or double-forks cannot
- *     `answer` (peer credentials, the parent chain, the controlling terminal, the session and
- *     process group; not AGENTWATCH_SESSION); a terminal of the person's can;
+ *  1. an agent's tool that clears its environment, detaches (setsid), double-forks or runs in
+ *     a host of another socket folder cannot `answer` (peer credentials, the parent chain, the
+ *     controlling terminal, the session and process group, the host registry; not
+ *     AGENTWATCH_SESSION); a terminal of the person's can;
  *  2. another user: a connection of another uid is refused by the session, and a socket folder
  *     of another user is refused by every command (root only: useradd; skipped otherwise);
  *  3. a hostile socket's names, questions, options, details and errors are printed as text;
@@ -24,6 +25,7 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -42,6 +44,7 @@ import { request } from '../src/runtime/control-client.ts';
 import { listSessions } from '../src/runtime/session-directory.ts';
 import { guardedSend } from '../src/runtime/typing-guard.ts';
 import { ancestry, answerRefusal, processFacts, ttyKey } from '../src/runtime/peer.ts';
+import { registeredSessions, REGISTRY_DIR } from '../src/runtime/host-registry.ts';
 import * as pty from 'node-pty';
 import { UserError } from '../src/errors.ts';
 import { cli } from './support/cli.ts';
@@ -299,6 +302,97 @@ test("1: a tool that detaches (setsid, or a double fork) from another host's ses
   } finally {
     await other.close();
     await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("1: a tool in a host of another socket folder (AGENTWATCH_DIR) cannot answer: the host registry lists every host's sessions", async () => {
+  const dirA = mkdtempSync(join(tmpdir(), 'aw-trust1a-'));
+  const dirB = mkdtempSync(join(tmpdir(), 'aw-trust1b-'));
+  const envA = personEnv(dirA);
+  const host = createHost({ intervalMs: 100 }, envA);
+  const other = createHost({ intervalMs: 100 }, personEnv(dirB));
+  const log = join(dirA, 'flipper.log');
+  const out = join(dirB, 'answer.out');
+  const file = join(REGISTRY_DIR, `${process.pid}.json`);
+  try {
+    const sim = await host.start({
+      command: process.execPath,
+      args: ['--import', 'tsx', FLIPPER, '--prompt-flipper', '--log', log, '--hold'],
+      name: 'sim1',
+      agent: 'claude',
+      headless: true,
+      cwd: ROOT,
+      env: { AGENTWATCH_DIR: dirA },
+    });
+    const w = host.ptyPane(sim.id)!;
+    await until('the dialog, blocked', () => w.classifyNow().state === 'blocked', 20_000);
+    // the tool's host serves another socket folder: A's sessions do not list its shell
+    const shell = await other.start({
+      command: 'bash',
+      args: ['--norc', '--noprofile'],
+      name: 'elsewhere',
+      headless: true,
+      cwd: ROOT,
+      env: { AGENTWATCH_DIR: dirB, PS1: '$ ' },
+    });
+    assert.ok(existsSync(file), 'this process registered its hosts');
+    const registered = registeredSessions();
+    assert.ok(registered.agents.includes(shell.pid), 'the shell is registered');
+    assert.ok(registered.ttys.includes(shell.tty!), "the shell's PTY is registered");
+    shell.write(
+      `env -u AGENTWATCH_SOCKET -u AGENTWATCH_SESSION AGENTWATCH_DIR='${dirA}' ` +
+        `'${process.execPath}' --import tsx '${MAIN}' answer --yes sim1 1 > '${out}' 2>&1; ` +
+        `echo "rc=$?" >> '${out}'\r`,
+    );
+    const said = await until('the answer to finish', () => {
+      const t = existsSync(out) ? readFileSync(out, 'utf8') : '';
+      return /rc=\d+/.test(t) && t;
+    }, 30_000);
+    assert.match(said, /rc=3/, said);
+    assert.match(said, /runs inside an agentwatch session/, said);
+    await sleep(300);
+    assert.not.match(readFileSync(log, 'utf8'), /^I /m, 'the dialog read no key');
+    assert.is(w.classifyNow().state, 'blocked', 'still waiting for the person');
+
+    // the person, in a terminal of theirs, still answers (the dialog never leaves: exit 5)
+    const person = await cli(['answer', '--yes', 'sim1', '1'], envA, { tty: true });
+    assert.is(person.code, 5, person.stdout + person.stderr);
+    assert.match(person.stderr, /but the prompt is still showing/);
+    await until('the key in the dialog', () => /^I \d+ 1 31$/m.test(readFileSync(log, 'utf8')));
+  } finally {
+    await other.close();
+    await host.close();
+    rmSync(dirA, { recursive: true, force: true });
+    rmSync(dirB, { recursive: true, force: true });
+  }
+  assert.not.ok(existsSync(file), 'the registry file is gone once its hosts ended');
+});
+
+test('1: a host registry folder that is not private, or is a symlink, is refused (answer fails closed); stale files are removed', () => {
+  if (process.platform !== 'linux') return;
+  const dir = mkdtempSync(join(tmpdir(), 'aw-reg-'));
+  try {
+    const reg = join(dir, 'registry');
+    assert.equal(registeredSessions(reg), { agents: [], ttys: [] }, 'absent: no sessions');
+    mkdirSync(reg, { mode: 0o755 });
+    chmodSync(reg, 0o755);
+    assert.throws(() => registeredSessions(reg), /host registry has mode 0755/);
+    chmodSync(reg, 0o700);
+    const self = readFileSync(`/proc/${process.pid}/stat`, 'utf8');
+    const start = self.slice(self.lastIndexOf(')') + 2).split(' ')[19];
+    writeFileSync(join(reg, '999999999.json'), '{"agents":[1],"ttys":["/dev/pts/1"]}');
+    writeFileSync(join(reg, '1.json'), '{"start":"-1","agents":[2],"ttys":["/dev/pts/2"]}');
+    writeFileSync(
+      join(reg, `${process.pid}.json`),
+      JSON.stringify({ start, agents: [7], ttys: ['/dev/pts/9'] }),
+    );
+    assert.equal(registeredSessions(reg), { agents: [7], ttys: ['/dev/pts/9'] });
+    assert.equal(readdirSync(reg), [`${process.pid}.json`], 'stale (dead, reused pid) removed');
+    const link = join(dir, 'link');
+    symlinkSync(reg, link);
+    assert.throws(() => registeredSessions(link), /host registry is a symbolic link/);
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });

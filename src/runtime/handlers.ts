@@ -9,6 +9,7 @@ import { connectionPeer, push } from './control-server.ts';
 import { listSessions } from './session-directory.ts';
 import { answerRefusal } from './peer.ts';
 import { socketDir } from './paths.ts';
+import { registeredSessions } from './host-registry.ts';
 import {
   isOp,
   type Op,
@@ -74,7 +75,8 @@ function checkSameUser(socket: Socket, op: Op): void {
 /**
  * Refuses (exit 3) an `answer` whose peer is not the person: unknown, of another uid, a
  * process that is (or descends from) the agent of any session, this host's or one listed in
- * the socket folder, PTY or ACP, one with no controlling terminal, or one whose terminal (or
+ * the socket folder or in the per-user host registry (`host-registry.ts`, every host whatever
+ * its socket folder), PTY or ACP, one with no controlling terminal, or one whose terminal (or
  * an ancestor's) is a session's PTY ({@link answerRefusal}), whatever its environment says.
  */
 async function checkAnswerer(ctx: HandlerContext, socket: Socket): Promise<void> {
@@ -93,6 +95,16 @@ async function checkAnswerer(ctx: HandlerContext, socket: Socket): Promise<void>
   } catch {
     // an unreadable folder: this host's own sessions are still known
   }
+  // every host's sessions, whatever socket folder it uses (a registry that fails its check
+  // throws: answer is refused, fail closed)
+  let registered;
+  try {
+    registered = registeredSessions();
+  } catch (e) {
+    throw new UserError(`refused: ${(e as Error).message}`, GUARD_EXIT);
+  }
+  for (const p of registered.agents) agents.add(p);
+  ttys.push(...registered.ttys);
   const why = answerRefusal(connectionPeer(socket), { agents, ttys });
   if (why) throw new UserError(`refused: ${why}`, GUARD_EXIT);
 }

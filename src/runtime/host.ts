@@ -23,6 +23,7 @@ import type { Pane } from './pane.ts';
 import { PtyPane } from './pty-pane.ts';
 import type { ManifestSet } from './manifest-set.ts';
 import { type HandlerContext, handleRequest } from './handlers.ts';
+import { registerSessions, unregisterHost } from './host-registry.ts';
 
 export { firedAt } from './pty-pane.ts';
 
@@ -292,7 +293,20 @@ export class SessionHost {
     const served: Served = { pane, server, subscribers: new Set(), boards: new Set() };
     this.#served.set(pane.id, served);
     pane.onChange((prev) => this.#changed(served, prev));
+    this.#register();
     return served;
+  }
+
+  /** Writes this host's agents and PTYs to the per-user registry (`answer` refuses them). */
+  #register(): void {
+    const agents: number[] = [];
+    const ttys: string[] = [];
+    for (const { pane } of this.#served.values()) {
+      if (pane.pid > 0) agents.push(pane.pid);
+      const tty = pane.info().tty;
+      if (tty) ttys.push(tty);
+    }
+    registerSessions(this, { agents, ttys });
   }
 
   /**
@@ -380,6 +394,7 @@ export class SessionHost {
       await Promise.all([pane.kill(), closeControl(server)]);
     }));
     this.#served.clear();
+    unregisterHost(this);
   }
 
   /** Closes session `id`'s socket and forgets it (after its exit was reported). */
@@ -390,6 +405,7 @@ export class SessionHost {
     for (const s of served.subscribers) s.end();
     await closeControl(served.server);
     this.#served.delete(id);
+    this.#register();
   }
 }
 

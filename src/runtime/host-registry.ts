@@ -1,0 +1,200 @@
+/**
+ * The per-user registry of every agentwatch host's sessions: each process that hosts sessions
+ * (`run`, the background host, `watch`, `demo`) writes its sessions' agent pids and PTY slave
+ * paths to `/tmp/agentwatch-registry-UID/PID.json`, so `answer` refuses the agents and PTYs of
+ * every host, whatever socket folder (`AGENTWATCH_DIR`) each one uses. The folder is a literal
+ * path (not `os.tmpdir()`, not any environment variable): a tool cannot point a host of its
+ * own somewhere `answer` does not look. The folder must be ours, mode 0700, not a symlink;
+ * files are written atomically (temp + rename) and removed when their process ends; a file
+ * whose process is dead (or whose pid now names a process started at another time) is stale:
+ * ignored, and removed by the next reader.
+ */
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { UserError } from '../errors.ts';
+
+/** The registry folder of this user: a literal path under /tmp, never from the environment. */
+export const REGISTRY_DIR = `/tmp/agentwatch-registry-${process.getuid?.() ?? 'user'}`;
+
+/** Sessions as the registry holds them: agent pids and PTY slave paths (`/dev/pts/5`). */
+export interface RegisteredSessions {
+  agents: number[];
+  ttys: string[];
+}
+
+/** Largest registry file read, bytes (a host with thousands of sessions stays far below). */
+const MAX_FILE = 1 << 20;
+
+/**
+ * Checks the registry folder: a real directory (not a symlink) owned by us with no group or
+ * other bits. Changes nothing.
+ * @returns false when it does not exist.
+ * @throws UserError naming the folder and what is wrong.
+ */
+export function checkRegistryDir(dir = REGISTRY_DIR): boolean {
+  let st;
+  try {
+    st = lstatSync(dir);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return false;
+    throw new UserError(`${dir}: cannot read agentwatch's host registry (${code})`);
+  }
+  const uid = process.getuid?.();
+  const why = st.isSymbolicLink()
+    ? 'is a symbolic link'
+    : !st.isDirectory()
+    ? 'is not a directory'
+    : uid !== undefined && st.uid !== uid
+    ? `belongs to uid ${st.uid}, not to us (${uid})`
+    : (st.mode & 0o077) !== 0
+    ? `has mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')}, open to other users`
+    : null;
+  if (why) {
+    throw new UserError(
+      `${dir}: agentwatch's host registry ${why}; refusing to trust it (remove it if it is ` +
+        'yours; if another user made it, ask them or an administrator to remove it)',
+    );
+  }
+  return true;
+}
+
+/** What each host of this process has registered. */
+const hosts = new Map<object, RegisteredSessions>();
+let exitHook = false;
+
+function fileOf(pid = process.pid): string {
+  return join(REGISTRY_DIR, `${pid}.json`);
+}
+
+/** Removes this process's file (no error when it is gone or the folder is not ours). */
+function removeOwn(): void {
+  try {
+    unlinkSync(fileOf());
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * Registers (or, with empty lists, keeps registering) `sessions` for `host`, one of this
+ * process's hosts, and rewrites this process's file with every host's sessions. Never
+ * throws: a folder that fails {@link checkRegistryDir} is left alone (and `answer` refuses
+ * while it does).
+ */
+export function registerSessions(host: object, sessions: RegisteredSessions): void {
+  hosts.set(host, sessions);
+  write();
+}
+
+/** Forgets `host`; removes this process's file when no host of it is left. Never throws. */
+export function unregisterHost(host: object): void {
+  hosts.delete(host);
+  if (hosts.size) write();
+  else removeOwn();
+}
+
+function write(): void {
+  const all: RegisteredSessions = { agents: [], ttys: [] };
+  for (const s of hosts.values()) {
+    all.agents.push(...s.agents);
+    all.ttys.push(...s.ttys);
+  }
+  try {
+    if (!checkRegistryDir()) {
+      try {
+        mkdirSync(REGISTRY_DIR, { mode: 0o700 });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      }
+      checkRegistryDir();
+    }
+    const tmp = join(REGISTRY_DIR, `.${process.pid}.tmp`);
+    const start = startOf(process.pid) ?? '';
+    writeFileSync(tmp, JSON.stringify({ pid: process.pid, start, ...all }), { mode: 0o600 });
+    renameSync(tmp, fileOf());
+    if (!exitHook) {
+      exitHook = true;
+      process.once('exit', removeOwn);
+    }
+  } catch {
+    // not registered: answer refuses while the folder fails its check
+  }
+}
+
+/**
+ * When process `pid` started (Linux: /proc/PID/stat's starttime, field 22, clock ticks since
+ * boot, proc(5)), so a file whose pid was reused by another process is known stale; '' where
+ * it cannot be read (macOS: liveness alone), undefined when the process does not exist.
+ */
+function startOf(pid: number): string | undefined {
+  if (process.platform !== 'linux') {
+    try {
+      process.kill(pid, 0);
+      return '';
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code === 'EPERM' ? '' : undefined;
+    }
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Every live host's registered sessions: files `PID.json` of the registry folder that are
+ * regular files owned by us, whose process is alive and started when the file says; others
+ * (foreign, malformed, over {@link MAX_FILE} bytes) are ignored, stale ones also removed. An absent folder is no sessions.
+ * @throws UserError when the folder fails {@link checkRegistryDir} or cannot be listed.
+ */
+export function registeredSessions(dir = REGISTRY_DIR): RegisteredSessions {
+  const out: RegisteredSessions = { agents: [], ttys: [] };
+  if (!checkRegistryDir(dir)) return out;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (e) {
+    throw new UserError(
+      `${dir}: cannot list agentwatch's host registry (${(e as NodeJS.ErrnoException).code})`,
+    );
+  }
+  const uid = process.getuid?.();
+  for (const name of names) {
+    const m = /^(\d+)\.json$/.exec(name);
+    if (!m) continue;
+    const path = join(dir, name);
+    try {
+      const st = lstatSync(path);
+      if (!st.isFile() || (uid !== undefined && st.uid !== uid) || st.size > MAX_FILE) continue;
+      const data = JSON.parse(readFileSync(path, 'utf8')) as
+        & Partial<RegisteredSessions>
+        & { start?: unknown };
+      const start = startOf(Number(m[1]));
+      if (start === undefined || (start && data.start !== start)) {
+        // its host ended without removing it (SIGKILL): stale, removed
+        unlinkSync(path);
+        continue;
+      }
+      for (const p of Array.isArray(data.agents) ? data.agents : []) {
+        if (Number.isInteger(p) && p > 0) out.agents.push(p);
+      }
+      for (const t of Array.isArray(data.ttys) ? data.ttys : []) {
+        if (typeof t === 'string' && t.startsWith('/dev/')) out.ttys.push(t);
+      }
+    } catch {
+      // removed meanwhile, or malformed: ignored
+    }
+  }
+  return out;
+}
