@@ -7,6 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { notifyStatus, PrintableInfos, renderBoard } from '../src/cli/board/render.ts';
+import { cells, fit } from '../src/cli/format.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import { inBoardOrder, sortSessions } from '../src/cli/board/rows.ts';
 import { fakeInfo } from './support/fake-session.ts';
@@ -143,6 +144,23 @@ test('renderBoard: a tiny terminal shows session rows before the key help and th
   assert.match(roomy[3], /^ {3}api +claude +blocked +5s +Do you/);
   assert.match(roomy[10], /^ ↑\/↓ select · Enter attach/);
   assert.match(roomy[11], /q quit$/);
+});
+
+test('renderBoard: a name with double-width characters keeps the columns in line (cells, not code points)', () => {
+  const frame = renderBoard(
+    [
+      info('w-0001', { name: 'ünï 名前 🎉', state: 'idle' }),
+      info('p-0002', { name: 'plain', state: 'idle' }),
+    ],
+    VIEW,
+  );
+  const rows = frame.filter((l) => /done 5 s ago/.test(l));
+  assert.is(rows.length, 2, frame.join('\n'));
+  const stateCell = (l: string) => cells(l.slice(0, l.search(/\bidle\b/)));
+  assert.is(stateCell(rows[0]), stateCell(rows[1]), rows.join('\n'));
+  assert.is(cells('名前🎉'), 6);
+  assert.is(fit('名前名前', 5), '名前…');
+  assert.ok(frame.every((l) => cells(l) <= VIEW.width), 'no line wider than the terminal');
 });
 
 test('notifyStatus: this process first, then each session host once per channel', () => {

@@ -65,4 +65,22 @@ test('a name that matches none: exit 4 from every SESSION command', async () => 
   });
 });
 
+test('an empty SESSION (an unset variable) names no session: exit 2 from every command, nothing ended', async () => {
+  const cmds = commandsWith('').filter((a) => !(a[0] === 'wait' && a.length === 4));
+  const runs = await Promise.all(cmds.map((args) => cli(args, env)));
+  runs.forEach((r, i) => {
+    assert.is(r.code, 2, `${cmds[i].join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, /an empty SESSION names no session/);
+  });
+  const ls = await cli(['ls'], env);
+  assert.match(ls.stdout, /api-1a2b/);
+  assert.match(ls.stdout, /api-9f00/);
+});
+
+test('wait without --until says it is required', async () => {
+  const r = await cli(['wait', 'api-1a2b'], env);
+  assert.is(r.code, 2, r.stderr);
+  assert.match(r.stderr, /--until is required/);
+});
+
 test.run();

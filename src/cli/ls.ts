@@ -1,7 +1,7 @@
 /** `agentwatch ls [--json]`: every live session on this machine with its state. */
 import type { Command } from './command.ts';
 import { listSessions } from '../runtime/session-directory.ts';
-import { duration, fit } from './format.ts';
+import { duration, fit, padCells } from './format.ts';
 import { ageless, printable } from './printable.ts';
 import { detailOf } from './board/rows.ts';
 
@@ -25,8 +25,10 @@ export const lsCommand: Command = {
       return 0;
     }
     const now = Date.now();
+    // An id is never cut: it is what kill, send and answer take.
+    const idW = Math.max(20, ...sessions.map((s) => printable(s.id).length));
     io.stdout(
-      `${'SESSION'.padEnd(20)} ${'AGENT'.padEnd(9)} ${'STATE'.padEnd(8)} ${
+      `${'SESSION'.padEnd(idW)} ${'AGENT'.padEnd(9)} ${'STATE'.padEnd(8)} ${
         'FOR'.padEnd(7)
       } DETAIL\n`,
     );
@@ -38,7 +40,7 @@ export const lsCommand: Command = {
       const id = printable(s.id);
       const agent = printable(s.agent) || '-';
       io.stdout(
-        `${fit(id, 20).padEnd(20)} ${fit(agent, 9).padEnd(9)} ${s.state.padEnd(8)} ${
+        `${id.padEnd(idW)} ${padCells(agent, 9)} ${s.state.padEnd(8)} ${
           duration(now - s.since).padEnd(7)
         } ${fit(detail, 60)}\n`,
       );

@@ -40,12 +40,13 @@ export const waitCommand: Command = {
       throw new UsageError('give one or more SESSIONs (id, id prefix or name), or --all');
     }
     const untilText = stringOption(values, 'until');
-    const until = (untilText ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    if (untilText === undefined) {
+      throw new UsageError(`--until is required: one or more of ${STATES.join(', ')}`);
+    }
+    const until = untilText.split(',').map((s) => s.trim()).filter(Boolean);
     if (!until.length || until.some((s) => !STATES.includes(s))) {
       throw new UsageError(
-        `--until takes one or more of ${STATES.join(', ')} separated by commas, got '${
-          untilText ?? ''
-        }'`,
+        `--until takes one or more of ${STATES.join(', ')} separated by commas, got '${untilText}'`,
       );
     }
     const t = stringOption(values, 'timeout');

@@ -92,10 +92,12 @@ export function sendBytes(text: string, bracketedPaste: boolean): Uint8Array {
   checkSendText(text);
   if (!/[\n\t]/.test(text)) return Buffer.from(text);
   if (!bracketedPaste) {
-    const what = text.includes('\n') ? 'multi-line text' : 'text with a tab';
+    const [what, key] = text.includes('\n')
+      ? ['multi-line text', 'each line break would be an Enter']
+      : ['text with a tab', 'each tab would be a key (completion)'];
     throw new UserError(
-      `send: ${what} needs an application that enabled bracketed paste (DECSET 2004); this ` +
-        "pane's did not, so each line break would be an Enter: nothing was typed",
+      `${what} needs an application that enabled bracketed paste (DECSET 2004); this ` +
+        `pane's did not, so ${key}: nothing was typed`,
       SEND_TEXT_EXIT,
     );
   }

@@ -86,12 +86,19 @@ export const NO_SESSION_EXIT = 4;
  * The session of `infos` that `key` names: an exact id or name first, else the only id that
  * starts with `key`; undefined when none does.
  * @throws UserError (exit code {@link AMBIGUOUS_SESSION_EXIT}) listing the ids when several
- *   match: every SESSION command says the same.
+ *   match, or when `key` is empty or blank (it would be a prefix of every id: `kill ""` from
+ *   an unset variable must not end the only session): every SESSION command says the same.
  */
 export function matchSession(
   key: string,
   infos: readonly SessionInfo[],
 ): SessionInfo | undefined {
+  if (!key.trim()) {
+    throw new UserError(
+      'an empty SESSION names no session: give an id, an id prefix or a name',
+      AMBIGUOUS_SESSION_EXIT,
+    );
+  }
   const exact = infos.filter((s) => s.id === key || s.name === key);
   const found = exact.length ? exact : infos.filter((s) => s.id.startsWith(key));
   if (found.length > 1) {

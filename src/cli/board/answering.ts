@@ -186,7 +186,8 @@ export class AnswerFlow {
         : code === ANSWER_UNCONFIRMED_EXIT
         ? 'answer not taken'
         : 'not answered';
-      message = `${panel.name}: ${what}: ${firstLine(e)}`;
+      // The reason may say 'refused: ...' itself: said once
+      message = `${panel.name}: ${what}: ${firstLine(e).replace(/^refused: /, '')}`;
     }
     this.#close(panel, message);
     this.host.render();

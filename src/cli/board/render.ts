@@ -33,7 +33,7 @@
  */
 import type { SessionInfo } from '../../runtime/protocol.ts';
 import { SESSION_STATES } from '../../detect/types.ts';
-import { duration, fit } from '../format.ts';
+import { cells, duration, fit, padCells } from '../format.ts';
 import { ageless, isAgeless, isPrintable, printable } from '../printable.ts';
 import { ANSWER_KEYS, type AnswerPanel, panelLines, wrap } from './answer-panel.ts';
 import { detailOf, sortSessions, STATE_SGR } from './rows.ts';
@@ -214,14 +214,13 @@ function counts(infos: readonly SessionInfo[]): string {
 }
 
 function pad(text: string, width: number): string {
-  const cut = fit(text, width);
-  return cut + ' '.repeat(Math.max(0, width - [...cut].length));
+  return padCells(text, width);
 }
 
 /** The columns that fit in `width`, with their widths (DETAIL takes the rest). */
 function layout(infos: readonly SessionInfo[], width: number) {
-  const nameW = Math.min(24, Math.max(4, ...infos.map((i) => [...i.name].length)));
-  const agentW = Math.min(10, Math.max(5, ...infos.map((i) => [...(i.agent || '-')].length)));
+  const nameW = Math.min(24, Math.max(4, ...infos.map((i) => cells(i.name))));
+  const agentW = Math.min(10, Math.max(5, ...infos.map((i) => cells(i.agent || '-'))));
   const stateW = 7;
   const forW = 6;
   const showAgent = width >= 60;
