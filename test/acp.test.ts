@@ -8,6 +8,7 @@
  *   (granted), then a second time by number (rejected): the agent got each optionId; idle with
  *   the stopReason kept;
  * - `agentwatch cancel` and the chat's Ctrl-C (SIGINT) answer pending requests `cancelled`;
+ * - a confirmation answers one permission request, not the same request asked again;
  * - two requests at once, each answered;
  * - an agent that dies mid-request: exited, the pending request dropped, the CLI's exit code;
  * - a line that is not JSON: reported, and the session goes on;
@@ -19,7 +20,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cli } from './support/cli.ts';
+import { cli, personRequest } from './support/cli.ts';
+import { request } from '../src/runtime/control-client.ts';
+import type { PromptReply } from '../src/runtime/protocol.ts';
 import { type AcpRun, agentLog, SCRIPTED_AGENT, startAcp } from './support/acp-run.ts';
 import { sleep, until } from './support/until.ts';
 import { acpDecide, askOf, promptOf } from '../src/runtime/acp-state.ts';
@@ -213,6 +216,51 @@ test('granted by kind, then rejected by number: the agent gets each optionId; fa
     await run.waitFor('the sent turn', (i) => i.state === 'working', mark);
     await run.waitFor('its end', (i) => i.state === 'idle', mark);
     assert.match(run.stdout(), 'echo: hello there');
+  } finally {
+    await run.stop();
+  }
+});
+
+test('a confirmation answers one permission request: the same request asked again after an answer elsewhere is refused', async () => {
+  const { run, log } = scripted('again');
+  try {
+    run.type('permission');
+    const blocked = await run.waitFor('blocked', (i) => i.state === 'blocked');
+    // the person is shown the request (answer's read, the board's a) ...
+    const first = await request<PromptReply>(blocked.socket, { op: 'prompt' });
+    assert.type(first.episode, 'number');
+    // ... meanwhile it is answered elsewhere, and the agent asks the very same again
+    let mark = run.states.length;
+    const elsewhere = await person(run, ['answer', '--yes', 'again', '1']);
+    assert.is(elsewhere.code, 0, elsewhere.stderr);
+    await run.waitFor('idle', (i) => i.state === 'idle', mark);
+    mark = run.states.length;
+    run.type('permission');
+    await run.waitFor('blocked again', (i) => i.state === 'blocked', mark);
+    const second = await request<PromptReply>(blocked.socket, { op: 'prompt' });
+    assert.equal(second.details, first.details, 'the same request, word for word');
+    assert.is.not(second.episode, first.episode);
+    // the first confirmation does not answer the second request
+    const stale = await personRequest(blocked.socket, {
+      op: 'answer',
+      choice: '3',
+      confirmed: true,
+      expect: first,
+    }, run.env).then(() => null, (e: { exitCode?: number; message: string }) => e);
+    assert.ok(stale, 'refused');
+    assert.is(stale!.exitCode, 3, stale!.message);
+    assert.match(stale!.message, 'the prompt you confirmed was answered; this is a new one');
+    assert.equal(outcomes(log), ['call-1=allow']);
+    // its own confirmation does
+    const answered = await personRequest<{ answered: string }>(blocked.socket, {
+      op: 'answer',
+      choice: '3',
+      confirmed: true,
+      expect: second,
+    }, run.env);
+    assert.match(answered.answered, '3. Reject');
+    await until('the outcome', () => outcomes(log).length === 2);
+    assert.equal(outcomes(log), ['call-1=allow', 'call-1=reject']);
   } finally {
     await run.stop();
   }

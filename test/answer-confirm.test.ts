@@ -22,11 +22,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHost } from '../src/runtime/default-host.ts';
-import {
-  ANSWER_UNCONFIRMED_EXIT,
-  currentPrompt,
-  guardedAnswer,
-} from '../src/runtime/typing-guard.ts';
+import { ANSWER_UNCONFIRMED_EXIT, guardedAnswer } from '../src/runtime/typing-guard.ts';
 import type { UserError } from '../src/errors.ts';
 import { until } from './support/until.ts';
 
@@ -100,7 +96,7 @@ async function answerDialog(
     }).catch((e) => {
       throw new Error(`${e.message}\n${session.terminal.screenText()}\n${w.record.reason}`);
     });
-    const confirmed = await currentPrompt(w);
+    const confirmed = await w.prompt();
     const answering = guardedAnswer(w, 0, confirmed);
     if (during) {
       await until('the first key', () => readFileSync(log, 'utf8').includes('K '), 5000);

@@ -94,7 +94,7 @@ test('answer: says plainly when what the prompt approves is not visible in the p
             }),
           (req) =>
             req.op === 'prompt'
-              ? { ok: true, op: 'prompt', ...p }
+              ? { ok: true, op: 'prompt', ...p, episode: 1 }
               : { ok: true, op: req.op, answered: p.options[0] },
         ),
       );

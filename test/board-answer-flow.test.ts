@@ -19,6 +19,7 @@ const PROMPT = {
   options: ['1. Yes', '2. No'],
   selected: 0,
   details: ['Bash command', 'touch hello.txt'],
+  episode: 1,
 };
 
 /** A socket that answers `prompt` with PROMPT and `answer` with `reply`. */

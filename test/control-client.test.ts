@@ -126,6 +126,7 @@ test('readPrompt and sendAnswer: the ops and their answers; a malformed prompt i
     question: 'Do you want to proceed?',
     options: ['1. Yes', '2. No'],
     selected: 0,
+    episode: 4,
   };
   const s = await server((c, req) => {
     reqs.push(req);
@@ -143,8 +144,13 @@ test('readPrompt and sendAnswer: the ops and their answers; a malformed prompt i
       options: ['1. Yes', '2. No'],
       selected: 0,
       details: [],
+      episode: 4,
     });
-    const expect = { question: 'Do you want to proceed?', options: ['1. Yes', '2. No'] };
+    const expect = {
+      question: 'Do you want to proceed?',
+      options: ['1. Yes', '2. No'],
+      episode: 4,
+    };
     assert.is(await sendAnswer(s.path, 2, expect), '2. No');
     assert.equal(reqs[1], { op: 'answer', choice: '2', confirmed: true, expect });
     prompt.options = 'Yes';

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request } from '../src/runtime/control-client.ts';
-import { choiceIndex, currentPrompt, guardedAnswer } from '../src/runtime/typing-guard.ts';
+import { choiceIndex, guardedAnswer } from '../src/runtime/typing-guard.ts';
 import { createHost } from '../src/runtime/default-host.ts';
 import { selfCommand } from '../src/runtime/self-command.ts';
 import { planTask } from '../src/sim/plan.ts';
@@ -170,13 +170,19 @@ test('send and answer through the CLI against the simulated agent', async () => 
     assert.match(unconfirmed.stdout, /asks: Do you want to proceed\?/);
 
     // answer with a confirmed prompt that is not the one on screen: refused, nothing typed
-    const first = await request<{ question: string; options: string[]; selected: number }>(
+    const first = await request<
+      { question: string; options: string[]; selected: number; episode: number }
+    >(
       session.spec.socket,
       { op: 'prompt' },
     );
     assert.is(first.question, QUESTION);
     assert.is(first.selected, 0);
-    const madeUp = { question: QUESTION, options: [...first.options.slice(0, 2), '3. Maybe'] };
+    const madeUp = {
+      question: QUESTION,
+      options: [...first.options.slice(0, 2), '3. Maybe'],
+      episode: first.episode,
+    };
     const mismatch = await personRequest(session.spec.socket, {
       op: 'answer',
       choice: '1',
@@ -225,7 +231,7 @@ test('send and answer through the CLI against the simulated agent', async () => 
       op: 'answer',
       choice: '1',
       confirmed: true,
-      expect: { question: first.question, options: first.options },
+      expect: { question: first.question, options: first.options, episode: first.episode },
     }, env).then(() => null, (e: UserError) => e);
     assert.is(stale?.exitCode, 3);
     assert.match(stale!.message, /not the one you confirmed/);
@@ -322,7 +328,7 @@ test('answer waits for each arrow key to show before the next: a slow agent stil
     }).catch((e) => {
       throw new Error(`${e.message}\n${session.terminal.screenText()}\n${w.record.reason}`);
     });
-    const confirmed = await currentPrompt(w);
+    const confirmed = await w.prompt();
     assert.equal(confirmed.options.map((o) => o.slice(0, 6)), ['1. Yes', '2. Yes', '3. No']);
     const answered = await guardedAnswer(w, 1, confirmed);
     assert.match(answered, /^2\. Yes, and don't ask again/);
@@ -401,7 +407,7 @@ test('answer on a row of buttons (opencode): the selection seen by its colour, m
     }).catch((e) => {
       throw new Error(`${e.message}\n${session.terminal.screenText()}\n${w.record.reason}`);
     });
-    const confirmed = await currentPrompt(w);
+    const confirmed = await w.prompt();
     assert.equal(confirmed.options, ['1. Allow once', '2. Allow always', '3. Reject']);
     assert.is(confirmed.question, 'Permission required');
     assert.is(confirmed.selected, 0);

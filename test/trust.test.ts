@@ -473,6 +473,7 @@ test('3: a hostile socket: names, questions, options, details and errors are pri
           options: [`1. Yes${evil}`, '2. No\x1b[2J'],
           selected: 0,
           details: [`rm -rf /${evil}`],
+          episode: 1,
         }
         : req.op === 'answer'
         ? { ok: true, op: 'answer', answered: `1. Yes\x1b[2J${evil}` }

@@ -204,7 +204,10 @@ export const acpCommand: Command = {
         if (!line.trim()) return;
         const p = promptOf(pending);
         try {
-          session.answerIndex(choiceIndex(line, p.options, p.aliases), p);
+          session.answerIndex(choiceIndex(line, p.options, p.aliases), {
+            ...p,
+            episode: session.pendingEpisode,
+          });
         } catch (e) {
           io.stdout(`! ${(e as Error).message}\n`);
         }

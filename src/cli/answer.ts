@@ -111,6 +111,7 @@ export const answerCommand: Command = {
       question: prompt.question,
       options: prompt.options,
       details: prompt.details,
+      episode: prompt.episode,
     });
     io.stdout(`answered: ${printable(answered)}\n`);
     return 0;

@@ -83,7 +83,7 @@ export class AcpPane implements Pane {
         ),
       );
     }
-    return Promise.resolve({ ...promptOf(ask), selected: 0 });
+    return Promise.resolve({ ...promptOf(ask), selected: 0, episode: this.session.pendingEpisode });
   }
 
   send(text: string): Promise<number> {

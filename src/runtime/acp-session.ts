@@ -39,7 +39,7 @@ import {
 } from './protocol.ts';
 import type { StateRecord } from './signals.ts';
 import { resolveCommand } from './session.ts';
-import { GUARD_EXIT, GuardRefusal } from './typing-guard.ts';
+import { GUARD_EXIT, GuardRefusal, newEpisode } from './typing-guard.ts';
 import { EventLog } from './event-log.ts';
 import { stdioStream } from './acp-stdio.ts';
 
@@ -77,6 +77,8 @@ export type AcpEvent =
 /** One pending `session/request_permission`, with the function that answers it. */
 interface Pending {
   ask: PermissionAsk;
+  /** Its prompt episode (`PromptReply.episode`): one per permission request, counted per session. */
+  episode: number;
   reply: (response: RequestPermissionResponse) => void;
 }
 
@@ -112,6 +114,8 @@ export class AcpSession {
   #stopReason?: string;
   #error?: string;
   readonly #pending: Pending[] = [];
+  /** Permission requests received so far: the last one's prompt episode. */
+  #episodes = 0;
   #record: StateRecord;
   #publishedKey = '';
   /** When the person last prompted or answered, ms (the notifier's `lastInput`). */
@@ -183,6 +187,15 @@ export class AcpSession {
   /** Pending permission requests, oldest first. */
   get pending(): PermissionAsk[] {
     return this.#pending.map((p) => p.ask);
+  }
+
+  /**
+   * The prompt episode of the oldest pending permission request (the one `answer` answers): a
+   * number given to each request as it arrives, so a confirmation of one request never answers
+   * another asking the same; 0 when none is pending.
+   */
+  get pendingEpisode(): number {
+    return this.#pending[0]?.episode ?? 0;
   }
 
   /** The SDK's client app on the agent's stdio, with a tap that reports lines that are not JSON. */
@@ -270,7 +283,7 @@ export class AcpSession {
     );
     this.lastOutput = Date.now();
     return new Promise((resolve) => {
-      const entry: Pending = { ask, reply: resolve };
+      const entry: Pending = { ask, reply: resolve, episode: ++this.#episodes };
       if (this.exit) {
         resolve({ outcome: { outcome: 'cancelled' } });
         return;
@@ -489,10 +502,10 @@ export class AcpSession {
 
   /**
    * Answers the oldest pending permission request with option `index` (0-based), which the
-   * person chose; when `expect` is given, only if that request's prompt is still the one they
-   * confirmed.
+   * person chose; when `expect` is given, only if that request is still the one they confirmed
+   * (its prompt, and its episode: {@link pendingEpisode}).
    * @returns the chosen option's text.
-   * @throws UserError (exit 3) when nothing is pending or the prompt is not the one confirmed.
+   * @throws UserError (exit 3) when nothing is pending or the request is not the one confirmed.
    */
   answerIndex(index: number, expect?: ConfirmedPrompt): string {
     const entry = this.#pending[0];
@@ -513,6 +526,8 @@ export class AcpSession {
         GUARD_EXIT,
       );
     }
+    // The same request asked again after the one confirmed was answered elsewhere.
+    if (expect && expect.episode !== entry.episode) throw newEpisode();
     const option = entry.ask.options[index];
     if (!option) throw new UserError(`no option ${index + 1}`);
     this.#lastInput = Date.now();

@@ -5,6 +5,7 @@
  */
 import { createConnection, type Socket } from 'node:net';
 import {
+  type ConfirmedPrompt,
   INFO_BY,
   lineReader,
   MAX_LINE,
@@ -185,6 +186,8 @@ export interface PromptReply {
   aliases?: string[][];
   /** True when what the prompt approves is not all visible in the pane. */
   detailsCut?: boolean;
+  /** The prompt's episode, for `answer`'s `expect` (protocol.ts ConfirmedPrompt.episode). */
+  episode: number;
 }
 
 /** How long reading a prompt may take by default, ms. */
@@ -199,12 +202,13 @@ export const ANSWER_TIMEOUT_MS = 10_000;
  */
 export function promptReplyOf(value: unknown): PromptReply | null {
   if (typeof value !== 'object' || value === null) return null;
-  const { question, options, selected, details, aliases, detailsCut } = value as Record<
+  const { question, options, selected, details, aliases, detailsCut, episode } = value as Record<
     string,
     unknown
   >;
   if (
     typeof question !== 'string' || !isStrings(options) || typeof selected !== 'number' ||
+    typeof episode !== 'number' ||
     (details !== undefined && !isStrings(details)) ||
     (aliases !== undefined && !(Array.isArray(aliases) && aliases.every(isStrings)))
   ) return null;
@@ -213,6 +217,7 @@ export function promptReplyOf(value: unknown): PromptReply | null {
     options,
     selected,
     details: details ?? [],
+    episode,
     ...(aliases === undefined ? {} : { aliases: aliases as string[][] }),
     ...(detailsCut === true ? { detailsCut: true } : {}),
   };
@@ -236,14 +241,15 @@ export async function readPrompt(
  * Answers the prompt of the session at `path` with option `choice` (1-based), the person
  * having confirmed `expect` (the prompt as read with {@link readPrompt} and shown to them):
  * the session classifies afresh right before writing and refuses when the prompt on its
- * screen is not that one any more. Returns the option written, as the session names it.
+ * screen is not that one any more (also when it is the same text shown again: another
+ * `episode`). Returns the option written, as the session names it.
  * @throws UserError as {@link request} does; exit code 3 (`GUARD_EXIT`) when the typing
  *   guard refused (not blocked, not the prompt confirmed, asked from inside a session).
  */
 export async function sendAnswer(
   path: string,
   choice: number,
-  expect: { question: string; options: string[]; details?: string[] },
+  expect: ConfirmedPrompt,
   timeoutMs = ANSWER_TIMEOUT_MS,
 ): Promise<string> {
   const done = await request<{ answered?: unknown }>(path, {

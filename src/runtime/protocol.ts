@@ -171,6 +171,15 @@ export interface ConfirmedPrompt {
   options: string[];
   /** What the prompt was about when confirmed (the command, the file); checked when given. */
   details?: string[];
+  /**
+   * The prompt's episode: a number the session gives each prompt it shows, new whenever a
+   * prompt appears after the session was not blocked or the prompt changed (a PTY pane), or
+   * for each permission request (an ACP session). In `answer`'s `expect`: the episode the
+   * person confirmed, as the `prompt` op gave it; the session refuses
+   * when the prompt on screen is another episode, even with the same text (answered elsewhere,
+   * then asked again).
+   */
+  episode: number;
 }
 
 /** The screen as a session shows it (`screen`). */

@@ -48,6 +48,8 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
   #sizeBeforeAttach?: { rows: number; cols: number };
   /** When an evaluation first saw the prompt now published, ms since the epoch. */
   #promptSince = 0;
+  /** The episode of the prompt now published (see {@link promptEpisode}). */
+  #promptEpisode = 0;
 
   constructor(session: Session, readonly options: PtyPaneOptions) {
     super(session, options);
@@ -79,6 +81,17 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
     return this.#promptSince;
   }
 
+  /**
+   * The episode of the blocked prompt shown now: a number bumped each time an evaluation sees a
+   * prompt appear after the pane was not blocked, or the prompt change (its question, options
+   * or details; the selection aside), at the moment {@link promptSince} is set. `answer` types
+   * only into the episode the person confirmed, so a confirmation never carries over to the same
+   * prompt asked again after it was answered elsewhere.
+   */
+  get promptEpisode(): number {
+    return this.#promptEpisode;
+  }
+
   onChange(listener: (prev: StateRecord) => void): () => void {
     this.#changeListeners.add(listener);
     return () => this.#changeListeners.delete(listener);
@@ -92,7 +105,10 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
    */
   #classified(prev: StateRecord): void {
     const next = published(this);
-    if (next.prompt !== this.#published?.prompt) this.#promptSince = Date.now();
+    if (next.prompt !== this.#published?.prompt) {
+      this.#promptSince = Date.now();
+      if (next.prompt) this.#promptEpisode++;
+    }
     const transition = this.record.state !== prev.state;
     if (!transition && this.#published && samePublished(this.#published, next)) return;
     this.#published = next;
@@ -174,7 +190,8 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
   }
 
   async prompt(): Promise<PromptReply> {
-    return { ...(await currentPrompt(this)) };
+    const p = await currentPrompt(this);
+    return { ...p, episode: this.#promptEpisode };
   }
 
   send(text: string, opts: { enter: boolean; append: boolean }): Promise<number> {

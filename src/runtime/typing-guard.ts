@@ -50,14 +50,15 @@ export const GUARD_EXIT = 3;
 
 /**
  * The prompt an `answer` request says the person confirmed, checked for shape: a PTY pane and an
- * ACP pane both answer only a confirmed request that names its prompt.
+ * ACP pane both answer only a confirmed request that names its prompt and its episode (the
+ * `prompt` op's `episode`).
  * @throws UserError (exit {@link GUARD_EXIT}) when the person did not confirm, or when the
- *   confirmed prompt is missing or malformed.
+ *   confirmed prompt or its episode is missing or malformed.
  */
 export function confirmedExpect(
   req: {
     confirmed?: unknown;
-    expect?: { question?: unknown; options?: unknown; details?: unknown };
+    expect?: { question?: unknown; options?: unknown; details?: unknown; episode?: unknown };
   },
 ): ConfirmedPrompt {
   if (req.confirmed !== true) {
@@ -67,7 +68,20 @@ export function confirmedExpect(
   if (!expect || typeof expect.question !== 'string' || !Array.isArray(expect.options)) {
     throw new UserError('answer: the confirmed prompt (expect) is missing');
   }
+  if (typeof expect.episode !== 'number') {
+    throw new UserError(
+      "answer: the confirmed prompt's episode (expect.episode, from the prompt op) is missing",
+    );
+  }
   return expect as ConfirmedPrompt;
+}
+
+/** The refusal of an answer whose confirmed prompt was answered and then asked again. */
+export function newEpisode(): UserError {
+  return new UserError(
+    'the prompt you confirmed was answered; this is a new one: look again; nothing more was sent',
+    GUARD_EXIT,
+  );
 }
 /** Pause between the text and its Enter, and between answer keys, ms (Ink reads keys one by one). */
 export const KEY_GAP_MS = 60;
@@ -395,10 +409,13 @@ export async function guardedAnswer(
   index: number,
   confirmed: ConfirmedPrompt,
 ): Promise<string> {
-  const same = (p: ConfirmedPrompt) =>
+  const sameText = (p: Omit<ConfirmedPrompt, 'episode'>) =>
     p.question === confirmed.question && p.options.join('\n') === confirmed.options.join('\n') &&
     (confirmed.details === undefined ||
       (p.details ?? []).join('\n') === confirmed.details.join('\n'));
+  const episode = () => w.promptEpisode === confirmed.episode;
+  /** The confirmed prompt, in the episode confirmed (the text alone: the same prompt asked again). */
+  const same = (p: Omit<ConfirmedPrompt, 'episode'>) => sameText(p) && episode();
   const changed = () =>
     new UserError(
       'the prompt on screen is not the one you confirmed; nothing more was sent',
@@ -406,7 +423,8 @@ export async function guardedAnswer(
     );
   const check = async () => {
     const p = await currentPrompt(w);
-    if (!same(p)) throw changed();
+    if (!sameText(p)) throw changed();
+    if (!episode()) throw newEpisode();
     return p;
   };
   /** The refusal for the next key, unless the confirmed prompt shows with `selected` selected. */
@@ -420,7 +438,9 @@ export async function guardedAnswer(
         );
     }
     const p = promptOn(w.session.terminal);
-    return same(p) && p.selected === selected ? null : changed;
+    if (!sameText(p)) return changed;
+    if (!episode()) return newEpisode;
+    return p.selected === selected ? null : changed;
   };
   let p = await check();
   if (index < 0 || index >= p.options.length) throw new UserError(`no option ${index + 1}`);
@@ -499,7 +519,7 @@ export async function guardedAnswer(
  */
 async function awaitAnswer(
   w: PtyPane,
-  same: (p: ConfirmedPrompt) => boolean,
+  same: (p: Omit<ConfirmedPrompt, 'episode'>) => boolean,
   selected: number,
 ): Promise<{ outcome: Outcome; retry: boolean }> {
   const typedAt = Date.now();

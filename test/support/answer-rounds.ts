@@ -71,6 +71,7 @@ async function main(): Promise<void> {
         question: p.question,
         options: p.options,
         details: p.details,
+        episode: p.episode,
       });
     } catch (e) {
       failure = { error: (e as Error).message, code: (e as { exitCode?: number }).exitCode ?? 1 };

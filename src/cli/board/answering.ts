@@ -1,8 +1,9 @@
 /**
  * Answering a blocked session's prompt, as the person does it on the board and with
  * `agentwatch answer`: read the prompt (waiting a moment for its options to be drawn), show it,
- * and send the answer with the prompt exactly as shown as `expect` (the session classifies
- * afresh right before writing and refuses when the prompt is not that one any more).
+ * and send the answer with the prompt exactly as shown, and its episode, as `expect` (the
+ * session classifies afresh right before writing and refuses when the prompt is not that one
+ * any more, also when the same prompt was answered elsewhere and asked again).
  *
  * {@link AnswerFlow} is the board's panel as a state machine: `a` (or a digit) on a blocked
  * session opens it (`reading`, then `choosing`); ↑/↓ (k/j) or a digit change the choice; `y`
@@ -54,8 +55,11 @@ export interface AnswerFlowHost {
   render(): void;
 }
 
-/** The answer panel's state: what is drawn, plus the session's control socket. */
-type OpenPanel = AnswerPanel & { socket: string };
+/**
+ * The answer panel's state: what is drawn, plus the session's control socket and the episode
+ * of the prompt read (the session answers only that one: not the same prompt asked again).
+ */
+type OpenPanel = AnswerPanel & { socket: string; episode?: number };
 
 /** The board's answer panel; see the file comment. */
 export class AnswerFlow {
@@ -104,6 +108,7 @@ export class AnswerFlow {
       panel.options = p.options;
       panel.details = p.details;
       panel.detailsCut = p.detailsCut === true;
+      panel.episode = p.episode;
       panel.choice = choice ?? Math.max(0, p.selected);
       panel.phase = 'choosing';
       this.host.render();
@@ -169,6 +174,7 @@ export class AnswerFlow {
         question: panel.question ?? '',
         options,
         details: panel.details,
+        episode: panel.episode ?? 0,
       });
       message = `answered ${panel.name}: '${answered}'`;
     } catch (e) {
