@@ -22,6 +22,9 @@
  * remembered and reported by {@link foregroundDiagnostics}, naming every path tried and its
  * error; nothing is thrown at import time. AGENTWATCH_NO_ADDON=1 (read on every call) skips
  * the addon.
+ *
+ * Why one file over 400 lines: the three sources answer one question with one cache (the
+ * last group and its leader); apart, each would keep its own copy of when to re-read.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';

@@ -4,6 +4,10 @@
  * `handlers.ts`) and tells listeners about transitions. `run` hosts one session attached to
  * the person's terminal; `watch` and `demo` host several headless. A failure in one session
  * (its listener throws, its child crashes) never takes down the others.
+ *
+ * Why one file just over 400 lines: it is one job, serving panes (start, publish, subscribe,
+ * attach, forget); the ops are in handlers.ts, the panes in pty-pane.ts and acp-pane.ts, and
+ * what remains shares the served-pane table, which splitting would make public.
  */
 import { randomBytes } from 'node:crypto';
 import type { Server, Socket } from 'node:net';

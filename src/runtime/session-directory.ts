@@ -8,6 +8,9 @@
  * only sockets of ours (lstat: a socket, not a symlink, owned by us); the only entries ever
  * removed are such sockets that refused a connection twice. Talking to one session's socket
  * is `control-client.ts`'s.
+ *
+ * Why one file just over 400 lines: listing, matching and following are one view of one
+ * socket folder, with one set of rules on which entries are believed and removed.
  */
 import { readdirSync, unlinkSync } from 'node:fs';
 import type { Socket } from 'node:net';

@@ -27,6 +27,10 @@
  * later on libuv's thread pool): 53 of ~520 sends. With a real agent's prompt every few
  * seconds the chance per send is about window / time between prompts (~1e-5); only the agent
  * itself could close it.
+ *
+ * Why one file over 400 lines: every write agentwatch makes into a pane goes through here, so
+ * that the read-classify-write order above is written once and read in one place; `send`,
+ * `answer` and the checks of a confirmation share it.
  */
 import { type Prompt, readPrompt } from '../detect/prompt.ts';
 import { inputBox } from '../detect/evaluate.ts';
