@@ -354,6 +354,7 @@ test('board: the answer panel shows what is approved; y is refused when the prom
     options: ['1. Yes', '2. No'],
     selected: 0,
     details: ['Bash command', 'touch hello.txt'],
+    episode: 1,
   };
   const server = createServer((c) => {
     c.on('error', () => {});
