@@ -324,9 +324,10 @@ export class SimAgent {
       this.#finishTurn(plain('  ⎿  Interrupted · What should Claude do instead?', RED));
     }
     if (this.tasksDone >= this.tasks) {
-      // Stay idle a moment, so the last turn's end can be seen, then exit.
+      // Stay idle 1.5 s of real time, whatever the speed, so the last turn's end can be seen
+      // (a watcher confirms idle only after a quiet spell, later on a loaded machine), then exit.
       try {
-        await this.#sleep(1500);
+        await this.#sleep(1500 * this.speed);
       } catch {
         // interrupted while idle: end anyway
       }
