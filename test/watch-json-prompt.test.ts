@@ -17,6 +17,7 @@ import { selfCommand } from '../src/runtime/self-command.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import { REPO_ROOT } from './support/claude-home.ts';
 import { until } from './support/until.ts';
+import { cli } from './support/cli.ts';
 
 const info = (over: Partial<SessionInfo>): SessionInfo =>
   ({
@@ -111,6 +112,10 @@ test('watch --json: the question read after the blocked transition comes as an e
     watch?.kill('SIGTERM');
     await until('watch ended', () => watch?.exitCode !== null || watch?.signalCode !== null, 20_000)
       .catch(() => watch?.kill('SIGKILL'));
+    // `watch -- CMD` started the session in the background host, which outlives the watch:
+    // end it, so that its host ends too (and nothing is left running after the test).
+    const kill = await cli(['kill', 'c1'], env);
+    assert.ok(kill.code === 0 || kill.code === 4, `kill c1: ${kill.code} ${kill.stderr}`);
     rmSync(dir, { recursive: true, force: true });
   }
 });
