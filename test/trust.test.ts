@@ -677,7 +677,6 @@ test('8: send reports a prompt that appeared while it typed (exit 3), though the
     import { dialog, idleBox } from ${JSON.stringify(FLIPPER)};
     const cols = process.stdout.columns || 120, rows = process.stdout.rows || 32;
     const at = (lines) => '\\x1b[H\\x1b[2J' + '\\n'.repeat(rows - lines.length) + lines.join('\\r\\n');
-    process.stdout.write(at(idleBox(cols)));
     process.stdin.setRawMode(true);
     let up = false;
     process.stdin.on('data', () => {
@@ -687,7 +686,9 @@ test('8: send reports a prompt that appeared while it typed (exit 3), though the
     process.on('SIGUSR2', () => {
       up = true;
       process.stdout.write(at(dialog(cols)));
-    });`;
+    });
+    // drawn last: once the idle box shows, SIGUSR2 has its handler (its default would end us)
+    process.stdout.write(at(idleBox(cols)));`;
   try {
     writeFileSync(join(dir, 'flash.mjs'), child);
     const session = await host.start({
