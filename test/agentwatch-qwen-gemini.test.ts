@@ -151,7 +151,11 @@ function timeline(f: SessionFollower | undefined, t: ScreenTruth | undefined): s
 function lastWhileBlocked(f: SessionFollower, blocked: Received): SessionInfo {
   const spell = f.received.filter((r) => r.t >= blocked.t);
   const end = spell.findIndex((r) => r.info.state !== 'blocked');
-  return (end < 0 ? spell : spell.slice(0, end)).at(-1)!.info;
+  const infos = (end < 0 ? spell : spell.slice(0, end)).map((r) => r.info);
+  // While the dialog is taken down after an answer (`answer` looks again and again), one look
+  // can still read blocked from the half-erased screen without its question: the prompt as
+  // published is the last info of the spell that carried one.
+  return [...infos].reverse().find((i) => i.question) ?? infos.at(-1)!;
 }
 
 async function runRound(c: AgentCase): Promise<Measured> {
