@@ -2,7 +2,9 @@
  * Runs the test files in parallel processes (one `uvu -r tsx test FILE` each, at most
  * TEST_JOBS at once, default 3: most end-to-end files wait on real agents and PTYs, not on a
  * core), prints each file's output whole when it ends, then one summary in uvu's words
- * (`Total:`, `Passed:`, `Skipped:`), which .ci/run reads. Exit 1 when any file failed.
+ * (`Total:`, `Passed:`, `Skipped:`), which .ci/run reads. A failed file's output is printed
+ * once more just above the summary, since CI keeps only the log's tail. Exit 1 when any file
+ * failed.
  *
  * usage: node --import tsx test/run.ts [REGEX]   (only the files whose name matches)
  */
@@ -33,6 +35,8 @@ interface FileRun {
   passed: number;
   skipped: number;
   ms: number;
+  /** Everything the file printed (stdout and stderr, interleaved as they came). */
+  out: string;
 }
 
 const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
@@ -67,6 +71,7 @@ function runFile(file: string): Promise<FileRun> {
         passed: count(out, 'Passed'),
         skipped: count(out, 'Skipped'),
         ms: Date.now() - started,
+        out,
       };
       // A file that failed before its summary (a crash at import) counts one failure.
       if (code !== 0 && run.total === run.passed + run.skipped) run.total++;
@@ -88,6 +93,12 @@ await Promise.all(
 );
 const sum = (k: 'total' | 'passed' | 'skipped') => results.reduce((n, r) => n + r[k], 0);
 const failed = results.filter((r) => r.code !== 0 || r.total !== r.passed + r.skipped);
+// CI keeps only the log's tail: each failed file's output again, just above the summary.
+for (const r of failed) {
+  process.stdout.write(
+    `\n══ failed: ${r.file} (${(r.ms / 1000).toFixed(1)} s, exit ${r.code})\n${r.out.trimEnd()}\n`,
+  );
+}
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5)
   .map((r) => `${r.file} ${(r.ms / 1000).toFixed(0)} s`).join(', ');
 process.stdout.write(
