@@ -9,7 +9,8 @@
  * usage: node --import tsx test/run.ts [REGEX]   (only the files whose name matches)
  */
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,6 +21,15 @@ const FILE_TIMEOUT_MS = 15 * 60_000;
 /** Files known to take longest start first, so that they do not end the run alone. */
 const SLOW_FIRST =
   /claude|qwen|gemini|acp|eval|watch|runtime|hooks|guard|send|board|build|vt-fixtures|manifests-|trust|record/;
+
+/**
+ * GNU time, when present, measures each file's CPU: user + system seconds of the uvu process
+ * and of every descendant it waited for (agents, PTY children, CLI runs; not a daemon that
+ * left its parent, such as the background host).
+ */
+const TIME = '/usr/bin/time';
+const timed = existsSync(TIME);
+const timesDir = timed ? mkdtempSync(join(tmpdir(), 'agentwatch-test-run-')) : '';
 
 const jobs = Math.max(1, Number(process.env.TEST_JOBS) || 3);
 const only = process.argv[2] ? new RegExp(process.argv[2]) : undefined;
@@ -35,6 +45,8 @@ interface FileRun {
   passed: number;
   skipped: number;
   ms: number;
+  /** CPU seconds (user + system) of the file's process tree; undefined when not measured. */
+  cpu: number | undefined;
   /** Everything the file printed (stdout and stderr, interleaved as they came). */
   out: string;
 }
@@ -45,12 +57,41 @@ const count = (out: string, word: string) => {
   return m ? Number(m[1]) : 0;
 };
 
+/** `12.3 s, cpu 20.1 s, exit 0`: one file's wall time, CPU time when measured, exit code. */
+function figures(r: FileRun): string {
+  const cpu = r.cpu === undefined ? '' : `, cpu ${r.cpu.toFixed(1)} s`;
+  return `${(r.ms / 1000).toFixed(1)} s${cpu}, exit ${r.code}`;
+}
+
+/** The user + system seconds GNU time wrote to `path` (`%U %S`); undefined when unreadable. */
+function cpuOf(path: string): number | undefined {
+  try {
+    const m = /(\d+\.\d+) (\d+\.\d+)\s*$/.exec(readFileSync(path, 'utf8'));
+    return m ? Number(m[1]) + Number(m[2]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pids of `pid`'s children, from /proc (empty where there is none). */
+function childrenOf(pid: number | undefined): number[] {
+  try {
+    const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8');
+    return text.split(' ').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
 /** Runs one test file in its own uvu process; resolves with its counts once it exited. */
 function runFile(file: string): Promise<FileRun> {
   const started = Date.now();
   return new Promise((resolve) => {
     const pattern = '^' + file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '$';
-    const child = spawn(process.execPath, [UVU, '-r', 'tsx', 'test', pattern], {
+    const timesFile = join(timesDir, file + '.time');
+    const argv = [process.execPath, UVU, '-r', 'tsx', 'test', pattern];
+    if (timed) argv.unshift(TIME, '-o', timesFile, '-f', '%U %S');
+    const child = spawn(argv[0]!, argv.slice(1), {
       cwd: ROOT,
       env: process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -60,6 +101,8 @@ function runFile(file: string): Promise<FileRun> {
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     const killer = setTimeout(() => {
       out += `\n  test/run: ${file} still running after ${FILE_TIMEOUT_MS / 60_000} min: killed\n`;
+      // Under time, uvu is time's child: end it first (time would wait on it).
+      for (const pid of childrenOf(child.pid)) process.kill(pid, 'SIGKILL');
       child.kill('SIGKILL');
     }, FILE_TIMEOUT_MS);
     child.on('close', (code) => {
@@ -71,13 +114,12 @@ function runFile(file: string): Promise<FileRun> {
         passed: count(out, 'Passed'),
         skipped: count(out, 'Skipped'),
         ms: Date.now() - started,
+        cpu: timed ? cpuOf(timesFile) : undefined,
         out,
       };
       // A file that failed before its summary (a crash at import) counts one failure.
       if (code !== 0 && run.total === run.passed + run.skipped) run.total++;
-      process.stdout.write(
-        `\n── ${file} (${(run.ms / 1000).toFixed(1)} s, exit ${code})\n${out.trimEnd()}\n`,
-      );
+      process.stdout.write(`\n── ${file} (${figures(run)})\n${out.trimEnd()}\n`);
       resolve(run);
     });
   });
@@ -96,13 +138,20 @@ const failed = results.filter((r) => r.code !== 0 || r.total !== r.passed + r.sk
 // CI keeps only the log's tail: each failed file's output again, just above the summary.
 for (const r of failed) {
   process.stdout.write(
-    `\n══ failed: ${r.file} (${(r.ms / 1000).toFixed(1)} s, exit ${r.code})\n${r.out.trimEnd()}\n`,
+    `\n══ failed: ${r.file} (${figures(r)})\n${r.out.trimEnd()}\n`,
   );
 }
+if (timed) rmSync(timesDir, { recursive: true, force: true });
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5)
   .map((r) => `${r.file} ${(r.ms / 1000).toFixed(0)} s`).join(', ');
+const cpu = results.reduce((n, r) => n + (r.cpu ?? 0), 0);
+const busiest = [...results].sort((a, b) => (b.cpu ?? 0) - (a.cpu ?? 0)).slice(0, 5)
+  .map((r) => `${r.file} ${(r.cpu ?? 0).toFixed(0)} s`).join(', ');
+const wallSum = results.reduce((n, r) => n + r.ms, 0) / 1000;
 process.stdout.write(
   `\n  ${results.length} files, ${jobs} at a time; slowest: ${slowest}\n` +
+    `  sum over files: ${wallSum.toFixed(0)} s wall` +
+    (timed ? `, ${cpu.toFixed(0)} s cpu (user + system); most cpu: ${busiest}\n` : '\n') +
     (failed.length ? `  failed: ${failed.map((r) => r.file).join(', ')}\n` : '') +
     `\n  Total:     ${sum('total')}\n  Passed:    ${sum('passed')}\n` +
     `  Skipped:   ${sum('skipped')}\n  Duration:  ${Date.now() - started}ms\n\n`,
