@@ -1,4 +1,8 @@
-/** Runs the agentwatch CLI from source as a real process, for tests. */
+/**
+ * Runs the agentwatch CLI for tests: in this process ({@link cliInProcess}, for what a command
+ * says and returns) or from source as a real process ({@link cli}, where the process boundary
+ * is the point: exit on a signal, a terminal, a hook's budget, memory).
+ */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +18,51 @@ export interface CliRun {
   code: number | null;
   stdout: string;
   stderr: string;
+}
+
+/** In-process runs go one at a time: each swaps process.env and captures the process's output. */
+let inProcessTurn: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `agentwatch ARGS` in this process, as main.ts would (src/cli/app.ts `main`), with
+ * `env` as process.env for the run (default: process.env as it is); resolves with its exit
+ * code and what it wrote, to its Io and to process.stdout and process.stderr (captured for the
+ * run, so nothing a command writes past its Io is missed). Runs are serialized. Not for the
+ * hook commands (`report`, `notify` without `--test`: main.ts routes them to hook.ts) nor for
+ * a command that runs a terminal UI or starts sessions.
+ */
+export function cliInProcess(args: string[], env?: NodeJS.ProcessEnv): Promise<CliRun> {
+  const run = inProcessTurn.then(async (): Promise<CliRun> => {
+    const { main } = await import('../../src/cli/app.ts');
+    let stdout = '';
+    let stderr = '';
+    const savedEnv = process.env;
+    const out = process.stdout.write;
+    const err = process.stderr.write;
+    const capture = (add: (t: string) => void) =>
+      ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+        add(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString());
+        const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+        done?.();
+        return true;
+      }) as typeof process.stdout.write;
+    process.stdout.write = capture((t) => (stdout += t));
+    process.stderr.write = capture((t) => (stderr += t));
+    if (env) process.env = { ...env };
+    try {
+      const code = await main(args, {
+        stdout: (t) => void (stdout += t),
+        stderr: (t) => void (stderr += t),
+      });
+      return { code, stdout, stderr };
+    } finally {
+      process.stdout.write = out;
+      process.stderr.write = err;
+      process.env = savedEnv;
+    }
+  });
+  inProcessTurn = run.catch(() => {});
+  return run;
 }
 
 /**
