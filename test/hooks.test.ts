@@ -44,6 +44,7 @@ import type { SessionInfo } from '../src/runtime/protocol.ts';
 import type { Session } from '../src/runtime/session.ts';
 import { selfCommand } from '../src/runtime/self-command.ts';
 import { guardedSend } from '../src/runtime/typing-guard.ts';
+import { agentwatchCommand } from './support/cli.ts';
 import { sleep, until } from './support/until.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -141,7 +142,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 /** Starts the simulated agent in `host` (rules of claude.toml), and waits for its idle footer. */
 async function startSim(host: SessionHost, seed = 12) {
-  const self = selfCommand();
+  const self = agentwatchCommand();
   const session = await host.start({
     command: self.command,
     args: [...self.args, 'sim-agent', '--seed', String(seed), '--speed', '8'],

@@ -23,14 +23,13 @@ import * as assert from 'uvu/assert';
 import { request } from '../src/runtime/control-client.ts';
 import { choiceIndex, guardedAnswer } from '../src/runtime/typing-guard.ts';
 import { createHost } from '../src/runtime/default-host.ts';
-import { selfCommand } from '../src/runtime/self-command.ts';
 import { planTask } from '../src/sim/plan.ts';
 import { Rng } from '../src/sim/rng.ts';
 import type { TruthEvent } from '../src/sim/user.ts';
 import { UserError } from '../src/errors.ts';
 import { CLAUDE_DIALOG, startDialog } from './support/fake-dialog.ts';
 import { sleep, until } from './support/until.ts';
-import { cli as runCli, personRequest } from './support/cli.ts';
+import { agentwatchCommand, cli as runCli, personRequest } from './support/cli.ts';
 
 /** Runs the CLI with no controlling terminal (setsid). */
 const cli = (args: string[], env: NodeJS.ProcessEnv) => runCli(args, env, { detached: true });
@@ -80,7 +79,7 @@ test('send and answer through the CLI against the simulated agent', async () => 
   const env = { ...process.env, AGENTWATCH_DIR: dir };
   const truthPath = join(dir, 'truth.jsonl');
   const host = createHost({ intervalMs: 100 }, env);
-  const self = selfCommand();
+  const self = agentwatchCommand();
   try {
     const session = await host.start({
       command: self.command,

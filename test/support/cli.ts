@@ -7,11 +7,32 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as pty from 'node-pty';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
+
+/**
+ * The environment variable by which test/run.ts names the bundle it built from this source
+ * before the run (dist/test/agentwatch.mjs: esbuild, ESM, packages left to node_modules; two
+ * folders down, as src/runtime/ is, so that its resources and the native addon are found the
+ * same way). A process of it starts in a fifth of the CPU time of the source through tsx.
+ */
+export const TEST_BUNDLE_ENV = 'AGENTWATCH_TEST_BUNDLE';
+
+/**
+ * The argv after `process.execPath` that starts `agentwatch ARGS...` in a test, from any
+ * working directory: the bundle test/run.ts built ({@link TEST_BUNDLE_ENV}), else the source
+ * through tsx (its loader by absolute URL). A CLI process started either way starts itself
+ * again (sim-agent, hooks, the background host) the same way (src/runtime/self-command.ts).
+ */
+export function agentwatchArgv(args: string[]): string[] {
+  const bundle = process.env[TEST_BUNDLE_ENV];
+  if (bundle) return [bundle, ...args];
+  const loader = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+  return ['--import', loader, MAIN, ...args];
+}
 
 /** What a CLI run gave: its exit code (null when killed by a signal) and its output. */
 export interface CliRun {
@@ -66,7 +87,15 @@ export function cliInProcess(args: string[], env?: NodeJS.ProcessEnv): Promise<C
 }
 
 /**
- * Runs `agentwatch ARGS` (node --import tsx src/cli/main.ts) with `env`, stdin closed; resolves
+ * How a test starts agentwatch as a command (a session's sim-agent, a board): Node and
+ * {@link agentwatchArgv}, the shape of src/runtime/self-command.ts's `selfCommand()`.
+ */
+export function agentwatchCommand(): { command: string; args: string[] } {
+  return { command: process.execPath, args: agentwatchArgv([]) };
+}
+
+/**
+ * Runs `agentwatch ARGS` ({@link agentwatchArgv}) with `env`, stdin closed; resolves
  * once it exited and its output closed. `detached` starts it in a new session (setsid), so it
  * has no controlling terminal (no /dev/tty to confirm on). `tty` runs it as a person does, in
  * a terminal of its own: a new PTY (node-pty, hosted by no session) is its controlling terminal
@@ -77,9 +106,9 @@ export function cli(
   env: NodeJS.ProcessEnv,
   opts: { detached?: boolean; tty?: boolean } = {},
 ): Promise<CliRun> {
-  if (opts.tty) return inPty([process.execPath, '--import', 'tsx', MAIN, ...args], env);
+  if (opts.tty) return inPty([process.execPath, ...agentwatchArgv(args)], env);
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    const child = spawn(process.execPath, agentwatchArgv(args), {
       env,
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
