@@ -10,10 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cliInProcess } from './support/cli.ts';
+import { agentwatchArgv, cliInProcess } from './support/cli.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const BLOCKED = join(ROOT, 'fixtures', 'claude-code', 'claude.blocked.raw');
 const dir = mkdtempSync(join(tmpdir(), 'aw-bad-'));
 
@@ -26,11 +25,11 @@ interface Run {
   ms: number;
 }
 
-/** Runs `agentwatch ARGS` from source; samples /proc/PID/status VmRSS every 50 ms. */
+/** Runs `agentwatch ARGS` as a real process (agentwatchArgv); samples /proc/PID/status VmRSS every 50 ms. */
 function cli(args: string[], timeoutMs = 60_000): Promise<Run> {
   return new Promise((resolve) => {
     const t0 = Date.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT });
+    const child = spawn(process.execPath, agentwatchArgv(args), { cwd: ROOT });
     let out = '';
     let err = '';
     let peakRssKb = 0;

@@ -14,12 +14,11 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startPty } from './support/pty-driver.ts';
-import { cli, cliInProcess } from './support/cli.ts';
+import { agentwatchArgv, cli, cliInProcess } from './support/cli.ts';
 import { until } from './support/until.ts';
 import { MarkChords, readRecording } from '../src/runtime/recording.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const PLAYER = join(ROOT, 'test', 'support', 'screen-player.ts');
 const SCREENS = ['claude.idle.raw', 'claude.working.raw', 'claude.blocked.raw'].map((f) =>
   join(ROOT, 'fixtures', 'claude-code', f)
@@ -48,9 +47,7 @@ test('record in a PTY, mark by chord and by `agentwatch mark`, cut each mark: cl
   const driver = await startPty({
     command: process.execPath,
     args: [
-      '--import',
-      'tsx',
-      MAIN,
+      ...agentwatchArgv([]),
       'record',
       '--out',
       rec,

@@ -48,12 +48,11 @@ import { ancestry, answerRefusal, processFacts, ttyKey } from '../src/runtime/pe
 import { registeredSessions, REGISTRY_DIR } from '../src/runtime/host-registry.ts';
 import * as pty from 'node-pty';
 import { UserError } from '../src/errors.ts';
-import { cli } from './support/cli.ts';
+import { agentwatchArgv, cli } from './support/cli.ts';
 import { fakeInfo, fakeSession } from './support/fake-session.ts';
 import { until } from './support/until.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const FLIPPER = join(ROOT, 'test', 'support', 'prompt-flipper.ts');
 const IS_ROOT = process.getuid?.() === 0;
 
@@ -85,7 +84,7 @@ function cliAs(
   env: NodeJS.ProcessEnv,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    const child = spawn(process.execPath, agentwatchArgv(args), {
       env: { ...env, HOME: tmpdir() },
       cwd: ROOT,
       uid: user.uid,
@@ -141,7 +140,9 @@ function agentShell(host: SessionHost, dir: string, name: string) {
  */
 function toolAnswer(out: string, vars = ''): string {
   return `env -u AGENTWATCH_SOCKET -u AGENTWATCH_SESSION ${vars}'${process.execPath}' ` +
-    `--import tsx '${MAIN}' answer --yes sim1 1 > '${out}' 2>&1; echo "rc=$?" >> '${out}'`;
+    `${
+      agentwatchArgv([]).map((a) => `'${a}'`).join(' ')
+    } answer --yes sim1 1 > '${out}' 2>&1; echo "rc=$?" >> '${out}'`;
 }
 
 /** What the tool's answer said, once `out` holds its exit code. */

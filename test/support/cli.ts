@@ -1,7 +1,8 @@
 /**
  * Runs the agentwatch CLI for tests: in this process ({@link cliInProcess}, for what a command
- * says and returns) or from source as a real process ({@link cli}, where the process boundary
- * is the point: exit on a signal, a terminal, a hook's budget, memory).
+ * says and returns) or as a real process ({@link cli}; {@link agentwatchArgv}: the run's bundle
+ * or the source), where the process boundary is the point: exit on a signal, a terminal, a
+ * hook's budget, memory.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
