@@ -1,7 +1,8 @@
 /**
  * Runs the test files in parallel processes (one `uvu -r tsx test FILE` each, at most
- * TEST_JOBS at once, default 3: most end-to-end files wait on real agents and PTYs, not on a
- * core), prints each file's output whole when it ends, then one summary in uvu's words
+ * TEST_JOBS at once, default 4: most end-to-end files wait on real agents and PTYs, not on a
+ * core; 3 at a time kept 2 cores 78% busy), the longest first, prints each file's output
+ * whole when it ends, with its wall and CPU time, then one summary in uvu's words
  * (`Total:`, `Passed:`, `Skipped:`), which .ci/run reads. A failed file's output is printed
  * once more just above the summary, since CI keeps only the log's tail. Exit 1 when any file
  * failed.
@@ -34,9 +35,50 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const UVU = join(ROOT, 'node_modules', 'uvu', 'bin.js');
 /** A file still running after this long is killed and counted as failed (ms). */
 const FILE_TIMEOUT_MS = 15 * 60_000;
-/** Files known to take longest start first, so that they do not end the run alone. */
-const SLOW_FIRST =
-  /claude|qwen|gemini|acp|eval|watch|runtime|hooks|guard|send|board|build|vt-fixtures|manifests-|trust|record/;
+/**
+ * About how long the slowest files take, s: the longest start first (longest processing time
+ * first), so that no long file starts late and ends the run alone. Relative figures, from the
+ * run of 2026-12-01 (3 files at a time, on 2 busy cores), less where a file was made cheaper
+ * since; a file not listed counts {@link UNLISTED_S}. A stale figure only changes the order.
+ */
+const EXPECTED_S: Record<string, number> = {
+  'agentwatch-qwen-gemini.test.ts': 154,
+  'background-host.test.ts': 141,
+  'agentwatch-claude-notify.test.ts': 110,
+  'answer-claude.test.ts': 95,
+  'vt-fixtures.test.ts': 85,
+  'acp.test.ts': 80,
+  'catalog.test.ts': 74,
+  'trust.test.ts': 65,
+  'acp-real.test.ts': 66,
+  'agentwatch-claude.test.ts': 62,
+  'hooks.test.ts': 60,
+  'cli-bad-input.test.ts': 60,
+  'eval-replay.test.ts': 55,
+  'run-stdin.test.ts': 52,
+  'agentwatch-claude-hooks.test.ts': 47,
+  'watch.test.ts': 46,
+  'detect-literal.test.ts': 45,
+  'record-cut.test.ts': 40,
+  'board-detach.test.ts': 40,
+  'detect-cache.test.ts': 38,
+  'build.test.ts': 34,
+  'runtime-faults.test.ts': 34,
+  'classify-compare.test.ts': 33,
+  'send-answer.test.ts': 32,
+  'answer-confirm.test.ts': 32,
+  'vt-random.test.ts': 31,
+  'manifests-live.test.ts': 30,
+  'wait.test.ts': 27,
+  'eval-live.test.ts': 26,
+  'agentwatch-qwen-start.test.ts': 26,
+  'sim-agent.test.ts': 26,
+  'notify-board.test.ts': 25,
+  'runtime-host.test.ts': 25,
+  'claude-real.test.ts': 23,
+};
+const UNLISTED_S = 8;
+const expected = (file: string) => EXPECTED_S[file] ?? UNLISTED_S;
 
 /**
  * GNU time, when present, measures each file's CPU: user + system seconds of the uvu process
@@ -82,11 +124,11 @@ async function bundleCli(): Promise<string | undefined> {
 const bundle = await bundleCli();
 if (bundle) process.env[TEST_BUNDLE_ENV] = bundle;
 
-const jobs = Math.max(1, Number(process.env.TEST_JOBS) || 3);
+const jobs = Math.max(1, Number(process.env.TEST_JOBS) || 4);
 const only = process.argv[2] ? new RegExp(process.argv[2]) : undefined;
 const files = readdirSync(join(ROOT, 'test'))
   .filter((f) => f.endsWith('.test.ts') && (!only || only.test(f)))
-  .sort((a, b) => Number(SLOW_FIRST.test(b)) - Number(SLOW_FIRST.test(a)) || a.localeCompare(b));
+  .sort((a, b) => expected(b) - expected(a) || a.localeCompare(b));
 
 /** What one file's run gave: uvu's counts (0 when it printed none) and its output. */
 interface FileRun {
