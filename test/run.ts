@@ -1,8 +1,9 @@
 /**
- * Runs the test files in parallel processes (one `uvu -r tsx test FILE` each, at most
- * TEST_JOBS at once, default 4: most end-to-end files wait on real agents and PTYs, not on a
- * core; 3 at a time kept 2 cores 78% busy), the longest first, prints each file's output
- * whole when it ends, with its wall and CPU time, then one summary in uvu's words
+ * Runs the test files in parallel processes (one `uvu -r tsx test FILE` each, the pure files
+ * ({@link PURE}) together in one; at most TEST_JOBS at once, default 4: most end-to-end files
+ * wait on real agents and PTYs, not on a core; 3 at a time kept 2 cores 78% busy), the
+ * longest first, prints each process's output whole when it ends, with its wall and CPU
+ * time, then one summary in uvu's words
  * (`Total:`, `Passed:`, `Skipped:`), which .ci/run reads. A failed file's output is printed
  * once more just above the summary, since CI keeps only the log's tail. Exit 1 when any file
  * failed.
@@ -79,7 +80,45 @@ const EXPECTED_S: Record<string, number> = {
   'wait.test.ts': 8,
 };
 const UNLISTED_S = 5;
+
+/**
+ * Pure tests (no process, PTY, socket or timer of note), which take less time to run than
+ * their process takes to start (Node and tsx, about 0.35 CPU-s): they run together, in one
+ * uvu process, uvu's way of running several files (each file's suite in turn). 2 CPU-s in
+ * all, against 10 in a process each.
+ */
+const PURE = new Set([
+  'acp-claude',
+  'agent-match',
+  'argv',
+  'board-hosted',
+  'board-render',
+  'board-tty',
+  'board',
+  'choice-index',
+  'config',
+  'demo-stats',
+  'detect-evaluate',
+  'detect-explain',
+  'detect-manifest',
+  'detect-prompt-agents',
+  'ls',
+  'manifests-sources',
+  'notify-config',
+  'notify-gate',
+  'runtime-pure',
+  'session-directory',
+  'signals-late-report',
+  'signals',
+  'vt-cli',
+  'vt-extension-replies',
+  'vt-replies',
+  'vt-screen',
+  'vt-width',
+].map((name) => `${name}.test.ts`));
 const expected = (file: string) => EXPECTED_S[file] ?? UNLISTED_S;
+/** A group of files run in one process: its first file's figure, or a few seconds when pure. */
+const cost = (group: string[]) => group.length > 1 ? UNLISTED_S : expected(group[0]);
 
 /**
  * GNU time, when present, measures each file's CPU: user + system seconds of the uvu process
@@ -128,12 +167,20 @@ if (bundle) process.env[TEST_BUNDLE_ENV] = bundle;
 const jobs = Math.max(1, Number(process.env.TEST_JOBS) || 4);
 const only = process.argv[2] ? new RegExp(process.argv[2]) : undefined;
 const files = readdirSync(join(ROOT, 'test'))
-  .filter((f) => f.endsWith('.test.ts') && (!only || only.test(f)))
-  .sort((a, b) => expected(b) - expected(a) || a.localeCompare(b));
+  .filter((f) => f.endsWith('.test.ts') && (!only || only.test(f)));
+/** The uvu processes to run, each a list of files: the pure files together, the others alone. */
+const groups: string[][] = [
+  ...files.filter((f) => !PURE.has(f)).map((f) => [f]),
+  files.filter((f) => PURE.has(f)),
+].filter((g) => g.length > 0)
+  .sort((a, b) => cost(b) - cost(a) || a[0].localeCompare(b[0]));
 
-/** What one file's run gave: uvu's counts (0 when it printed none) and its output. */
+/** What one uvu process gave: uvu's counts (0 when it printed none) and its output. */
 interface FileRun {
+  /** Its file, or for a group `N pure files`. */
   file: string;
+  /** The files it ran. */
+  files: string[];
   code: number | null;
   total: number;
   passed: number;
@@ -177,12 +224,15 @@ function childrenOf(pid: number | undefined): number[] {
   }
 }
 
-/** Runs one test file in its own uvu process; resolves with its counts once it exited. */
-function runFile(file: string): Promise<FileRun> {
+/** Runs test files in one uvu process; resolves with their counts once it exited. */
+function runFiles(group: string[]): Promise<FileRun> {
   const started = Date.now();
+  const file = group.length === 1 ? group[0] : `${group.length} pure files`;
+  const title = group.length === 1 ? file : `${file} (${group.join(', ')})`;
   return new Promise((resolve) => {
-    const pattern = '^' + file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '$';
-    const timesFile = join(timesDir, file + '.time');
+    const pattern = '^(' + group.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|') +
+      ')$';
+    const timesFile = join(timesDir, group[0] + '.time');
     const argv = [process.execPath, UVU, '-r', 'tsx', 'test', pattern];
     if (timed) argv.unshift(TIME, '-o', timesFile, '-f', '%U %S');
     const child = spawn(argv[0]!, argv.slice(1), {
@@ -203,6 +253,7 @@ function runFile(file: string): Promise<FileRun> {
       clearTimeout(killer);
       const run: FileRun = {
         file,
+        files: group,
         code,
         total: count(out, 'Total'),
         passed: count(out, 'Passed'),
@@ -213,18 +264,18 @@ function runFile(file: string): Promise<FileRun> {
       };
       // A file that failed before its summary (a crash at import) counts one failure.
       if (code !== 0 && run.total === run.passed + run.skipped) run.total++;
-      process.stdout.write(`\n── ${file} (${figures(run)})\n${out.trimEnd()}\n`);
+      process.stdout.write(`\n── ${title} (${figures(run)})\n${out.trimEnd()}\n`);
       resolve(run);
     });
   });
 }
 
 const started = Date.now();
-const queue = [...files];
+const queue = [...groups];
 const results: FileRun[] = [];
 await Promise.all(
   Array.from({ length: Math.min(jobs, queue.length) }, async () => {
-    for (let f = queue.shift(); f !== undefined; f = queue.shift()) results.push(await runFile(f));
+    for (let g = queue.shift(); g !== undefined; g = queue.shift()) results.push(await runFiles(g));
   }),
 );
 const sum = (k: 'total' | 'passed' | 'skipped') => results.reduce((n, r) => n + r[k], 0);
@@ -232,7 +283,7 @@ const failed = results.filter((r) => r.code !== 0 || r.total !== r.passed + r.sk
 // CI keeps only the log's tail: each failed file's output again, just above the summary.
 for (const r of failed) {
   process.stdout.write(
-    `\n══ failed: ${r.file} (${figures(r)})\n${r.out.trimEnd()}\n`,
+    `\n══ failed: ${r.files.join(', ')} (${figures(r)})\n${r.out.trimEnd()}\n`,
   );
 }
 if (timed) rmSync(timesDir, { recursive: true, force: true });
@@ -243,8 +294,8 @@ const busiest = [...results].sort((a, b) => (b.cpu ?? 0) - (a.cpu ?? 0)).slice(0
   .map((r) => `${r.file} ${(r.cpu ?? 0).toFixed(0)} s`).join(', ');
 const wallSum = results.reduce((n, r) => n + r.ms, 0) / 1000;
 process.stdout.write(
-  `\n  ${results.length} files, ${jobs} at a time; slowest: ${slowest}\n` +
-    `  sum over files: ${wallSum.toFixed(0)} s wall` +
+  `\n  ${files.length} files in ${results.length} processes, ${jobs} at a time; slowest: ${slowest}\n` +
+    `  sum over processes: ${wallSum.toFixed(0)} s wall` +
     (timed ? `, ${cpu.toFixed(0)} s cpu (user + system); most cpu: ${busiest}\n` : '\n') +
     (failed.length ? `  failed: ${failed.map((r) => r.file).join(', ')}\n` : '') +
     `\n  Total:     ${sum('total')}\n  Passed:    ${sum('passed')}\n` +
