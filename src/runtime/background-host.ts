@@ -214,22 +214,14 @@ export class BackgroundHost {
     clearTimeout(this.#idleTimer);
     this.#startsInFlight++;
     try {
-      const settings = spec.notify;
+      const { notify: settings, ...options } = spec;
       const notifier = settings &&
         createNotifier(settings, {
           focused: (sid) => this.host.focused(sid, settings.focusMs),
           onFailure: (channel, error) => this.#log(`${channel}: ${error}`),
         });
       const session = await this.host.start({
-        command: spec.command,
-        args: spec.args,
-        name: spec.name,
-        agent: spec.agent,
-        cwd: spec.cwd,
-        env: spec.env,
-        rows: spec.rows,
-        cols: spec.cols,
-        hooks: spec.hooks,
+        ...options,
         // The client's environment, not this host's (the first client's): a variable the
         // person unset, or one an agent's tool had when it started the host, stays unset.
         fullEnv: spec.env !== undefined,
