@@ -8,10 +8,13 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { cli } from './support/cli.ts';
 import { until } from './support/until.ts';
 import { fakeInfo, type FakeSession, fakeSession } from './support/fake-session.ts';
 
+const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'aw-wait-'));
 const env = { ...process.env, AGENTWATCH_DIR: dir };
 const open: FakeSession[] = [];
@@ -52,6 +55,68 @@ test('a session that never appears: exit 4 after the timeout', async () => {
   const r = await cli(['wait', 'nobody', '--until', 'idle', '--timeout', '0.6'], env);
   assert.is(r.code, 4);
   assert.match(r.stderr, /no session 'nobody'/);
+  assert.not.match(r.stderr, /waiting for it/, 'a script with a timeout is not told it waits');
+});
+
+test('without --timeout, a session that does not exist yet: stderr says once that wait waits', async () => {
+  const child = spawn(process.execPath, [
+    '--import',
+    'tsx',
+    MAIN,
+    'wait',
+    'late3',
+    '--until',
+    'idle',
+  ], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((r) => child.on('close', r));
+  try {
+    await until(
+      'wait to say it waits',
+      () => /no session 'late3' yet; waiting/.test(stderr),
+      30_000,
+    );
+    const late = await session('late3', 'working');
+    await until('wait following it', () => late.subscribers() > 0, 30_000);
+    late.set('idle');
+    assert.is(await exited, 0, stderr);
+    assert.is(stdout, 'late3 idle\n');
+    assert.is(stderr.match(/waiting for it/g)?.length, 1, stderr);
+    await late.close();
+  } finally {
+    child.kill();
+  }
+});
+
+test('a session this wait saw that then went away has exited: --until exited is reached', async () => {
+  const socket = join(dir, 'seen1.sock');
+  let asked = 0;
+  const seen = await fakeSession(socket, () => {
+    asked++;
+    return fakeInfo('seen1', socket, { state: 'working' });
+  });
+  open.push(seen);
+  // It waits for later1 too (not there yet), so it looks at seen1 again and again.
+  const exited = cli(['wait', 'seen1', 'later1', '--until', 'exited', '--timeout', '30'], env);
+  const idle = cli(['wait', 'seen1', 'later1', '--until', 'idle', '--timeout', '30'], env);
+  await until('both waits to see seen1', () => asked >= 2, 30_000);
+  await seen.close(); // its socket removed, as `kill` leaves it
+  const later = await session('later1', 'working');
+  await until('the first wait following later1', () => later.subscribers() > 0, 30_000);
+  later.set('exited');
+  const e = await exited;
+  assert.is(e.code, 0, e.stderr);
+  assert.equal(e.stdout.split('\n').filter(Boolean).sort(), ['later1 exited', 'seen1 exited']);
+  const i = await idle;
+  assert.is(i.code, 1, 'gone before it was idle');
+  assert.match(i.stderr, /session seen1 went away/);
+  await later.close();
 });
 
 test('several states, several sessions: all by default, the first with --any', async () => {
