@@ -147,7 +147,7 @@ export class BackgroundHost {
     this.#ino = sock.ino;
     const st = lstatSync(dir);
     this.#dir = { path: dir, dev: st.dev, ino: st.ino };
-    this.#checkTimer = setInterval(() => this.checkFolder(), FOLDER_CHECK_MS);
+    this.#checkTimer = setInterval(() => this.#checkFolder(), FOLDER_CHECK_MS);
     this.#checkTimer.unref();
     this.#log(`host ${process.pid} listening on ${this.#path}`);
     this.#checkIdle();
@@ -159,7 +159,7 @@ export class BackgroundHost {
    * host socket still ours; run every {@link FOLDER_CHECK_MS}. A folder gone or replaced
    * ends the host ({@link end}); a host socket gone or taken is logged once.
    */
-  checkFolder(): void {
+  #checkFolder(): void {
     if (this.#ending || !this.#dir) return;
     const { path, dev, ino } = this.#dir;
     let st;
