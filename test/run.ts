@@ -10,9 +10,10 @@
  *
  * Before the files run, it bundles src/cli/main.ts (esbuild, 0.4 s) into
  * .cache/test/agentwatch.mjs and names it in AGENTWATCH_TEST_BUNDLE: the agentwatch processes
- * the tests start through test/support/cli.ts then start in a fifth of the CPU time of the
- * source through tsx, and they run the same source, bundled as the executable bundles it. A
- * file run alone (`npx uvu -r tsx test FILE`) starts the source through tsx.
+ * the tests start through test/support/cli.ts then start in a quarter of the CPU time of the
+ * source through tsx. They run the same source, bundled by esbuild as the executable's is
+ * (though as ESM, with the packages and resources/ read from the repository). A file run
+ * alone (`npx uvu -r tsx test FILE`) starts the source through tsx.
  *
  * usage: node --import tsx test/run.ts [REGEX]   (only the files whose name matches)
  */

@@ -16,9 +16,9 @@ const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 
 /**
  * The environment variable by which test/run.ts names the bundle it built from this source
- * before the run (dist/test/agentwatch.mjs: esbuild, ESM, packages left to node_modules; two
+ * before the run (.cache/test/agentwatch.mjs: esbuild, ESM, packages left to node_modules; two
  * folders down, as src/runtime/ is, so that its resources and the native addon are found the
- * same way). A process of it starts in a fifth of the CPU time of the source through tsx.
+ * same way). A process of it starts in a quarter of the CPU time of the source through tsx.
  */
 export const TEST_BUNDLE_ENV = 'AGENTWATCH_TEST_BUNDLE';
 
