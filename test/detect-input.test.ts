@@ -19,12 +19,24 @@ const screen = (rows: string[]) => ({
 });
 
 test('every idle and working fixture shows an empty input box, a typed draft a full one (claude, codex, gemini, qwen)', async () => {
-  const dirs = { claude: 'claude-code', codex: 'codex', gemini: 'gemini-cli', qwen: 'qwen-code' };
-  for (const [id, dir] of Object.entries(dirs)) {
-    const labels = JSON.parse(readFileSync(join(ROOT, 'fixtures', dir, 'labels.json'), 'utf8'));
-    for (const [file, state] of Object.entries(labels)) {
+  const dirs: Array<[string, string]> = [
+    ['claude', 'claude-code'],
+    ['codex', 'codex'],
+    ['gemini', 'gemini-cli'],
+    ['qwen', 'qwen-code'],
+    ['qwen', 'qwen-code-30'], // 8x30: the placeholder wraps onto two rows
+  ];
+  for (const [id, dir] of dirs) {
+    const labels: Record<string, string | { state: string; size: string }> = JSON.parse(
+      readFileSync(join(ROOT, 'fixtures', dir, 'labels.json'), 'utf8'),
+    );
+    for (const [file, entry] of Object.entries(labels)) {
+      const state = typeof entry === 'string' ? entry : entry.state;
+      const [rows, cols] = typeof entry === 'string'
+        ? [32, 120]
+        : entry.size.split('x').map(Number);
       if (state === 'blocked') continue;
-      const { terminal } = await renderFile(join(ROOT, 'fixtures', dir, file), 32, 120);
+      const { terminal } = await renderFile(join(ROOT, 'fixtures', dir, file), rows, cols);
       // a menu the person opened replaces the input box; the person's own draft fills it (a
       // `typed` case: "1. Yes" typed, not sent)
       const holds = /\.(?:menus|pickers)\./.test(file) || /[.-]typed\b/.test(file);

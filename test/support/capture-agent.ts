@@ -19,7 +19,14 @@
  * this module (uvu loads every file under test/) runs nothing.
  */
 import { spawn } from 'node-pty';
-import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { Terminal } from '../../src/vt/terminal.ts';
 import { startFakeOpenAI } from './fake-openai.ts';
@@ -42,6 +49,8 @@ interface Setup {
   trusted: boolean;
   env?: Record<string, string | undefined>;
   rules?: ModelRule[];
+  rows?: number; // the PTY's size; 32x120 unless given
+  cols?: number;
 }
 
 const QUOTE_QWEN = [
@@ -114,6 +123,28 @@ const setups: Record<string, Setup> = {
     args: [],
     settings: { tools: { useRipgrep: false }, ui: { enableUserFeedback: false } },
     trusted: true,
+  },
+  'qwen-provider': {
+    folder: 'qwen-code',
+    prefix: 'qwen-code',
+    name: 'qwen-code-0.24.4.provider',
+    agent: 'qwen',
+    args: [],
+    settings: { tools: { useRipgrep: false }, ui: { enableUserFeedback: false } },
+    trusted: true,
+    // first run: no OPENAI_* variables and no auth in settings.json
+    env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, OPENAI_MODEL: undefined },
+  },
+  'qwen-narrow': {
+    folder: 'qwen-code-30',
+    prefix: 'qwen-code',
+    name: 'qwen-code-0.24.4.narrow',
+    agent: 'qwen',
+    args: [],
+    settings: { tools: { useRipgrep: false }, ui: { enableUserFeedback: false } },
+    trusted: true,
+    rows: 8,
+    cols: 30,
   },
   'gemini-auth': {
     folder: 'gemini-cli',
@@ -211,15 +242,17 @@ async function main(): Promise<void> {
     rmSync(rec(ext), { force: true });
   }
 
-  const term = new Terminal(32, 120);
+  const ROWS = setup.rows ?? 32;
+  const COLS = setup.cols ?? 120;
+  const term = new Terminal(ROWS, COLS);
   const chunks: Buffer[] = [];
   const t0 = Date.now();
   const now = () => Math.round((Date.now() - t0) / 1000 * 10000) / 10000;
   let lastOut = Date.now();
   const bin = join(REPO, 'node_modules', '.bin', setup.agent);
   const p = spawn(process.execPath, [bin, ...setup.args], {
-    cols: 120,
-    rows: 32,
+    cols: COLS,
+    rows: ROWS,
     cwd: proj,
     env,
     encoding: null,
@@ -288,7 +321,7 @@ async function main(): Promise<void> {
   const labelsPath = join(fixDir, 'labels.json');
   /** Renders bytes in a fresh emulator: screen text, title, alternate screen. */
   function render(b: Buffer): string {
-    const t = new Terminal(32, 120);
+    const t = new Terminal(ROWS, COLS);
     t.write(new Uint8Array(b));
     return JSON.stringify([t.screenText(), t.title, t.altScreen]);
   }
@@ -322,10 +355,10 @@ async function main(): Promise<void> {
       totalBytes: Buffer.concat(chunks).length,
     });
     writeFileSync(join(fixDir, file), data);
-    const o = xtermRender(new Uint8Array(data));
+    const o = xtermRender(new Uint8Array(data), ROWS, COLS);
     writeFileSync(join(fixDir, file.replace(/\.raw$/, '.screen.txt')), o.rows.join('\n') + '\n');
-    const labels = JSON.parse(readFileSync(labelsPath, 'utf8'));
-    labels[file] = state;
+    const labels = existsSync(labelsPath) ? JSON.parse(readFileSync(labelsPath, 'utf8')) : {};
+    labels[file] = setup.rows || setup.cols ? { state, size: `${ROWS}x${COLS}` } : state;
     const sorted = Object.fromEntries(
       Object.entries(labels).sort(([a], [b]) => a.localeCompare(b)),
     );
@@ -512,6 +545,29 @@ async function main(): Promise<void> {
     }
   }
 
+  async function qwenProvider() {
+    truth('starting', 'spawned');
+    await waitScreen(/Connect a Provider/, 60000);
+    await settle(2000, 8000);
+    truth(
+      'blocked',
+      'first run without OPENAI_* variables: the provider dialog waits for a choice',
+    );
+    cut('blocked', 'v24-provider');
+  }
+
+  async function qwenNarrow() {
+    truth('starting', 'spawned');
+    await waitScreen(/Type your message/, 60000);
+    await settle(2000, 8000);
+    truth('idle', 'start-up complete in a 30x8 pane: the placeholder wraps');
+    cut('idle', 'v24-narrow');
+    await typeText('fix the typo in hello');
+    await settle();
+    truth('idle', 'draft typed into the composer, not sent');
+    cut('idle', 'v24-narrow-typed');
+  }
+
   async function geminiAuth() {
     truth('starting', 'spawned');
     await waitScreen(/How would you like to authenticate|authenticate|Get started/i, 60000);
@@ -566,6 +622,8 @@ async function main(): Promise<void> {
   try {
     if (which === 'qwen-auto') await qwenAuto();
     else if (which === 'qwen-flash') await qwenFlash();
+    else if (which === 'qwen-provider') await qwenProvider();
+    else if (which === 'qwen-narrow') await qwenNarrow();
     else if (which === 'gemini-auth') await geminiAuth();
     else await geminiMain();
   } catch (e) {
@@ -577,8 +635,8 @@ async function main(): Promise<void> {
         {
           agent: setup.folder,
           version,
-          rows: 32,
-          cols: 120,
+          rows: ROWS,
+          cols: COLS,
           resizes: [],
           argv: [setup.agent, ...setup.args],
           env: { ...env, PATH: '<PATH>' },
