@@ -17,6 +17,7 @@ import {
   type ForegroundRead,
   initialState,
   type Report,
+  STARTING_STILL_MS,
   type StateRecord,
   UNKNOWN_FOREGROUND,
 } from './signals.ts';
@@ -58,6 +59,8 @@ export class ScreenPane<S extends SweptSession = SweptSession> {
   foreground: Foreground = UNKNOWN_FOREGROUND;
   /** terminal.version at the last evaluation. */
   screenVersion = -1;
+  /** When an evaluation last saw the screen changed, ms since the epoch (0: never). */
+  screenChangedAt = 0;
   inputsVersion = -1;
   /** When it was last evaluated, ms since the epoch (0: never). */
   lastEvalAt = 0;
@@ -160,6 +163,8 @@ export class ScreenPane<S extends SweptSession = SweptSession> {
     // A live report is due too: it may have expired or lost its grace since the last look.
     return s.terminal.version !== this.screenVersion || s.inputsVersion !== this.inputsVersion ||
       this.record.idleSeenAt !== undefined ||
+      // a starting screen that stays still stops reading working after a while
+      (this.record.starting === true && this.#now() - this.screenChangedAt >= STARTING_STILL_MS) ||
       (s.report !== null && this.record.reportDroppedAt !== s.report.at);
   }
 
@@ -173,9 +178,10 @@ export class ScreenPane<S extends SweptSession = SweptSession> {
     const t0 = performance.now();
     const s = this.session;
     if (!this.match.manifest) this.#take(this.#matchNow(this.paneOptions.manifests()));
+    const now = this.#now();
+    if (s.terminal.version !== this.screenVersion) this.screenChangedAt = now;
     this.screenVersion = s.terminal.version;
     this.inputsVersion = s.inputsVersion;
-    const now = this.#now();
     const manifest = this.match.manifest;
     const evaluation = manifest
       ? (this.evaluator ??= new Evaluator()).evaluate(s.terminal.snapshot(), manifest)
@@ -192,6 +198,7 @@ export class ScreenPane<S extends SweptSession = SweptSession> {
       inputDrawn: manifest?.input?.box.length && !prev.inputSeen
         ? inputBox(s.terminal.snapshot(), manifest) !== 'absent'
         : undefined,
+      screenChangedAt: this.screenChangedAt,
     });
     this.lastEvalAt = now;
     this.evaluations++;

@@ -32,6 +32,15 @@ export const IDLE_CONFIRM_MS = 250;
 export const REPORT_GRACE_MS = 1500;
 /** Default lifetime of a report the screen does not agree with, ms. */
 export const DEFAULT_REPORT_TTL_MS = 60_000;
+/**
+ * How long a starting agent's screen (no rule matched, no input box drawn yet) may stay still
+ * before it stops reading working, ms. Qwen Code 0.24.4 draws its composer about 4 s after it
+ * starts and animates a spinner meanwhile; a screen that no rule knows and that has not changed
+ * for this long is no start-up any more but a screen waiting for the person (a dialog no rule
+ * knows yet): it reads idle, so that `wait --until idle` returns and the board stops saying
+ * "starting".
+ */
+export const STARTING_STILL_MS = 45_000;
 
 /** Names of shells: when one holds the PTY's foreground, no agent runs there. */
 export const SHELLS: ReadonlySet<string> = new Set([
@@ -133,6 +142,11 @@ export interface SignalInput {
    * banner before its composer).
    */
   inputDrawn?: boolean;
+  /**
+   * When the screen last changed, ms (absent: unknown). A starting screen (see `inputDrawn`)
+   * still for {@link STARTING_STILL_MS} reads like any screen no rule matched: idle.
+   */
+  screenChangedAt?: number;
 }
 
 /** A session's state, since when, why, and what the decision remembers between evaluations. */
@@ -167,6 +181,16 @@ export interface StateRecord {
   ready?: boolean;
   /** True once it read working or blocked after it was ready: a turn happened (idle is 'done'). */
   worked?: boolean;
+  /**
+   * True while it reads working because its agent is starting (no rule matched, no input box
+   * yet): the pane evaluates again once the screen has been still for {@link STARTING_STILL_MS}.
+   */
+  starting?: boolean;
+  /**
+   * True once a starting screen stayed still past {@link STARTING_STILL_MS}: it is not
+   * starting any more, whatever it shows next (the person moving a selection in it).
+   */
+  startingEnded?: boolean;
 }
 
 /**
@@ -208,6 +232,7 @@ type Memo = Pick<
   | 'inputSeen'
   | 'ready'
   | 'worked'
+  | 'startingEnded'
 >;
 
 /** The state a screen evaluation reads from a matched rule, or null when no rule matched. */
@@ -234,6 +259,7 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
     inputSeen: prev.inputSeen || input.inputDrawn === true,
     ready: prev.ready || prev.state === 'idle',
     worked: prev.worked,
+    startingEnded: prev.startingEnded,
   };
   if (r && r.at !== memo.reportSeenAt) {
     // A new report. A hook runs as a process and may report late: a blocked report (e.g.
@@ -313,14 +339,31 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
       memo,
     );
   }
-  if (ev.rule === null && input.inputDrawn === false && !memo.inputSeen) {
+  if (ev.rule === null && input.inputDrawn === false && !memo.inputSeen && !memo.startingEnded) {
+    const still = input.screenChangedAt === undefined ? 0 : now - input.screenChangedAt;
+    if (still < STARTING_STILL_MS) {
+      return {
+        ...next(
+          prev,
+          'working',
+          now,
+          'starting: no rule matched, no input box yet',
+          'screen',
+          memo,
+        ),
+        starting: true,
+      };
+    }
     return next(
       prev,
-      'working',
+      ev.state,
       now,
-      'starting: no rule matched, no input box yet',
+      `no rule matched, no input box, the screen still for ${
+        Math.round(still / 1000)
+      } s: not starting any more`,
       'screen',
-      memo,
+      { ...memo, startingEnded: true },
+      ev,
     );
   }
   if (ev.state === 'idle' && prev.state === 'working') {
