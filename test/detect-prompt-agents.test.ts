@@ -157,4 +157,25 @@ test("Claude Code 2.1.332's Bash dialog: its Tip line is no detail, and never th
   }
 });
 
+test("Claude Code 2.1.332's security notes: one answer, Enter; its notes are no options and its art no detail", () => {
+  const dir = join(REPO_ROOT, 'fixtures', 'claude-code');
+  const file = 'claude.blocked.onboarding.security.raw';
+  const t = new Terminal(32, 120);
+  t.write(new Uint8Array(readFileSync(join(dir, file))));
+  assert.match(t.snapshot().rows.join('\n'), /^ Press Enter to continue$/m);
+  const p = prompt(t);
+  assert.is(p.question, 'Security notes');
+  assert.equal(p.options, ['Continue']);
+  assert.is(p.selected, 0);
+  assert.is(p.details[0], '1. Claude can make mistakes.');
+  assert.ok(
+    p.details.some((d) => d.startsWith('2. Due to prompt injection risks')),
+    `${p.details}`,
+  );
+  assert.not.ok(p.details.some((d) => /[▓░█]/.test(d)), `${p.details}`);
+  const info = { state: 'blocked', question: p.question, options: p.options, details: p.details };
+  assert.not.match(detailOf(info as SessionInfo), /[▓░█]/);
+  assert.not.match(promptAction(p.details) ?? '', /[▓░█]/);
+});
+
 test.run();

@@ -18,7 +18,8 @@ export interface Prompt {
   question: string;
   /**
    * The numbered options, in order, without the selection marker ('1. Yes'); when the screen
-   * has none, an option list without numbers marked by the cursor `❯` ('No, exit').
+   * has none, an option list without numbers marked by the cursor `❯` ('No, exit'); for a
+   * notice that ends in `Press Enter to continue`, the one option 'Continue' (Enter).
    */
   options: string[];
   /**
@@ -131,6 +132,40 @@ function readButtonRow(
   return null;
 }
 
+/**
+ * The last line of a notice whose only answer is Enter: Claude Code 2.1.332's first-start
+ * `Security notes:` (two numbered notes, then `Press Enter to continue`).
+ */
+const PRESS_ENTER = /^Press Enter to continue\b/i;
+
+/**
+ * A notice that ends the screen with {@link PRESS_ENTER}, read as a prompt with the one option
+ * `Continue` (selected: Enter answers it) and no numbered ones (its numbered notes are no
+ * choices); the question is its heading (the nearest row above, at most 20 up, that ends with
+ * `:`, which is dropped; else the Enter line), the details the rows between them. Else null.
+ */
+function readPressEnter(rows: readonly string[]): Prompt | null {
+  let last = rows.length - 1;
+  while (last >= 0 && !strip(rows[last])) last--;
+  if (last < 0 || !PRESS_ENTER.test(strip(rows[last]))) return null;
+  let head = -1;
+  for (let i = last - 1; i >= 0 && i >= last - 20 && head < 0; i--) {
+    if (/\p{L}:$/u.test(strip(rows[i]))) head = i;
+  }
+  const details: string[] = [];
+  for (let i = head + 1; head >= 0 && i < last && details.length < 8; i++) {
+    const line = strip(rows[i]);
+    if (line && !separator(rows[i])) details.push(line);
+  }
+  return {
+    question: head >= 0 ? strip(rows[head]).slice(0, -1) : strip(rows[last]),
+    options: ['Continue'],
+    selected: 0,
+    layout: 'vertical',
+    details,
+  };
+}
+
 /** The selection cursor of an option list without numbers (` ❯ No, exit`), text from group 2. */
 const CURSOR = /^(\s*)❯\s+(\S.*?)\s*$/u;
 
@@ -183,6 +218,8 @@ export function readPrompt(
   rows: readonly string[],
   backgrounds?: readonly (readonly number[])[],
 ): Prompt {
+  const enter = readPressEnter(rows);
+  if (enter) return enter;
   // The options: the last run of consecutively numbered lines 1., 2., ... on the screen.
   // An option's text wraps onto the next rows, indented at least as deep as its text starts
   // (Ink in a narrow pane: "  2. Yes, and always allow access to /" + "     tmp/proj ...").
