@@ -178,4 +178,23 @@ test("Claude Code 2.1.332's security notes: one answer, Enter; its notes are no 
   assert.not.match(promptAction(p.details) ?? '', /[▓░█]/);
 });
 
+test("Qwen Code 0.24.4's first-run provider dialog: its heading and its entries, not their descriptions", () => {
+  const t = new Terminal(32, 120);
+  t.write(
+    new Uint8Array(
+      readFileSync(join(REPO_ROOT, 'fixtures', 'qwen-code', 'qwen-code.blocked.v24-provider.raw')),
+    ),
+  );
+  const p = prompt(t);
+  assert.is(p.question, 'Connect a Provider');
+  assert.equal(p.options, ['Alibaba ModelStudio', 'Third-party Providers', 'Custom Provider']);
+  assert.is(p.selected, 0);
+  assert.is(p.layout, 'vertical');
+  // the person moved the selection to the last entry
+  const rows = t.snapshot().rows.map((r) =>
+    r.replace('│ › Alibaba', '│   Alibaba').replace('│   Custom Provider', '│ › Custom Provider')
+  );
+  assert.is(readPrompt(rows).selected, 2);
+});
+
 test.run();

@@ -166,6 +166,74 @@ function readPressEnter(rows: readonly string[]): Prompt | null {
   };
 }
 
+/** A boxed row with the selection marker `›` and no number: `│ › Alibaba ModelStudio │`. */
+const BOXED_MARK = /^(\s*│\s)› (\S.*?)[\s│]*$/u;
+
+/**
+ * A boxed list without numbers whose entries are groups of rows separated by blank rows, the
+ * first row of each the entry and the others its description, one marked `›` (Qwen Code
+ * 0.24.4's first-run `Connect a Provider`: `│ › Alibaba ModelStudio` / `│   Official
+ * recommended setup: ...` / `│` / `│   Third-party Providers` / ...). The question is the
+ * box's heading: the nearest non-blank row above the list inside the box. Fewer than two
+ * entries, or no such row: null.
+ */
+function readMarkedGroups(rows: readonly string[]): Prompt | null {
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const m = BOXED_MARK.exec(rows[i]);
+    if (!m) continue;
+    const col = m[1].length + 2; // where an entry's text starts
+    // a row of the same box, not its separator
+    const inList = (row: string | undefined) =>
+      row !== undefined && /^\s*│/.test(row) && !separator(row);
+    const textAt = (row: string) => {
+      const t = strip(row);
+      return t && row.indexOf(t) === col ? t : null;
+    };
+    // the first entry: up from the marked one over groups at the entry column
+    let first = i;
+    for (let k = i - 1; k >= 0 && inList(rows[k]); k--) {
+      if (!strip(rows[k])) continue;
+      if (textAt(rows[k]) === null) break;
+      first = k;
+    }
+    // entries: rows at the entry column that follow a blank row (or open the list)
+    const entries: Array<{ row: number; text: string }> = [];
+    let selected = -1;
+    let prevBlank = true;
+    for (let k = first; k < rows.length && inList(rows[k]); k++) {
+      if (!strip(rows[k])) {
+        prevBlank = true;
+        continue;
+      }
+      const text = k === i ? m[2] : textAt(rows[k]);
+      if (text === null) break;
+      if (prevBlank) {
+        if (k === i) selected = entries.length;
+        entries.push({ row: k, text });
+      }
+      prevBlank = false;
+    }
+    if (entries.length < 2 || selected < 0) return null;
+    // the heading: the row above the list, inside the box
+    let question = '';
+    for (let k = first - 1; k >= 0 && /^\s*│/.test(rows[k]); k--) {
+      if (strip(rows[k])) {
+        question = strip(rows[k]);
+        break;
+      }
+    }
+    if (!question) return null;
+    return {
+      question,
+      options: entries.map((e) => e.text),
+      selected,
+      layout: 'vertical',
+      details: [],
+    };
+  }
+  return null;
+}
+
 /** The selection cursor of an option list without numbers (` ❯ No, exit`), text from group 2. */
 const CURSOR = /^(\s*)❯\s+(\S.*?)\s*$/u;
 
@@ -255,6 +323,10 @@ export function readPrompt(
     if (current.length >= 2 || n === 1) options = current;
   }
   if (!options.length) options = unnumberedOptions(rows);
+  if (!options.length) {
+    const groups = readMarkedGroups(rows);
+    if (groups) return groups;
+  }
   if (!options.length) {
     const buttons = readButtonRow(rows, backgrounds);
     if (buttons) return buttons;
