@@ -197,4 +197,22 @@ test("Qwen Code 0.24.4's first-run provider dialog: its heading and its entries,
   assert.is(readPrompt(rows).selected, 2);
 });
 
+test("Claude Code 2.1.332's onboarding theme picker: its welcome art is no detail", () => {
+  const t = new Terminal(32, 120);
+  t.write(
+    new Uint8Array(
+      readFileSync(
+        join(REPO_ROOT, 'fixtures', 'claude-code', 'claude.blocked.onboarding.theme.raw'),
+      ),
+    ),
+  );
+  const p = prompt(t);
+  assert.is(p.options[1], '✔ Dark mode');
+  assert.equal(p.details, [
+    "Let's get started.",
+    'Choose the text style that looks best with your terminal',
+    'To change this later, run /theme',
+  ]);
+});
+
 test.run();

@@ -57,6 +57,15 @@ const HIDDEN_ROWS = /^(?:[↑↓]\s*\d+ more lines?|…\s*\+?\d+ (?:more )?lines
  */
 const TIP = /^Tip: /;
 
+/**
+ * A row of a picture drawn with block and shade glyphs and no word (Claude Code 2.1.332's
+ * welcome art above its onboarding theme picker: `░░░░░░░░`, `██▄█████▄██   *`). Left out of
+ * the details.
+ */
+function art(line: string): boolean {
+  return /[░▒▓█▄▀▌▐]/u.test(line) && !/\p{L}{3}/u.test(line);
+}
+
 /** A row that only separates: a rule of box-drawing dashes (─ ━ ╌ ┄ ═), corners and blanks. */
 function separator(row: string): boolean {
   return /^[\s─━╌┄┈═╭╮╰╯┌┐└┘│┃|-]*$/u.test(row) && /[─━╌┄┈═-]{3}/u.test(row);
@@ -385,7 +394,9 @@ export function readPrompt(
     if (start === 0 && !fullRule(rows[0]) && !header(rows[0])) detailsCut = true;
     for (let i = start; i < top && details.length < 8; i++) {
       const line = strip(rows[i]);
-      if (!line || separator(rows[i]) || (i >= qStart && i <= qRow) || TIP.test(line)) continue;
+      if (
+        !line || separator(rows[i]) || (i >= qStart && i <= qRow) || TIP.test(line) || art(line)
+      ) continue;
       if (HIDDEN_ROWS.test(line)) detailsCut = true;
       details.push(line);
     }
