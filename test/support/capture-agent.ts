@@ -566,6 +566,28 @@ async function main(): Promise<void> {
     await settle();
     truth('idle', 'draft typed into the composer, not sent');
     cut('idle', 'v24-narrow-typed');
+    for (let i = 0; i < 'fix the typo in hello'.length; i++) {
+      key('Backspace', '\x7f');
+      await sleep(45);
+    }
+    await waitScreen(/Type your message/, 20000);
+    await settle();
+    truth('idle', 'draft erased');
+
+    // a shell approval in the narrow pane (default approval mode: auto; the classifier fails)
+    const n = mainTurns();
+    await prompt('Please do task-bash round 1.');
+    await waitTurns(n);
+    const waiting = () => /^✳/.test(term.title);
+    const end = Date.now() + 30000;
+    while (!waiting() && Date.now() < end) await sleep(50);
+    await settle();
+    truth('blocked', 'shell tool call: the approval dialog in an 8x30 pane');
+    cut('blocked', 'v24-narrow-shell');
+    // The dialog does not fit in 8 rows: only its spinner line shows (`⠏ Waiting for user
+    // confirmat` / `i…`), and neither Enter nor Esc answered it there in two tries (the
+    // session stays blocked until the pane grows), so the session ends here.
+    await sleep(500);
   }
 
   async function geminiAuth() {
