@@ -9,6 +9,11 @@
  * - An **episode** is a stretch of `blocked`. It ends when the state leaves blocked. Every
  *   episode's prompt is announced, and a different prompt within one episode (question,
  *   options or details differ: another command, another file) is announced as well.
+ * - **Resized**: a prompt read differently within {@link HYSTERESIS_MS} after its pane was
+ *   resized (`resizedAt`), with nobody typing since the episode's prompt appeared, is the same
+ *   prompt redrawn at the new size (rewrapped, its top cut or back in sight), in one episode
+ *   or back after a flicker: not announced again (Qwen Code 0.24.4 redraws its dialog on
+ *   every resize).
  * - **Flicker**: the same prompt (identical question, options and details) back within
  *   {@link HYSTERESIS_MS} of leaving blocked continues the episode before it (not announced),
  *   but only when nothing happened in between: nobody typed or answered since that prompt
@@ -278,7 +283,8 @@ export class NotifyGate {
     const fresh = t.announced === undefined;
     t.waitingSince = undefined;
     t.announced = key;
-    if (fresh && this.#flicker(t, key, info)) {
+    if (!fresh && this.#redrawn(info, t.since, now)) return null; // the same prompt, resized
+    if (fresh && this.#flicker(t, key, info, now)) {
       t.since = t.left!.since; // the same prompt flickered back: the episode before goes on
       return null;
     }
@@ -298,15 +304,29 @@ export class NotifyGate {
    * True when `key`, a fresh episode's prompt, is the last episode's back after a redraw:
    * within the hysteresis, with no input since it appeared and no turn in between.
    */
-  #flicker(t: Track, key: string, info: SessionInfo): boolean {
+  #flicker(t: Track, key: string, info: SessionInfo, now: number): boolean {
     const left = t.left;
     // a notice that went out before its dialog could be read: the dialog drawn after the
-    // flicker is the prompt it announced
-    const same = left?.key === key || (left?.blind === true && readable(info));
+    // flicker is the prompt it announced; a prompt read differently after a resize is the
+    // one before it, redrawn
+    const same = left?.key === key || (left?.blind === true && readable(info)) ||
+      (left !== undefined && this.#redrawn(info, left.since, now));
     if (!left || !same || left.turn) return false;
     if ((t.enteredAt ?? left.at) - left.at > this.#o.hysteresisMs) return false;
     const typed = info.lastInput !== undefined && info.lastInput >= (left.since ?? -Infinity);
     return !typed;
+  }
+
+  /**
+   * True when `info`'s pane was resized within the hysteresis before `now` and after `since`
+   * (when the episode's prompt appeared), and nobody typed into it since `since`: a prompt
+   * read differently now is that prompt redrawn at the new size.
+   */
+  #redrawn(info: SessionInfo, since: number | undefined, now: number): boolean {
+    const at = info.resizedAt;
+    if (at === undefined || since === undefined) return false;
+    if (at < since || now - at > this.#o.hysteresisMs) return false;
+    return !(info.lastInput !== undefined && info.lastInput >= since);
   }
 
   #done(t: Track, now: number): Notice | null {
