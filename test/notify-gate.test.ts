@@ -343,6 +343,26 @@ test('done notices: opt-in, one per turn, flicker and flapping held', () => {
   assert.equal(afterPrompt.map(({ n }) => n.kind), ['done', 'blocked', 'done']);
 });
 
+test('done: short turns the person asked for are each announced (typed or sent since the last end)', () => {
+  // the tester: task-question p1..p7, 0.3-0.7 s of work each, 10 s apart: only p1 was announced
+  const steps: Array<[number, SessionInfo]> = [[0, info('idle')]];
+  for (let k = 0; k < 7; k++) {
+    const t = 1_000 + k * 10_000;
+    steps.push(
+      [t + 500, info('working', { lastInput: t })], // typed the task, then Enter
+      [t + 1_000, info('idle', { lastInput: t })],
+    );
+  }
+  const notices = replay(new NotifyGate({ done: true }), steps);
+  assert.is(notices.length, 7);
+  // the same short turns with nobody typing: flicker after the first, as before
+  const alone = replay(
+    new NotifyGate({ done: true }),
+    steps.map(([t, i]) => [t, { ...i, lastInput: undefined }] as [number, SessionInfo]),
+  );
+  assert.ok(alone.length <= FLAP_MAX, `${alone.length}`);
+});
+
 test('done: an agent starting up (working from its start until its first idle) is no turn', () => {
   const starting = info('working', { by: 'start', reason: 'starting: no input box yet' });
   const steps: Array<[number, SessionInfo]> = [

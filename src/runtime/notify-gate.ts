@@ -28,10 +28,12 @@
  *   7501 said blocked before the dialog was drawn) waits up to {@link CONTENT_WAIT_MS} for it,
  *   then is announced with what is known; the dialog drawn later is that same prompt (not
  *   announced again); a different one after it is.
- * - **done** (opt-in: a turn ended, idle after working) gets the same treatment: a working
- *   spell shorter than the hysteresis between two announced ends is flicker, and at most
- *   {@link FLAP_MAX} done notices per session in {@link FLAP_WINDOW_MS}. An agent's start-up
- *   (working from its start, `by: 'start'`, until it first reads idle) is no turn.
+ * - **done** (opt-in: a turn ended, idle after working) gets the same treatment: with nobody
+ *   typing since the last end of turn (`lastInput`), a working spell shorter than the
+ *   hysteresis between two ends is flicker, and at most {@link FLAP_MAX} such done notices per
+ *   session in {@link FLAP_WINDOW_MS}; a turn someone asked for (typed, `send`) is announced
+ *   however short. An agent's start-up (working from its start, `by: 'start'`, until it first
+ *   reads idle) is no turn.
  * - A session is first seen without a notice (the baseline); `exited` forgets it.
  */
 import type { SessionInfo } from './protocol.ts';
@@ -162,6 +164,8 @@ interface Track {
   doneOpen?: boolean;
   /** When the state last left such an idle, ms. */
   doneLeftAt?: number;
+  /** When the last done was decided (announced or held), ms. */
+  doneAt?: number;
   /** Times of notices, per prompt key ('done' for done), within the flap window. */
   sent: Map<string, number[]>;
   /** False while the agent is still starting (first seen working by 'start', never idle since). */
@@ -330,13 +334,20 @@ export class NotifyGate {
   }
 
   #done(t: Track, now: number): Notice | null {
-    // idle (done) -> working for a moment -> idle: the same end of turn
-    const flicker = t.doneLeftAt !== undefined && t.workingSince === t.doneLeftAt &&
+    // A turn the person asked for (a key, a `send` since the last end of turn) is a turn,
+    // however short: never flicker, never held by the flapping limit.
+    const info = t.latest;
+    const asked = t.doneAt !== undefined && info.lastInput !== undefined &&
+      info.lastInput >= t.doneAt;
+    // idle (done) -> working for a moment -> idle, nobody asking: the same end of turn
+    const flicker = !asked && t.doneLeftAt !== undefined && t.workingSince === t.doneLeftAt &&
       now - t.doneLeftAt <= this.#o.hysteresisMs;
     t.doneOpen = true;
+    t.doneAt = now;
     if (flicker) return null;
-    if (!this.#room(t, 'done', now)) return null;
-    return notice('done', t.latest, false);
+    if (asked) this.#count(t, 'done', now);
+    else if (!this.#room(t, 'done', now)) return null;
+    return notice('done', info, false);
   }
 
   /** Records a notice of `key` at `now` unless {@link FLAP_MAX} were sent in the window. */
