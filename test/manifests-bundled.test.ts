@@ -34,17 +34,22 @@ function manifest(id: string): Manifest {
   return m;
 }
 
-/** Renders a capture through the real emulator at 32x120. */
-function render(folder: string, file: string): ScreenInput {
-  const t = new Terminal(32, 120);
+/** Renders a capture through the real emulator at its size (default 32x120). */
+function render(folder: string, file: string, rows = 32, cols = 120): ScreenInput {
+  const t = new Terminal(rows, cols);
   t.write(readFileSync(new URL(`${folder}/${file}`, FIXTURES)));
   return t.snapshot();
 }
 
-function labels(folder: string): Array<[string, RuleState]> {
-  return Object.entries(
-    JSON.parse(readFileSync(new URL(`${folder}/labels.json`, FIXTURES), 'utf8')),
-  );
+/** A folder's labels: `"FILE": "state"`, or `{ "state", "size": "ROWSxCOLS" }` (not 32x120). */
+function labels(folder: string): Array<[string, RuleState, number, number]> {
+  const all = JSON.parse(readFileSync(new URL(`${folder}/labels.json`, FIXTURES), 'utf8'));
+  return Object.entries(all as Record<string, RuleState | { state: RuleState; size: string }>)
+    .map(([file, e]) => {
+      if (typeof e === 'string') return [file, e, 32, 120];
+      const [rows, cols] = e.size.split('x').map(Number);
+      return [file, e.state, rows, cols];
+    });
 }
 
 /** The same screen without the agent's own signals (title, OSC): the screen rules alone. */
@@ -114,8 +119,8 @@ for (const [folder, id] of Object.entries(AGENTS)) {
     const rows = labels(folder);
     assert.ok(rows.length >= 11, `${rows.length} fixtures`);
     const wrong: string[] = [];
-    for (const [file, want] of rows) {
-      const s = render(folder, file);
+    for (const [file, want, height, width] of rows) {
+      const s = render(folder, file, height, width);
       const all = evaluate(s, m);
       const screen = evaluate(screenOnly(s), m);
       if (all.state !== want) wrong.push(`${file}: want ${want}, got ${all.state} (${all.reason})`);
