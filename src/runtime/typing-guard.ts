@@ -42,11 +42,19 @@ import { sendBytes } from './send-text.ts';
 
 /**
  * The prompt on `terminal`'s screen now: its rows, and their background tags so that a
- * selection drawn with a colour alone (opencode's buttons) is seen.
+ * selection drawn with a colour alone (opencode's buttons) is seen. A numbered list drawn one
+ * item a row with no item marked as selected is no choice but numbered text (Claude Code
+ * 2.1.332's onboarding "Security notes: 1. Claude can make mistakes. ... Press Enter to
+ * continue", fixtures/claude-code/claude.blocked.onboarding.security.raw): no options then,
+ * so `answer` types no digit into it and the board shows no notes as options.
  */
 export function promptOn(terminal: Terminal): Prompt {
   const rows = terminal.snapshot().rows;
-  return readPrompt(rows, rows.map((_, y) => terminal.rowBackgrounds(y)));
+  const p = readPrompt(rows, rows.map((_, y) => terminal.rowBackgrounds(y)));
+  if (p.layout === 'vertical' && p.options.length && p.selected < 0) {
+    return { question: '', options: [], selected: -1, layout: p.layout, details: [] };
+  }
+  return p;
 }
 
 /** Exit code of a refused `send`/`answer` (the pane is blocked, or no longer blocked). */
