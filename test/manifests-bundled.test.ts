@@ -34,22 +34,17 @@ function manifest(id: string): Manifest {
   return m;
 }
 
-/** Renders a capture through the real emulator at its size (default 32x120). */
-function render(folder: string, file: string, rows = 32, cols = 120): ScreenInput {
-  const t = new Terminal(rows, cols);
+/** Renders a capture through the real emulator at 32x120. */
+function render(folder: string, file: string): ScreenInput {
+  const t = new Terminal(32, 120);
   t.write(readFileSync(new URL(`${folder}/${file}`, FIXTURES)));
   return t.snapshot();
 }
 
-/** A folder's labels: `"FILE": "state"`, or `{ "state", "size": "ROWSxCOLS" }` (not 32x120). */
-function labels(folder: string): Array<[string, RuleState, number, number]> {
-  const all = JSON.parse(readFileSync(new URL(`${folder}/labels.json`, FIXTURES), 'utf8'));
-  return Object.entries(all as Record<string, RuleState | { state: RuleState; size: string }>)
-    .map(([file, e]) => {
-      if (typeof e === 'string') return [file, e, 32, 120];
-      const [rows, cols] = e.size.split('x').map(Number);
-      return [file, e.state, rows, cols];
-    });
+function labels(folder: string): Array<[string, RuleState]> {
+  return Object.entries(
+    JSON.parse(readFileSync(new URL(`${folder}/labels.json`, FIXTURES), 'utf8')),
+  );
 }
 
 /** The same screen without the agent's own signals (title, OSC): the screen rules alone. */
@@ -119,8 +114,8 @@ for (const [folder, id] of Object.entries(AGENTS)) {
     const rows = labels(folder);
     assert.ok(rows.length >= 11, `${rows.length} fixtures`);
     const wrong: string[] = [];
-    for (const [file, want, height, width] of rows) {
-      const s = render(folder, file, height, width);
+    for (const [file, want] of rows) {
+      const s = render(folder, file);
       const all = evaluate(s, m);
       const screen = evaluate(screenOnly(s), m);
       if (all.state !== want) wrong.push(`${file}: want ${want}, got ${all.state} (${all.reason})`);

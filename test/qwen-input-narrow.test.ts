@@ -2,7 +2,7 @@
  * Qwen Code 0.24.4 in a narrow pane: its empty composer's placeholder wraps (`>   Type your
  * message or` / `@path/to/file` at 30 columns), and that is an empty input box, not a draft
  * someone typed: `send` types into it (it was refused at every narrow width: the tester's
- * finding). The real capture fixtures/qwen-code/qwen-code.idle.v24-narrow.raw through the
+ * finding). The real capture fixtures/qwen-code-narrow/qwen-code.idle.v24-narrow.raw through the
  * bundled manifest, then real Qwen Code at 8x30 under a SessionHost, its fake model server on
  * 127.0.0.1 (skipped, with a printed reason, when node_modules/.bin/qwen is missing).
  */
@@ -24,7 +24,9 @@ const qwen = loadBundledManifests().get('qwen')!;
 test('the wrapped placeholder of the captured 8x30 composer is an empty input box', () => {
   const t = new Terminal(8, 30);
   t.write(
-    readFileSync(new URL('../fixtures/qwen-code/qwen-code.idle.v24-narrow.raw', import.meta.url)),
+    readFileSync(
+      new URL('../fixtures/qwen-code-narrow/qwen-code.idle.v24-narrow.raw', import.meta.url),
+    ),
   );
   assert.match(t.screenText(), />\s{3}Type your message or\n\s{2}@path\/to\/file/);
   assert.is(inputBox(t.snapshot(), qwen), 'empty');
