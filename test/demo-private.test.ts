@@ -31,7 +31,7 @@ test('demo: its simulated sessions are not in the socket folder of the person', 
       '--agents',
       '2',
       '--duration',
-      '6',
+      '120',
       '--speed',
       '4',
     ],
@@ -44,8 +44,14 @@ test('demo: its simulated sessions are not in the socket folder of the person', 
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   child.on('close', (c) => (code = c));
   try {
-    await until('a transition of a simulated session', () => / -> /.test(out), 60_000);
+    await until(
+      'a transition of a simulated session',
+      () => / -> /.test(out) || code !== undefined,
+      90_000,
+    );
+    assert.match(out, / -> /, `the demo ended first (${code}): ${out}${err}`);
     assert.equal(await listSessions(sockets), [], "none in the person's folder");
+    child.kill('SIGTERM'); // ends the demo early, as q does: it still sums up
     await until('the demo to end', () => code !== undefined, 60_000);
     assert.is(code, 0, err);
     assert.match(out, /backend/);
