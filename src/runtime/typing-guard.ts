@@ -431,7 +431,7 @@ export async function guardedAnswer(
   const episode = () => w.promptEpisode === confirmed.episode;
   /** The confirmed prompt, in the episode confirmed (the text alone: the same prompt asked again). */
   const same = (p: Omit<ConfirmedPrompt, 'episode'>) => sameText(p) && episode();
-  /** The keys typed so far, named for a refusal ('' while none). */
+  /** The keys typed so far, named for a refusal (none yet: empty). */
   const typed: string[] = [];
   /** What a refusal says was typed. */
   const done = () =>
