@@ -10,8 +10,7 @@
  * q ends early); otherwise it prints one line per transition. After `--duration` seconds
  * (default 60) it ends the sessions, restores the terminal and prints a summary per session:
  * transitions the sweep saw, prompts shown and answered, time blocked on the board and in truth,
- * and the board's delay in noticing each prompt. The simulated sessions' sockets are in a
- * folder of the demo's own, removed at its end: no other command sees them.
+ * and the board's delay in noticing each prompt.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -130,8 +129,8 @@ export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
   const stdout = process.stdout;
   const board = opts.board ?? (process.stdin.isTTY === true && stdout.isTTY === true);
   const dir = mkdtempSync(join(tmpdir(), 'agentwatch-demo-'));
-  // The simulated sessions' sockets live in the demo's own folder, not in the person's: `ls`,
-  // `wait --all` and other boards must not take them for real agents (nor keep their rows).
+  // The simulated sessions' control sockets live in the demo's own folder, not the person's
+  // socket folder: `ls`, `wait --all` and other boards must not take them for real agents.
   const host = createHost({ intervalMs: opts.intervalMs, adaptive: opts.adaptive }, {
     ...process.env,
     AGENTWATCH_DIR: join(dir, 'sockets'),
