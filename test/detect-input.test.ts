@@ -24,7 +24,7 @@ test('every idle and working fixture shows an empty input box, a typed draft a f
     ['codex', 'codex'],
     ['gemini', 'gemini-cli'],
     ['qwen', 'qwen-code'],
-    ['qwen', 'qwen-code-30'], // 8x30: the placeholder wraps onto two rows
+    ['qwen', 'qwen-code-narrow'], // 8x30: the placeholder wraps onto two rows
   ];
   for (const [id, dir] of dirs) {
     const labels: Record<string, string | { state: string; size: string }> = JSON.parse(

@@ -256,26 +256,4 @@ test('claude [activity]: a working screen says what Claude Code does (its spinne
   assert.equal(later, evaluate({ ...screen, rows: next }, claude), 'as evaluate() says');
 });
 
-test('Qwen Code 0.24.4: every idle capture reads idle by its idle rule, not for want of one (32x120 and 8x30)', () => {
-  const m = manifest('qwen');
-  const cases: Array<[string, string, number, number]> = [
-    ...labels('qwen-code').filter(([f, want]) => want === 'idle' && /\.v24-/.test(f))
-      .map(([f]): [string, string, number, number] => ['qwen-code', f, 32, 120]),
-    ['qwen-code-30', 'qwen-code.idle.v24-narrow.raw', 8, 30],
-    ['qwen-code-30', 'qwen-code.idle.v24-narrow-typed.raw', 8, 30],
-  ];
-  assert.ok(cases.length >= 14, `${cases.length} captures`);
-  for (const [folder, file, rows, cols] of cases) {
-    const t = new Terminal(rows, cols);
-    t.write(readFileSync(new URL(`${folder}/${file}`, FIXTURES)));
-    const ev = evaluate(screenOnly(t.snapshot()), m);
-    assert.is(ev.state, 'idle', `${folder}/${file}: ${ev.reason}`);
-    assert.is(
-      ev.rule === null ? null : m.rules[ev.rule].name,
-      'idle composer',
-      `${folder}/${file}`,
-    );
-  }
-});
-
 test.run();

@@ -8,6 +8,7 @@ import {
   type Report,
   REPORT_GRACE_MS,
   type SignalInput,
+  STARTING_STILL_MS,
   type StateRecord,
 } from '../src/runtime/signals.ts';
 import type { Evaluation, RuleState } from '../src/detect/types.ts';
@@ -71,6 +72,27 @@ test('an agent that draws no input box yet is starting: working until it draws o
   assert.is(run([at(10, 'idle', null, { inputDrawn: false })])[0].state, 'idle');
 });
 
+test('a starting screen still for STARTING_STILL_MS reads idle; started again in its shell, it starts again', () => {
+  const still = { inputDrawn: false, screenChangedAt: 100 };
+  let r = initialState(0, true);
+  r = decide(r, at(100, null, null, still));
+  assert.is(r.state, 'working');
+  r = decide(r, at(100 + STARTING_STILL_MS - 1, null, null, still));
+  assert.is(r.state, 'working', 'not yet');
+  r = decide(r, at(100 + STARTING_STILL_MS, null, null, still));
+  assert.is(r.state, 'idle', r.reason);
+  assert.match(r.reason, /the screen still for 45 s: not starting any more/);
+  // the screen moves (the person in an unknown dialog): it stays idle
+  r = decide(r, at(60_000, null, null, { inputDrawn: false, screenChangedAt: 60_000 }));
+  assert.is(r.state, 'idle', r.reason);
+  // the agent ends, and is started again in the same shell: a new start-up
+  r = decide(r, at(61_000, null, null, { foreground: 'shell', foregroundName: 'bash' }));
+  assert.is(r.state, 'exited');
+  r = decide(r, at(62_000, null, null, { inputDrawn: false, screenChangedAt: 62_000 }));
+  assert.is(r.state, 'working', r.reason);
+  assert.match(r.reason, /^starting/);
+});
+
 test('ready and worked: idle before any turn is ready (not done); a turn after it is work', () => {
   const claude = run([at(10, 'idle', null), at(800, 'idle', null), at(5_000, 'working', null)]);
   assert.equal(claude.map((r) => [r.state, !!r.worked]), [
@@ -88,6 +110,40 @@ test('ready and worked: idle before any turn is ready (not done); a turn after i
   assert.not.ok(r.worked, 'its start-up is no turn');
   r = decide(r, at(9_000, 'blocked', null));
   assert.ok(r.worked);
+});
+
+test('ready and worked: a dialog before the agent was ready (trust, API key) is no task', () => {
+  // Claude Code 2.1.332 in a new folder: a blank screen (no rule matched), the trust dialog,
+  // then its idle screen
+  const trust = run([at(10, null, null), at(900, 'blocked', null), at(5_000, 'idle', null)]);
+  assert.equal(trust.map((r) => [r.state, !!r.worked]), [
+    ['idle', false],
+    ['blocked', false],
+    ['idle', false],
+  ]);
+  // a fallback idle counts as ready once the agent's input box was seen (Qwen Code)
+  const qwen = run([
+    at(10, null, null, { inputDrawn: true }),
+    at(800, null, null),
+    at(5_000, 'blocked', null),
+  ]);
+  assert.ok(qwen[2].worked, 'its idle composer was drawn: the prompt after it is a turn');
+});
+
+test('ready and worked: the agent ended and started again in its shell is a new run', () => {
+  const states = run([
+    at(10, 'idle', null),
+    at(800, 'working', null),
+    at(5_000, 'idle', null),
+    at(5_000 + IDLE_CONFIRM_MS, 'idle', null),
+    at(9_000, 'idle', null, { foreground: 'shell', foregroundName: 'bash' }),
+    at(12_000, 'idle', null),
+  ]);
+  assert.ok(states[3].worked);
+  assert.is(states[4].state, 'exited');
+  assert.is(states[5].state, 'idle');
+  assert.not.ok(states[5].worked, 'the new run did no task yet');
+  assert.ok(states[5].ready);
 });
 
 test('a report beats the working/idle screen rules and says which signal decided', () => {

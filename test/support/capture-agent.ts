@@ -136,7 +136,7 @@ const setups: Record<string, Setup> = {
     env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, OPENAI_MODEL: undefined },
   },
   'qwen-narrow': {
-    folder: 'qwen-code-30',
+    folder: 'qwen-code-narrow',
     prefix: 'qwen-code',
     name: 'qwen-code-0.24.4.narrow',
     agent: 'qwen',
