@@ -2,6 +2,8 @@
  * What bench/sweep.ts's cases share: the figures, the simulated user's delays, the seeded
  * PRNG and the scoring of published states against the agents' truth.
  */
+import { writeFileSync } from 'node:fs';
+import { Session as Inspector } from 'node:inspector/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -159,5 +161,23 @@ export function truthClock(): { wrote(): number; stateAt(t: number): number } {
       return (wroteAt = Date.now());
     },
     stateAt: (t) => (wroteAt === undefined ? t : Math.min(t, wroteAt)),
+  };
+}
+
+/**
+ * Starts V8's CPU profiler when `file` is given (`--profile PREFIX`: a case's measured window);
+ * the function returned stops it and writes the profile to `file` (a `.cpuprofile`, for
+ * Chrome's DevTools or bench/profile.ts). Without `file`, both do nothing.
+ */
+export async function profileWindow(file: string | undefined): Promise<() => Promise<void>> {
+  if (!file) return async () => {};
+  const inspector = new Inspector();
+  inspector.connect();
+  await inspector.post('Profiler.enable');
+  await inspector.post('Profiler.start');
+  return async () => {
+    const { profile } = await inspector.post('Profiler.stop');
+    inspector.disconnect();
+    writeFileSync(file, JSON.stringify(profile));
   };
 }

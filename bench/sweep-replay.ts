@@ -22,6 +22,7 @@ import { Terminal } from '../src/vt/terminal.ts';
 import {
   type Followed,
   memoryAfterGc,
+  profileWindow,
   quantile,
   type Result,
   rng,
@@ -145,7 +146,12 @@ interface VirtualTimer {
 }
 
 /** Runs the replay case: `n` panes, the sweep mode, a recorded window of `windowMs`. */
-export async function runReplay(n: number, adaptive: boolean, windowMs: number): Promise<Result> {
+export async function runReplay(
+  n: number,
+  adaptive: boolean,
+  windowMs: number,
+  profile?: string,
+): Promise<Result> {
   const recorded = await record(n, windowMs);
   let rec: Recording | null = recorded.recording;
   const w0 = recorded.w0;
@@ -225,6 +231,7 @@ export async function runReplay(n: number, adaptive: boolean, windowMs: number):
     });
   }
   sweep.start();
+  const stopProfile = await profileWindow(profile);
   let cpu0 = 0;
   let listener0 = 0;
   let evals0 = 0;
@@ -252,6 +259,7 @@ export async function runReplay(n: number, adaptive: boolean, windowMs: number):
   }
   runDue(w1);
   sweep.stop();
+  await stopProfile();
   const evals = sweep.stats.evaluations - Math.max(0, evals0);
   const ms = windowMs;
   const cpu = cpuMs - cpu0 + listenerMs - listener0;

@@ -21,7 +21,9 @@
  *   0.2-1.2 s after the agent goes idle, a prompt answered ('1') 0.2-0.6 s after the host
  *   published it blocked (at least 0.5 s after it was drawn; after 5 s without it, answered
  *   anyway and counted as missed). CPU: process.cpuUsage of this process over the window minus
- *   the harness's own callbacks, as % of one core.
+ *   the harness's reading of the truth, as % of one core; the keys it types (through the
+ *   host's session, as a person's) and its bookkeeping of what the host published (a few map
+ *   operations per transition) count as the host's.
  *
  * Figures per case: blocked latency (prompt drawn, truth time -> `blocked` published) median
  * and max; missed prompts (never published blocked while shown); false blocked (published
@@ -31,7 +33,10 @@
  * blockedMedianMs, blockedMaxMs, missed, falseBlocked, rssMB}]}` instead of the table.
  * Options: `--seconds S` (measured window; default 30 s synthetic, 20 s host), `--mode
  * adaptive|default` (the sweep: adaptive, or the 700 ms interval alone; default adaptive),
- * `--agents farm|node`, `--tsx` (node agents started from the sources).
+ * `--agents farm|node`, `--tsx` (node agents started from the sources), `--profile PREFIX`
+ * (a V8 CPU profile of each case's measured window, written to PREFIX + case + `.cpuprofile`;
+ * the profiler's sampling adds to the CPU measured; `node --import tsx bench/profile.ts FILE`
+ * sums it by function).
  *
  * Each host session takes about 3 file descriptors in this process (PTY master, control
  * socket, its listening socket) and the farm one per agent: host-1000 needs a limit of at
@@ -56,6 +61,7 @@ import {
   type CaseFigures,
   type Followed,
   memoryAfterGc,
+  profileWindow,
   quantile,
   type Result,
   rng,
@@ -195,6 +201,7 @@ async function runHost(
   windowMs: number,
   agents: { kind: 'farm'; relay: string; speed: number } | { kind: 'node'; command: string[] },
   name = `host-${n}`,
+  profile?: string,
 ): Promise<Result> {
   const dir = mkdtempSync(join(tmpdir(), 'aw-bench-sweep-'));
   const manifests = loadBundledManifests();
@@ -212,7 +219,10 @@ async function runHost(
   const random = rng(n * 7 + (adaptive ? 1 : 0));
   const between = ([lo, hi]: readonly [number, number]) => lo + (hi - lo) * random();
   let driving = false;
-  let harnessMs = 0; // CPU time (process.cpuUsage) this harness spends in its own callbacks
+  // CPU time (process.cpuUsage) this harness spends reading the agents' truth. A cpuUsage call
+  // costs about 20 µs here: getrusage(2) sums every thread of the process, and node-pty runs
+  // one per child (its waitpid), so it times only this 5 Hz poller.
+  let harnessMs = 0;
   /** Runs `f`, adding the CPU time it takes to the harness's account. */
   const harness = (f: () => void) => {
     const c0 = process.cpuUsage();
@@ -221,19 +231,20 @@ async function runHost(
     harnessMs += (c.user + c.system) / 1000;
   };
 
+  const debug = Boolean(process.env.AGENTWATCH_BENCH_FALSE);
+  // Not timed (counted as the host's): a few map operations per transition, and the keys the
+  // simulated person types, which go through the host's session as a person's do.
   host.onTransition(({ info }) => {
     const pane = panes.get(info.id);
     if (!pane) return;
-    harness(() => {
-      const at = Date.now();
-      pane.published.push({ t: at, state: info.state });
-      if (info.state !== 'blocked') return;
-      pane.screens.push({ t: at, text: pane.session.terminal.screenText() });
-      if (pane.open && pane.open.publishedAt === undefined) {
-        pane.open.publishedAt = at;
-        schedule(pane, Math.max(pane.open.shownAt + ANSWER_MIN_MS - at, between(ANSWER_DELAY_MS)));
-      }
-    });
+    const at = Date.now();
+    pane.published.push({ t: at, state: info.state });
+    if (info.state !== 'blocked') return;
+    if (debug) pane.screens.push({ t: at, text: pane.session.terminal.screenText() });
+    if (pane.open && pane.open.publishedAt === undefined) {
+      pane.open.publishedAt = at;
+      schedule(pane, Math.max(pane.open.shownAt + ANSWER_MIN_MS - at, between(ANSWER_DELAY_MS)));
+    }
   });
 
   /** Replaces the pane's pending action. */
@@ -241,7 +252,7 @@ async function runHost(
     if (pane.timer) clearTimeout(pane.timer);
     pane.timer = setTimeout(() => {
       pane.timer = undefined;
-      if (driving) harness(act);
+      if (driving) act();
     }, Math.max(0, ms));
   };
   const answer = (pane: HostPane) => {
@@ -328,6 +339,7 @@ async function runHost(
     await sleep(800); // start-up redraws settle; every pane has been swept once
 
     // the measured window
+    const stopProfile = await profileWindow(profile);
     const cpu0 = process.cpuUsage();
     const stats0 = { ...host.sweepStats };
     const w0 = Date.now();
@@ -346,6 +358,7 @@ async function runHost(
     const w1 = Date.now();
     const cpu = process.cpuUsage(cpu0);
     const stats = { ...host.sweepStats };
+    await stopProfile();
     const mem1 = memoryAfterGc();
     await sleep(TRUTH_GRACE_MS);
     drain();
@@ -429,7 +442,12 @@ interface SynthSession {
 }
 
 /** Runs the synthetic case: `n` in-process panes, the sweep mode, a window of `windowMs`. */
-async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Promise<Result> {
+async function runSynthetic(
+  n: number,
+  adaptive: boolean,
+  windowMs: number,
+  profile?: string,
+): Promise<Result> {
   const dir = mkdtempSync(join(tmpdir(), 'aw-bench-synth-'));
   const manifests = loadBundledManifests();
   const random = rng(n * 11 + (adaptive ? 1 : 0));
@@ -568,6 +586,7 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
     sweep.start();
     await sleep(1500);
     // the measured window
+    const stopProfile = await profileWindow(profile);
     const w0 = Date.now();
     const cpu0 = process.cpuUsage();
     const evals0 = sweep.stats.evaluations;
@@ -586,6 +605,7 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
     const w1 = Date.now();
     const cpu = process.cpuUsage(cpu0);
     const evals = sweep.stats.evaluations - evals0;
+    await stopProfile();
     const mem = memoryAfterGc();
     await sleep(TRUTH_GRACE_MS);
     const scored = score(panes, w0, w1);
@@ -707,6 +727,7 @@ async function main(): Promise<void> {
       agents: { type: 'string', default: 'farm' },
       json: { type: 'boolean', default: false },
       tsx: { type: 'boolean', default: false },
+      profile: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -714,6 +735,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       'usage: npm run bench:sweep -- [--case synthetic-N|host-N|replay-N[,...]] [--seconds S]\n' +
         '                              [--mode adaptive|default] [--agents farm|node] [--json]\n' +
+        '                              [--profile PREFIX]\n' +
         'default cases: synthetic-1000,host-10,host-100,host-1000 (see the top of bench/sweep.ts)\n',
     );
     return;
@@ -760,11 +782,12 @@ async function main(): Promise<void> {
         );
         continue;
       }
+      const profile = values.profile ? `${values.profile}${name}.cpuprofile` : undefined;
       const r = kind === 'host'
-        ? await runHost(n, adaptive, windowMs, agents!)
+        ? await runHost(n, adaptive, windowMs, agents!, name, profile)
         : kind === 'replay'
-        ? await runReplay(n, adaptive, windowMs)
-        : await runSynthetic(n, adaptive, windowMs);
+        ? await runReplay(n, adaptive, windowMs, profile)
+        : await runSynthetic(n, adaptive, windowMs, profile);
       log(`${r.prompts} prompts in ${r.windowS.toFixed(0)} s (${r.note})\n`);
       results.push(r);
     }
