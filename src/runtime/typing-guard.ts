@@ -45,8 +45,8 @@ import { sendBytes } from './send-text.ts';
  * selection drawn with a colour alone (opencode's buttons) is seen.
  */
 export function promptOn(terminal: Terminal): Prompt {
-  const rows = terminal.snapshot().rows;
-  return readPrompt(rows, rows.map((_, y) => terminal.rowBackgrounds(y)));
+  // a row's background tags only when asked (a button row), not every row's each time
+  return readPrompt(terminal.snapshot().rows, (y) => terminal.rowBackgrounds(y));
 }
 
 /** Exit code of a refused `send`/`answer` (the pane is blocked, or no longer blocked). */
