@@ -8,9 +8,9 @@
  * again only when the deciding rule or its text changed. Pure: no I/O.
  */
 import type { Manifest, Rule } from './manifest.ts';
-import { activityIn, activityText, NO_MATCH, ruleEvaluation } from './evaluate.ts';
+import { activityIn, activityText, evaluationOf, NO_MATCH } from './evaluate.ts';
 import { type Bits, hasBit, type LineFacts, lineFactsOf, maskOfBits } from './line-facts.ts';
-import { hasLiterals, type Pattern, testPattern } from './patterns.ts';
+import { findMatch, hasLiterals, type Pattern, testPattern } from './patterns.ts';
 import { RegionTexts, widestBottom } from './regions.ts';
 import type { Evaluation, Region, ScreenInput } from './types.ts';
 
@@ -284,7 +284,12 @@ export class Evaluator {
       ) {
         return last.evaluation;
       }
-      const evaluation = ruleEvaluation(rule, decisive, text, activity);
+      const evaluation = evaluationOf(
+        rule,
+        decisive,
+        this.#matchOf(decisive, rule.region, text, texts),
+        activity,
+      );
       this.#last = { position: i, text, decisive, evaluation };
       return evaluation;
     }
@@ -343,6 +348,23 @@ export class Evaluator {
       }
     }
     return masks;
+  }
+
+  /**
+   * The leftmost match of `decisive` in `text` (region `region`'s text), as {@link findMatch}
+   * gives it: when the pattern's matches lie in one line, the match in the first of the
+   * region's lines with its bit (a line's match is kept by {@link LineFacts}); else RE2 on
+   * the text.
+   */
+  #matchOf(decisive: Pattern, region: Region, text: string, texts: RegionTexts): string | null {
+    const facts = this.#layout!.facts;
+    const bit = facts.bitOf(decisive);
+    if (decisive.matchesInLine && bit >= 0) {
+      for (const line of texts.linesOf(region)) {
+        if (hasBit(facts.lineMask(line), bit)) return facts.firstMatch(decisive, line);
+      }
+    }
+    return findMatch(decisive, text);
   }
 
   /**
