@@ -194,6 +194,8 @@ interface HostPane extends Followed {
   screens: { t: number; text: string }[];
 }
 
+const log = (s: string) => process.stderr.write(s);
+
 /** Runs a host case: `n` sessions, the sweep mode, a measured window of `windowMs`. */
 async function runHost(
   n: number,
@@ -338,8 +340,11 @@ async function runHost(
     const startS = (Date.now() - t0) / 1000;
     await sleep(800); // start-up redraws settle; every pane has been swept once
 
-    // the measured window
+    // the measured window ('measuring' on stderr: an outside profiler may start now)
+    log('measuring ');
     const stopProfile = await profileWindow(profile);
+    const bytesOut = () => [...panes.values()].reduce((n, p) => n + p.session.bytesOut, 0);
+    const bytes0 = bytesOut();
     const cpu0 = process.cpuUsage();
     const stats0 = { ...host.sweepStats };
     const w0 = Date.now();
@@ -358,6 +363,7 @@ async function runHost(
     const w1 = Date.now();
     const cpu = process.cpuUsage(cpu0);
     const stats = { ...host.sweepStats };
+    const bytes = bytesOut() - bytes0;
     await stopProfile();
     const mem1 = memoryAfterGc();
     await sleep(TRUTH_GRACE_MS);
@@ -379,7 +385,11 @@ async function runHost(
       windowS: ms / 1000,
       evalsPerS: (stats.evaluations - stats0.evaluations) / (ms / 1000),
       workingPct: scored.workingPct,
-      note: `started in ${startS.toFixed(0)} s, harness ${(harnessMs / ms * 100).toFixed(1)}%` +
+      // the work done (output read, evaluations) falls when a loaded machine slows the agents
+      note:
+        `${(bytes / 1024 / (ms / 1000)).toFixed(0)} KB/s read, started in ${
+          startS.toFixed(0)
+        } s, harness ${(harnessMs / ms * 100).toFixed(1)}%` +
         (agents.kind === 'node' ? ', node agents' : ''),
     };
   } finally {
@@ -754,7 +764,6 @@ async function main(): Promise<void> {
   const adaptive = values.mode === 'adaptive';
   const dir = mkdtempSync(join(tmpdir(), 'aw-bench-agent-'));
   const load0 = loadavg()[0];
-  const log = (s: string) => process.stderr.write(s);
   try {
     let agents: Parameters<typeof runHost>[3] | undefined;
     if (names.some((c) => c.startsWith('host-'))) {
