@@ -36,7 +36,8 @@
  * `--agents farm|node`, `--tsx` (node agents started from the sources), `--profile PREFIX`
  * (a V8 CPU profile of each case's measured window, written to PREFIX + case + `.cpuprofile`;
  * the profiler's sampling adds to the CPU measured; `node --import tsx bench/profile.ts FILE`
- * sums it by function).
+ * sums it by function), `--repeat K` (replay-N: the recording replayed K times, the least CPU
+ * kept).
  *
  * Each host session takes about 3 file descriptors in this process (PTY master, control
  * socket, its listening socket) and the farm one per agent: host-1000 needs a limit of at
@@ -55,11 +56,11 @@ import { sessionForeground } from '../src/runtime/default-host.ts';
 import { type HostOptions, SessionHost } from '../src/runtime/host.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import type { Session } from '../src/runtime/session.ts';
-import { DEFAULT_INTERVAL_MS, Sweep } from '../src/runtime/sweep.ts';
-import { Terminal } from '../src/vt/terminal.ts';
+import { DEFAULT_INTERVAL_MS } from '../src/runtime/sweep.ts';
 import {
   type CaseFigures,
   type Followed,
+  inProcessSweep,
   memoryAfterGc,
   profileWindow,
   quantile,
@@ -428,27 +429,10 @@ function reportFalse(name: string, falses: { pane: HostPane; at: number }[]): vo
   }
 }
 
-/** A pane of the synthetic case: our Terminal, fed by the farm, standing in for a session. */
+/** A pane of the synthetic case: an in-process session fed by the farm. */
 interface SynthPane extends Followed {
   index: number;
-  session: SynthSession;
   timer?: ReturnType<typeof setTimeout>;
-  /** When the prompt on screen was drawn (truth), while one is. */
-  shownAt?: number;
-}
-
-/** The part of a Session the sweep reads, without a PTY. */
-interface SynthSession {
-  id: string;
-  spec: { agent: string; command: string; args: string[] };
-  terminal: Terminal;
-  inputsVersion: number;
-  exit: null;
-  report: null;
-  lastOutput: number;
-  listeners: ((data: Uint8Array) => void)[];
-  onOutput(l: (data: Uint8Array) => void): () => void;
-  onExit(l: (exit: never) => void): () => void;
 }
 
 /** Runs the synthetic case: `n` in-process panes, the sweep mode, a window of `windowMs`. */
@@ -459,12 +443,10 @@ async function runSynthetic(
   profile?: string,
 ): Promise<Result> {
   const dir = mkdtempSync(join(tmpdir(), 'aw-bench-synth-'));
-  const manifests = loadBundledManifests();
   const random = rng(n * 11 + (adaptive ? 1 : 0));
   const between = ([lo, hi]: readonly [number, number]) => lo + (hi - lo) * random();
   const panes: SynthPane[] = [];
   let driving = false;
-  const fg = { pgid: 1, name: 'claude', argv: ['claude'] };
   // The sweep's own CPU time: its timers' callbacks (ticks and the adaptive slot, each serving
   // many panes) and direct evaluations, from process.cpuUsage around each (nested calls counted
   // once); its output listener (a few map operations per frame) by wall time, as a cpuUsage
@@ -492,15 +474,9 @@ async function runSynthetic(
       sweepMs += performance.now() - t0;
     }
   };
-  const sweep = new Sweep<SynthSession>({
-    intervalMs: DEFAULT_INTERVAL_MS,
+  const { sweep, feed } = inProcessSweep(n, {
     adaptive,
-    manifests: () => manifests,
-    foreground: () => fg,
-    onTransition: (w) => {
-      const pane = panes[Number(w.session.id)];
-      pane.published.push({ t: Date.now(), state: w.record.state });
-    },
+    onTransition: (i, state) => panes[i].published.push({ t: Date.now(), state }),
     timers: {
       setTimeout: (f, ms) => setTimeout(timed(f), ms),
       clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
@@ -508,11 +484,11 @@ async function runSynthetic(
       clearInterval: (h) => clearInterval(h as ReturnType<typeof setInterval>),
     },
   });
-  /** Times a pane's own looks outside the sweep's timers (a look the typing guard asks for). */
-  const timePane = (pane: ReturnType<typeof sweep.add>) => {
+  // a pane's own looks outside the sweep's timers (a look the typing guard asks for) timed too
+  for (const pane of sweep.panes.values()) {
     pane.evaluateIfDue = timed(pane.evaluateIfDue.bind(pane));
     pane.classifyNow = timed(pane.classifyNow.bind(pane));
-  };
+  }
   let vtMs = 0;
 
   let farm: { child: ChildProcess; socket: string } | undefined;
@@ -543,25 +519,7 @@ async function runSynthetic(
   };
   try {
     farm = await startFarm(dir, SYNTH_SPEED);
-    for (let i = 0; i < n; i++) {
-      const session: SynthSession = {
-        id: String(i),
-        spec: { agent: 'claude', command: 'claude', args: [] },
-        terminal: new Terminal(32, 120),
-        inputsVersion: 0,
-        exit: null,
-        report: null,
-        lastOutput: 0,
-        listeners: [],
-        onOutput(l) {
-          this.listeners.push(l);
-          return () => {};
-        },
-        onExit: () => () => {},
-      };
-      panes.push({ index: i, session, truth: [], published: [], answers: [] });
-      timePane(sweep.add(session));
-    }
+    for (let i = 0; i < n; i++) panes.push({ index: i, truth: [], published: [], answers: [] });
     socket = connect(farm.socket);
     await new Promise<void>((r) => socket!.once('connect', () => r()));
     let pending: Buffer = Buffer.alloc(0);
@@ -574,14 +532,10 @@ async function runSynthetic(
         const pane = panes[pending.readUInt32LE(off)];
         const payload = pending.subarray(off + 9, off + 9 + len);
         if (pending.readUInt8(off + 4) === 0) {
-          const s = pane.session;
           const t0 = performance.now();
-          s.terminal.write(payload);
-          vtMs += performance.now() - t0;
-          s.lastOutput = Date.now();
-          const t1 = performance.now();
-          for (const l of s.listeners) l(payload);
-          listenerMs += performance.now() - t1;
+          const inListeners = feed(pane.index, payload, Date.now());
+          listenerMs += inListeners;
+          vtMs += performance.now() - t0 - inListeners;
         } else onTruth(pane, JSON.parse(payload.toString()) as TruthEvent);
         off += 9 + len;
       }
@@ -738,6 +692,7 @@ async function main(): Promise<void> {
       json: { type: 'boolean', default: false },
       tsx: { type: 'boolean', default: false },
       profile: { type: 'string' },
+      repeat: { type: 'string', default: '1' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -745,7 +700,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       'usage: npm run bench:sweep -- [--case synthetic-N|host-N|replay-N[,...]] [--seconds S]\n' +
         '                              [--mode adaptive|default] [--agents farm|node] [--json]\n' +
-        '                              [--profile PREFIX]\n' +
+        '                              [--profile PREFIX] [--repeat K]\n' +
         'default cases: synthetic-1000,host-10,host-100,host-1000 (see the top of bench/sweep.ts)\n',
     );
     return;
@@ -795,7 +750,7 @@ async function main(): Promise<void> {
       const r = kind === 'host'
         ? await runHost(n, adaptive, windowMs, agents!, name, profile)
         : kind === 'replay'
-        ? await runReplay(n, adaptive, windowMs, profile)
+        ? await runReplay(n, adaptive, windowMs, profile, Number(values.repeat))
         : await runSynthetic(n, adaptive, windowMs, profile);
       log(`${r.prompts} prompts in ${r.windowS.toFixed(0)} s (${r.note})\n`);
       results.push(r);
