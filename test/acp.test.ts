@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cli, personRequest } from './support/cli.ts';
+import { agentwatchCommand, cli, personRequest } from './support/cli.ts';
 import { request } from '../src/runtime/control-client.ts';
 import type { PromptReply } from '../src/runtime/protocol.ts';
 import { type AcpRun, agentLog, SCRIPTED_AGENT, startAcp } from './support/acp-run.ts';
@@ -30,7 +30,6 @@ import { choiceIndex } from '../src/runtime/typing-guard.ts';
 import { acpTarget } from '../src/cli/acp.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import { printableText } from '../src/cli/acp-chat.ts';
-import { selfCommand } from '../src/cli/sim-agent.ts';
 import { startPty } from './support/pty-driver.ts';
 
 /** A CLI command with no controlling terminal (setsid), in the run's socket directory. */
@@ -426,7 +425,7 @@ test('each stopReason ends the turn idle with it kept; agent text is sanitized',
 test('the chat in a terminal: a typed line answers a request, Ctrl-C cancels a turn, twice quits', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-acp-tty-'));
   const log = join(dir, 'agent.jsonl');
-  const self = selfCommand();
+  const self = agentwatchCommand();
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   delete env.AGENTWATCH_SESSION;
@@ -464,7 +463,7 @@ test('the chat in a terminal: a typed line answers a request, Ctrl-C cancels a t
 
 test('the board shows an ACP session like any other; a, ↓↓, y answers it with reject; Enter says why no attach', async () => {
   const { run, log } = scripted('board-acp');
-  const self = selfCommand();
+  const self = agentwatchCommand();
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(run.env)) if (v !== undefined) env[k] = v;
   const pty = await startPty({

@@ -24,31 +24,16 @@ import * as assert from 'uvu/assert';
 import { createHost } from '../src/runtime/default-host.ts';
 import { ANSWER_UNCONFIRMED_EXIT, guardedAnswer } from '../src/runtime/typing-guard.ts';
 import type { UserError } from '../src/errors.ts';
+import { CLAUDE_DIALOG, startDialog } from './support/fake-dialog.ts';
 import { until } from './support/until.ts';
 
 /**
- * The dialog: argv LOG MODE TICK ('tick' or 'silent'). Logs `K <hex>` per key read, `C` when
- * it closes. Plain node (starts fast).
+ * The dialog (test/support/fake-dialog.ts), option 1 selected: argv LOG MODE TICK ('tick' or
+ * 'silent'). Logs `K <hex>` per key read, `C` when it closes.
  */
-const DIALOG = String.raw`
-const fs = require('fs');
+const DIALOG = CLAUDE_DIALOG + String.raw`
 const [log, mode, tick] = process.argv.slice(2);
-const out = process.stdout;
-const rows = out.rows || 32;
-const cols = out.columns || 120;
-const options = ['Yes', "Yes, and don't ask again for touch commands in /home/dev/proj", 'No'];
-let open = true;
 let keys = 0;
-function draw() {
-  const lines = open
-    ? ['─'.repeat(cols), ' Bash command', '   touch hello.txt', '', ' Do you want to proceed?',
-      ...options.map((o, i) => (i === 0 ? ' ❯ ' : '   ') + (i + 1) + '. ' + o), '',
-      ' Esc to cancel · Tab to amend']
-    : ['─'.repeat(cols), '❯ ', '─'.repeat(cols), '  ⏸ manual mode on · ? for shortcuts'];
-  let s = '\x1b[H\x1b[2J● I will create the file.';
-  lines.forEach((l, i) => (s += '\x1b[' + (rows - lines.length + i + 1) + ';1H' + l));
-  out.write(s);
-}
 const close = () => {
   open = false;
   fs.appendFileSync(log, 'C\n');
@@ -78,23 +63,13 @@ async function answerDialog(
   const dir = mkdtempSync(join(tmpdir(), 'aw-confirm-'));
   const host = createHost({ intervalMs: 100 }, { ...process.env, AGENTWATCH_DIR: dir });
   try {
-    const script = join(dir, 'dialog.cjs');
-    writeFileSync(script, DIALOG);
     const log = join(dir, 'log');
     writeFileSync(log, '');
-    const session = await host.start({
-      command: process.execPath,
-      args: [script, log, mode, tick],
+    const { session, w } = await startDialog(host, dir, {
       name: mode,
+      program: DIALOG,
+      args: [log, mode, tick],
       agent: 'claude',
-      headless: true,
-    });
-    const w = host.ptyPane(session.id)!;
-    await until('the dialog, blocked', () => {
-      w.classifyNow();
-      return w.record.state === 'blocked';
-    }).catch((e) => {
-      throw new Error(`${e.message}\n${session.terminal.screenText()}\n${w.record.reason}`);
     });
     const confirmed = await w.prompt();
     const answering = guardedAnswer(w, 0, confirmed);

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { agentwatchArgv } from './support/cli.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const AGENTS = ['claude-code', 'claude-code-80', 'codex', 'gemini-cli', 'qwen-code', 'opencode'];
@@ -41,9 +42,7 @@ interface Row {
 function compare(labels: string[]): { rows: Row[]; code: number | null } {
   const args = labels.flatMap((l) => ['--compare', l]);
   const r = spawnSync(process.execPath, [
-    '--import',
-    'tsx',
-    'src/cli/main.ts',
+    ...agentwatchArgv([]),
     'classify',
     '--json',
     ...args,
@@ -84,9 +83,7 @@ test('Claude Code: the stripped tail misses every blocked and working screen (se
 
 test("the text table prints the seed's totals", () => {
   const r = spawnSync(process.execPath, [
-    '--import',
-    'tsx',
-    'src/cli/main.ts',
+    ...agentwatchArgv([]),
     'classify',
     '--compare',
     'fixtures/claude-code/labels.json',
@@ -107,9 +104,7 @@ test("the table names the screen size used: the labels' own, each row's when the
     const file = join(dir, 'labels.json');
     writeFileSync(file, JSON.stringify(labels));
     const r = spawnSync(process.execPath, [
-      '--import',
-      'tsx',
-      'src/cli/main.ts',
+      ...agentwatchArgv([]),
       'classify',
       '--compare',
       file,

@@ -22,6 +22,7 @@ import {
   claudeHookSettings,
   reportFromHook,
 } from '../src/runtime/integrations/claude-code.ts';
+import { agentwatchArgv } from './support/cli.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HOOKS = join(ROOT, 'fixtures/claude-code/recordings/hooks.hooks.jsonl');
@@ -122,7 +123,7 @@ test('report --help and notify --help: the help of hook-commands.ts, once', () =
   for (const cmd of [reportCommand, notifyCommand]) {
     const r = spawnSync(
       process.execPath,
-      ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), cmd.name, '--help'],
+      agentwatchArgv([cmd.name, '--help']),
       { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
     );
     assert.is(r.status, 0, r.stderr);

@@ -1,14 +1,15 @@
 /**
  * A command line the CLI cannot take gets our own words and exit 2, as its peers do (git, gh):
  * a near-miss command or option is named, a missing value names its placeholder. Pure parts
- * in-process; a few through the real process, where the exit code is the point.
+ * and whole command lines in-process (src/cli/app.ts `main`); one through the real process,
+ * whose exit code is main's.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { closest, explainBadArgs } from '../src/cli/argv-errors.ts';
 import { commands } from '../src/cli/commands.ts';
 import { commandHelp } from '../src/cli/app.ts';
-import { cli } from './support/cli.ts';
+import { cli, cliInProcess } from './support/cli.ts';
 
 const command = (name: string) => commands.find((c) => c.name === name)!;
 
@@ -48,21 +49,25 @@ test('help: every option of every command listed, each with a help text; watch -
   }
 });
 
-test('the real CLI: exit 2 with our words; -v is -V', async () => {
-  const env = { ...process.env };
-  const lss = await cli(['lss'], env);
+test('the real CLI: exit 2 with our words', async () => {
+  const lss = await cli(['lss'], { ...process.env });
   assert.is(lss.code, 2);
   assert.match(lss.stderr, /unknown command 'lss' \(did you mean 'ls'\?\)/);
-  const help = await cli(['help', 'bogus'], env);
+});
+
+test('the command line: exit 2 with our words; -v is -V', async () => {
+  const env = { ...process.env };
+  const help = await cliInProcess(['help', 'bogus'], env);
   assert.is(help.code, 2);
   assert.match(help.stderr, /unknown command 'bogus'/);
-  const bad = await cli(['ls', '--bogus'], env);
+  const bad = await cliInProcess(['ls', '--bogus'], env);
   assert.is(bad.code, 2);
   assert.match(bad.stderr, /^agentwatch ls: unknown option --bogus\n/);
   assert.not.match(bad.stderr, /Unknown option '--bogus'/, "not Node's sentence");
-  const v = await cli(['-v'], env);
-  const V = await cli(['-V'], env);
+  const v = await cliInProcess(['-v'], env);
+  const V = await cliInProcess(['-V'], env);
   assert.is(v.code, 0);
+  assert.match(v.stdout, /^agentwatch /);
   assert.is(v.stdout, V.stdout);
 });
 

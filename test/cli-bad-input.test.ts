@@ -1,7 +1,8 @@
 /**
- * Bad input on the command line, through the real CLI process: each case gets a clear error
- * that names the file and what is wrong, a non-zero exit code, and no stack trace; a 1 GB
- * capture is streamed with bounded memory.
+ * Bad input on the command line: each case gets a clear error that names the file and what is
+ * wrong, a non-zero exit code, and no stack trace (the commands run in-process, as main.ts
+ * runs them); a 1 GB capture is streamed with bounded memory (a real CLI process, whose
+ * resident memory is sampled).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
@@ -9,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { agentwatchArgv, cliInProcess } from './support/cli.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const BLOCKED = join(ROOT, 'fixtures', 'claude-code', 'claude.blocked.raw');
 const dir = mkdtempSync(join(tmpdir(), 'aw-bad-'));
 
@@ -24,11 +25,11 @@ interface Run {
   ms: number;
 }
 
-/** Runs `agentwatch ARGS` from source; samples /proc/PID/status VmRSS every 50 ms. */
+/** Runs `agentwatch ARGS` as a real process (agentwatchArgv); samples /proc/PID/status VmRSS every 50 ms. */
 function cli(args: string[], timeoutMs = 60_000): Promise<Run> {
   return new Promise((resolve) => {
     const t0 = Date.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT });
+    const child = spawn(process.execPath, agentwatchArgv(args), { cwd: ROOT });
     let out = '';
     let err = '';
     let peakRssKb = 0;
@@ -51,6 +52,12 @@ function cli(args: string[], timeoutMs = 60_000): Promise<Run> {
   });
 }
 
+/** Runs `agentwatch ARGS` in this process (src/cli/app.ts `main`). */
+async function run(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const r = await cliInProcess(args);
+  return { code: r.code, out: r.stdout, err: r.stderr };
+}
+
 function manifest(name: string, body: string): string {
   const path = join(dir, name);
   writeFileSync(
@@ -60,14 +67,14 @@ function manifest(name: string, body: string): string {
   return path;
 }
 
-function clean(r: Run) {
+function clean(r: { err: string }) {
   assert.not.match(r.err, /internal error|\n\s+at /, `no stack trace: ${r.err}`);
 }
 
 test('a missing file, a directory and an empty file: named, with what is wrong', async () => {
   const empty = join(dir, 'claude.empty.raw');
   writeFileSync(empty, '');
-  const r = await cli(['classify', join(dir, 'nope.raw'), dir, empty]);
+  const r = await run(['classify', join(dir, 'nope.raw'), dir, empty]);
   assert.is(r.code, 1);
   assert.match(r.err, /nope\.raw: no such file/);
   assert.match(r.err, /aw-bad-\w+: is a directory/);
@@ -101,11 +108,11 @@ test('a manifest with a TOML error, an unknown key, an invalid regex: file, line
       [regex, /regex\.toml:8: rules\[0\]\.any\[0\]: invalid regex 'Do \(you'/],
     ] as const
   ) {
-    const r = await cli(['classify', '--manifest', file, BLOCKED]);
+    const r = await run(['classify', '--manifest', file, BLOCKED]);
     assert.is(r.code, 1, file);
     assert.match(r.err, want);
     clean(r);
-    const c = await cli(['manifests', 'check', file]);
+    const c = await run(['manifests', 'check', file]);
     assert.is(c.code, 1);
     assert.match(c.out + c.err, want);
   }
@@ -123,13 +130,13 @@ test('a catastrophic pattern runs in linear time on a real capture (re2js)', asy
 });
 
 test('an unknown agent and a bad size are usage errors', async () => {
-  const a = await cli(['classify', '--agent', 'nobody', BLOCKED]);
+  const a = await run(['classify', '--agent', 'nobody', BLOCKED]);
   assert.is(a.code, 1);
   assert.match(
     a.err,
     /--agent nobody: no such agent \(known: claude, codex, gemini, opencode, qwen\)/,
   );
-  const s = await cli(['classify', '--size', '32by120', BLOCKED]);
+  const s = await run(['classify', '--size', '32by120', BLOCKED]);
   assert.is(s.code, 2);
   assert.match(s.err, /--size must be ROWSxCOLS/);
   clean(a);

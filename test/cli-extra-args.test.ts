@@ -1,14 +1,15 @@
 /**
  * Every command refuses a positional argument it does not take: exit 2, a message naming the
- * argument, nothing done. The CLI runs as a real process in empty folders (no sessions, no
- * config). `report` and the `notify` hook are left out: a hook always exits 0.
+ * argument, nothing done. The CLI runs in-process (src/cli/app.ts `main`, whose code main.ts
+ * exits with; test/cli-argv.test.ts checks that through the real process) in empty folders
+ * (no sessions, no config). `report` and the `notify` hook are left out: a hook always exits 0.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cli } from './support/cli.ts';
+import { cliInProcess } from './support/cli.ts';
 import { commands } from '../src/cli/commands.ts';
 
 const home = mkdtempSync(join(tmpdir(), 'aw-extra-'));
@@ -62,23 +63,20 @@ test('every command that takes a fixed number of arguments is listed here', () =
 });
 
 test('an extra argument: exit 2, named, nothing done', async () => {
-  for (let i = 0; i < lines.length; i += 4) {
-    const batch = lines.slice(i, i + 4);
-    const runs = await Promise.all(batch.map((args) => cli(args, env)));
-    runs.forEach((r, j) => {
-      const args = batch[j].join(' ');
-      assert.is(r.code, 2, `${args}: ${r.stdout}${r.stderr}`);
-      assert.match(r.stderr, /'?extra'?/, args);
-      assert.not.match(r.stderr, /internal error/, args);
-    });
+  for (const line of lines) {
+    const r = await cliInProcess(line, env);
+    const args = line.join(' ');
+    assert.is(r.code, 2, `${args}: ${r.stdout}${r.stderr}`);
+    assert.match(r.stderr, /'?extra'?/, args);
+    assert.not.match(r.stderr, /internal error/, args);
   }
   assert.equal(readdirSync(home).filter((n) => n.startsWith('key') || n === 'rec'), []);
 });
 
 test('the message names the argument and what the command takes', async () => {
-  const r = await cli(['ls', 'extra'], env);
+  const r = await cliInProcess(['ls', 'extra'], env);
   assert.match(r.stderr, /^agentwatch ls: unexpected argument 'extra' \(ls takes no arguments\)\n/);
-  const s = await cli(['send', 'api', 'hello', 'extra'], env);
+  const s = await cliInProcess(['send', 'api', 'hello', 'extra'], env);
   assert.match(s.stderr, /^agentwatch send: unexpected argument 'extra' \(send takes at most 2\)/);
 });
 

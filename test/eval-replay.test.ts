@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cli } from './support/cli.ts';
+import { cli, cliInProcess } from './support/cli.ts';
 import { VirtualClock } from '../src/eval/clock.ts';
 import { analyse } from '../src/eval/analysis.ts';
 import { DETECTORS, PLAIN_SWEEP_MS, SAMPLE_MS } from '../src/eval/detectors.ts';
@@ -232,17 +232,17 @@ test('eval --replay --manifest: a rule set without the dialog rule misses the pr
 
 test('eval: bad arguments are named', async () => {
   const env = { ...process.env };
-  const both = await cli(['eval', '--json', '--csv'], env);
+  const both = await cliInProcess(['eval', '--json', '--csv'], env);
   assert.is(both.code, 2);
   assert.match(both.stderr, /--json or --csv/);
-  const noDir = await cli(['eval', '--replay'], env);
+  const noDir = await cliInProcess(['eval', '--replay'], env);
   assert.is(noDir.code, 2);
-  const seed = await cli(['eval', '--seed', 'x'], env);
+  const seed = await cliInProcess(['eval', '--seed', 'x'], env);
   assert.is(seed.code, 2);
   assert.match(seed.stderr, /--seed must be a number/);
   const empty = mkdtempSync(join(tmpdir(), 'aw-eval-empty-'));
   try {
-    const none = await cli(['eval', '--replay', empty], env);
+    const none = await cliInProcess(['eval', '--replay', empty], env);
     assert.is(none.code, 1);
     assert.match(none.stderr, /no recordings/);
   } finally {

@@ -158,6 +158,27 @@ test('previous: the leader is read again only when the group changed, or after a
   }
 });
 
+test("previous: a shell's command string (bash -c 'a; b') is read every time, so the exec of its last command is seen at once", async () => {
+  // bash execs the last command of a -c string in its own place: same pid, same group.
+  const p = pty.spawn('bash', ['-c', 'read -r _; sleep 30'], { cols: 80, rows: 24 });
+  try {
+    const m = { fd: ptyMasterFd(p), pid: p.pid };
+    const shell = await waitFor(
+      () => foreground(m),
+      (f) => f?.name === 'bash' && f.argv.length > 0,
+    );
+    assert.equal(shell?.argv, ['bash', '-c', 'read -r _; sleep 30']);
+    p.write('\r');
+    // a fresh read (no previous answer) sees the exec
+    await waitFor(() => foreground(m), (f) => f?.name === 'sleep');
+    const after = foreground(m, { previous: shell });
+    assert.equal([after?.name, after?.argv], ['sleep', ['sleep', '30']]);
+    assert.is(after?.pgid, p.pid);
+  } finally {
+    await killAll(p, []);
+  }
+});
+
 test('AGENTWATCH_NO_ADDON=1 and a missing fd fall back to /proc (Linux) or ps', async () => {
   const p = spawnBash();
   const fallback = process.platform === 'linux' ? 'proc' : 'ps';

@@ -6,15 +6,16 @@
  *   a command reaches the session;
  * - `report`/`notify` as processes exit 0 with no session, no socket, a dead socket, garbage
  *   or huge stdin, stdin left open, an unknown word; the time each spends after Node and tsx
- *   are loaded (loading main.ts and hook.ts, reading stdin, the socket, exit) stays under the
+ *   are loaded (loading main.ts and hook.ts, reading stdin, the socket, exit), less the time
+ *   it waited for a core (a loaded machine's, read from /proc/self/schedstat), stays under the
  *   hook budget (200 ms; a case over it is run once more, for a busy machine's hiccup); wall
  *   times are printed beside `node --import tsx -e 0`;
  * - with a live session (a blank screen, so that the reports alone decide): `report working`
  *   -> working by report; `report tool` with an AskUserQuestion PreToolUse payload -> blocked;
  *   `notify` permission_prompt -> blocked, idle_prompt -> idle, malformed -> ignored and
  *   logged (the socket's `events`);
- * - with the simulated agent: a blocked report is dropped once the person presses Esc on the
- *   prompt and the screen shows it gone (no further hook);
+ * - with the simulated agent: a blocked report the screen agreed with is dropped once the
+ *   person presses Esc on the prompt and the screen shows it gone (no further hook);
  * - the hooks of a real Claude Code 2.1.332 session (fixtures/claude-code/recordings/
  *   hooks.hooks.jsonl: real payloads and times) replayed as hook processes, serially as Claude
  *   Code runs them (the recording's clock stops while a hook runs, as Claude Code waits for
@@ -43,6 +44,7 @@ import type { SessionInfo } from '../src/runtime/protocol.ts';
 import type { Session } from '../src/runtime/session.ts';
 import { selfCommand } from '../src/runtime/self-command.ts';
 import { guardedSend } from '../src/runtime/typing-guard.ts';
+import { agentwatchCommand } from './support/cli.ts';
 import { sleep, until } from './support/until.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -58,12 +60,17 @@ const TAIL = ' >/dev/null 2>&1 || true';
 function scratch(prefix: string) {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const probe = join(dir, 'probe.mjs');
-  // Loaded after tsx, before main.ts: the time from here to exit is agentwatch's own.
+  // Loaded after tsx, before main.ts: the time from here to exit is agentwatch's own, less the
+  // time its main thread waited for a core (a loaded machine's doing, not agentwatch's): the
+  // second field of /proc/self/schedstat, ns spent runnable on a run queue (Linux; 0 elsewhere).
   writeFileSync(
     probe,
-    `import { writeSync } from 'node:fs';\nconst t0 = process.hrtime.bigint();\n` +
+    `import { readFileSync, writeSync } from 'node:fs';\n` +
+      `const waited = () => { try { return Number(readFileSync('/proc/self/schedstat', 'utf8')` +
+      `.split(' ')[1]) / 1e6 || 0; } catch { return 0; } };\n` +
+      `const t0 = process.hrtime.bigint();\nconst w0 = waited();\n` +
       `process.on('exit', () => writeSync(2, '\\nOWN_MS ' + ` +
-      `Number(process.hrtime.bigint() - t0) / 1e6 + '\\n'));\n`,
+      `Number(process.hrtime.bigint() - t0) / 1e6 + ' ' + (waited() - w0) + '\\n'));\n`,
   );
   const env: NodeJS.ProcessEnv = { ...process.env, AGENTWATCH_DIR: dir };
   delete env.AGENTWATCH_SOCKET;
@@ -77,8 +84,13 @@ interface HookRun {
   stderr: string;
   /** Wall time from spawn to exit, ms. */
   wallMs: number;
-  /** Time in agentwatch's code (after Node and tsx loaded), ms. */
+  /**
+   * Time in agentwatch's code (after Node and tsx loaded), ms, less the time the process
+   * waited for a core meanwhile ({@link waitedMs}).
+   */
   ownMs: number;
+  /** Time agentwatch's main thread was runnable but not running (waiting for a core), ms. */
+  waitedMs: number;
 }
 
 /**
@@ -103,12 +115,13 @@ function hook(
     child.stdin!.on('error', () => {}); // EPIPE: the hook stopped reading a huge payload
     if (stdin !== 'open') child.stdin!.end(stdin);
     child.on('close', (code) => {
-      const own = /OWN_MS ([\d.]+)/.exec(stderr);
+      const own = /OWN_MS ([\d.]+) ([\d.]+)/.exec(stderr);
       resolve({
         code,
-        stderr: stderr.replace(/\n?OWN_MS [\d.]+\n/, ''),
+        stderr: stderr.replace(/\n?OWN_MS [\d.]+ [\d.]+\n/, ''),
         wallMs: performance.now() - t0,
-        ownMs: own ? Number(own[1]) : NaN,
+        ownMs: own ? Number(own[1]) - Number(own[2]) : NaN,
+        waitedMs: own ? Number(own[2]) : NaN,
       });
     });
     if (stdin === 'open') setTimeout(() => child.stdin!.end(), 3000).unref();
@@ -129,7 +142,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 /** Starts the simulated agent in `host` (rules of claude.toml), and waits for its idle footer. */
 async function startSim(host: SessionHost, seed = 12) {
-  const self = selfCommand();
+  const self = agentwatchCommand();
   const session = await host.start({
     command: self.command,
     args: [...self.args, 'sim-agent', '--seed', String(seed), '--speed', '8'],
@@ -260,6 +273,7 @@ test('report/notify as processes: exit 0 whatever the socket or stdin, within th
     rows.push(
       `    ${name.padEnd(34)} wall ${r.wallMs.toFixed(0).padStart(4)} ms, ` +
         `after Node + tsx ${r.ownMs.toFixed(0).padStart(3)} ms` +
+        (r.waitedMs >= 1 ? ` (+ ${r.waitedMs.toFixed(0)} ms waiting for a core)` : '') +
         (first !== r.ownMs ? ` (first run ${first.toFixed(0)} ms)` : ''),
     );
   }
@@ -357,19 +371,21 @@ test('a blocked report is dropped once the person presses Esc on the prompt (no 
     // PermissionRequest: blocked, reported
     await hook(['report', 'blocked'], { ...env, AGENTWATCH_SOCKET: socket }, probe);
     assert.is((await info(socket)).state, 'blocked');
+    // The screen showed the dialog: it agrees with the report, so a screen that contradicts
+    // the report drops it at once, not after REPORT_GRACE_MS (signals.ts; the timing itself is
+    // test/signals.test.ts's, with an injected clock).
+    await until('the screen agrees with the report', () => {
+      const at = session.report?.at;
+      return at !== undefined && w.record.reportAgreedAt === at;
+    }, 20_000);
     // the person presses Esc in the pane: the prompt goes, no hook fires
     session.write('\x1b');
-    const escAt = Date.now();
     await until('the prompt erased', () => !session.terminal.screenText().includes('❯ 1. Yes'));
     const after = await until('not blocked', async () => {
       const i = await info(socket);
       return i.state !== 'blocked' && i;
-    }, 3000);
+    }, 20_000);
     assert.is(after.by, 'screen', `dropped for the screen: ${after.reason}`);
-    assert.ok(
-      Date.now() - escAt < 1500,
-      'dropped at once (the screen had agreed), not after a grace',
-    );
     await until('idle after the rejected task', async () => (await info(socket)).state === 'idle');
     assert.is(w.record.reportDroppedAt, session.report!.at, 'the report no longer counts');
   }

@@ -14,11 +14,11 @@ import { agentwatchArgv, runCli } from './support/agentwatch-e2e.ts';
 import { until } from './support/until.ts';
 import { REPO_ROOT } from './support/claude-home.ts';
 import { startPty } from './support/pty-driver.ts';
-import { selfCommand } from '../src/runtime/self-command.ts';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { makeKeyPair, signIndex } from '../src/runtime/catalog-build.ts';
+import { agentwatchCommand } from './support/cli.ts';
 
 /** A manifest for the toy agent: 'PLEASE APPROVE' on screen gives `state`. */
 export function toyManifest(version: string, state: string): string {
@@ -120,7 +120,7 @@ test('a running session takes a saved file of the person at its next sweep', asy
 
 test('the board says rules updated, or why a saved file was refused', async () => {
   const { dir, env, userDir } = scratch('aw-live-board-');
-  const self = selfCommand();
+  const self = agentwatchCommand();
   const penv: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined) penv[k] = v;
   const pty = await startPty({

@@ -14,12 +14,11 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startPty } from './support/pty-driver.ts';
-import { cli } from './support/cli.ts';
+import { agentwatchArgv, cli, cliInProcess } from './support/cli.ts';
 import { until } from './support/until.ts';
 import { MarkChords, readRecording } from '../src/runtime/recording.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const PLAYER = join(ROOT, 'test', 'support', 'screen-player.ts');
 const SCREENS = ['claude.idle.raw', 'claude.working.raw', 'claude.blocked.raw'].map((f) =>
   join(ROOT, 'fixtures', 'claude-code', f)
@@ -48,9 +47,7 @@ test('record in a PTY, mark by chord and by `agentwatch mark`, cut each mark: cl
   const driver = await startPty({
     command: process.execPath,
     args: [
-      '--import',
-      'tsx',
-      MAIN,
+      ...agentwatchArgv([]),
       'record',
       '--out',
       rec,
@@ -175,14 +172,14 @@ test('record in a PTY, mark by chord and by `agentwatch mark`, cut each mark: cl
 test('record, cut and mark: bad arguments are named', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-cut-'));
   try {
-    const none = await cli(
+    const none = await cliInProcess(
       ['cut', join(dir, 'nothing'), '--at', '1', '--label', 'idle'],
       process.env,
     );
     assert.is(none.code, 1);
     assert.match(none.stderr, /no such recording: \S+nothing \(no \S+nothing\.bytes\.jsonl\)/);
     // a wrong path is named before a missing --at or --mark
-    const bare = await cli(['cut', join(dir, 'nothing')], process.env);
+    const bare = await cliInProcess(['cut', join(dir, 'nothing')], process.env);
     assert.is(bare.code, 1, bare.stderr);
     assert.match(bare.stderr, /^agentwatch cut: no such recording: \S+nothing /);
     assert.not.match(bare.stderr, /--at SECONDS/);
@@ -193,14 +190,17 @@ test('record, cut and mark: bad arguments are named', async () => {
         join(dir, `bash.${ext}`),
       );
     }
-    const late = await cli(
+    const late = await cliInProcess(
       ['cut', join(dir, 'bash'), '--at', '999', '--label', 'idle'],
       process.env,
     );
     assert.is(late.code, 2);
     assert.match(late.stderr, /bash is 56\.\d s long/);
     assert.not.ok(readdirSync(dir).some((f) => f.endsWith('.raw')), 'no fixture written');
-    const both = await cli(['cut', join(dir, 'bash'), '--at', '1', '--mark', '1'], process.env);
+    const both = await cliInProcess(
+      ['cut', join(dir, 'bash'), '--at', '1', '--mark', '1'],
+      process.env,
+    );
     assert.is(both.code, 2);
     assert.match(both.stderr, /give --at SECONDS or --mark N/);
     const missing = await cli(
@@ -210,7 +210,7 @@ test('record, cut and mark: bad arguments are named', async () => {
     assert.is(missing.code, 127);
     assert.match(missing.stderr, /no-such-command-aw: command not found/);
     assert.not.ok(existsSync(join(dir, 'rec')), 'no recording left behind');
-    const unknown = await cli(['mark', 'no-such-session', 'idle'], {
+    const unknown = await cliInProcess(['mark', 'no-such-session', 'idle'], {
       ...process.env,
       AGENTWATCH_DIR: dir,
     });

@@ -11,9 +11,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { agentwatchArgv } from './support/cli.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const dir = mkdtempSync(join(tmpdir(), 'aw-stdin-'));
 const env = { ...process.env, AGENTWATCH_DIR: dir };
 
@@ -22,7 +22,7 @@ function run(args: string[], input: string): Promise<{ code: number | null; out:
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', MAIN, 'run', '--no-desktop', ...args],
+      [...agentwatchArgv([]), 'run', '--no-desktop', ...args],
       {
         env,
         cwd: ROOT,

@@ -31,13 +31,12 @@ import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import { lineReader, type SessionInfo } from '../src/runtime/protocol.ts';
 import type { Session } from '../src/runtime/session.ts';
 import { sleep, until } from './support/until.ts';
-import { cli as runCli } from './support/cli.ts';
+import { agentwatchArgv, cli as runCli } from './support/cli.ts';
 import { writeFakeClaude } from './support/fake-claude.ts';
 
 const cli = runCli;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const MANIFESTS = loadBundledManifests();
 
 /**
@@ -495,9 +494,7 @@ test('fault: a socket file left by a dead process is cleaned by listSessions and
 test('fault: the foreground addon missing (AGENTWATCH_NO_ADDON=1 in a run): still classifies, reports the shell and the agent', async () => {
   const s = scratch('aw-noaddon-');
   const run = spawn(process.execPath, [
-    '--import',
-    'tsx',
-    MAIN,
+    ...agentwatchArgv([]),
     'run',
     '--name',
     'noaddon',

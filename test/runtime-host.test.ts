@@ -28,13 +28,12 @@ import type { SessionInfo } from '../src/runtime/protocol.ts';
 import type { Session } from '../src/runtime/session.ts';
 import { IDLE_CONFIRM_MS } from '../src/runtime/signals.ts';
 import { sleep, until } from './support/until.ts';
-import { cli as runCli } from './support/cli.ts';
+import { agentwatchArgv, cli as runCli } from './support/cli.ts';
 import { writeFakeClaude } from './support/fake-claude.ts';
 
 const cli = runCli;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 
 /** A temporary socket directory and folder for the fake agent; `done()` removes both. */
 function scratch(prefix: string): { dir: string; agent: string; env: NodeJS.ProcessEnv } {
@@ -275,9 +274,7 @@ test('agentwatch run, ls and wait as real processes', async () => {
   const children: ChildProcess[] = [];
   try {
     const run = spawn(process.execPath, [
-      '--import',
-      'tsx',
-      MAIN,
+      ...agentwatchArgv([]),
       'run',
       '--agent',
       'claude',

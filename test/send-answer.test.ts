@@ -23,13 +23,13 @@ import * as assert from 'uvu/assert';
 import { request } from '../src/runtime/control-client.ts';
 import { choiceIndex, guardedAnswer } from '../src/runtime/typing-guard.ts';
 import { createHost } from '../src/runtime/default-host.ts';
-import { selfCommand } from '../src/runtime/self-command.ts';
 import { planTask } from '../src/sim/plan.ts';
 import { Rng } from '../src/sim/rng.ts';
 import type { TruthEvent } from '../src/sim/user.ts';
 import { UserError } from '../src/errors.ts';
+import { CLAUDE_DIALOG, startDialog } from './support/fake-dialog.ts';
 import { sleep, until } from './support/until.ts';
-import { cli as runCli, personRequest } from './support/cli.ts';
+import { agentwatchCommand, cli as runCli, personRequest } from './support/cli.ts';
 
 /** Runs the CLI with no controlling terminal (setsid). */
 const cli = (args: string[], env: NodeJS.ProcessEnv) => runCli(args, env, { detached: true });
@@ -79,7 +79,7 @@ test('send and answer through the CLI against the simulated agent', async () => 
   const env = { ...process.env, AGENTWATCH_DIR: dir };
   const truthPath = join(dir, 'truth.jsonl');
   const host = createHost({ intervalMs: 100 }, env);
-  const self = selfCommand();
+  const self = agentwatchCommand();
   try {
     const session = await host.start({
       command: self.command,
@@ -251,29 +251,12 @@ test('send and answer through the CLI against the simulated agent', async () => 
 });
 
 /**
- * A Claude-like permission dialog whose program is slow to take keys: it handles one key
- * every SLOW_KEY_MS, in order (an agent whose event loop is busy), redraws the selection, and
- * on Enter writes the chosen option's number to the file named by argv[2] and shows the idle
- * box. Plain node (starts fast).
+ * A Claude-like permission dialog (test/support/fake-dialog.ts) whose program is slow to take
+ * keys: it handles one key every SLOW_KEY_MS, in order (an agent whose event loop is busy),
+ * redraws the selection, and on Enter writes the chosen option's number to the file named by
+ * argv[2] and shows the idle box.
  */
-const SLOW_DIALOG = String.raw`
-const fs = require('fs');
-const out = process.stdout;
-const rows = out.rows || 32;
-const cols = out.columns || 120;
-const options = ['Yes', "Yes, and don't ask again for touch commands in /home/dev/proj", 'No'];
-let selected = 0;
-let open = true;
-function draw() {
-  const lines = open
-    ? ['─'.repeat(cols), ' Bash command', '   touch hello.txt', '', ' Do you want to proceed?',
-      ...options.map((o, i) => (i === selected ? ' ❯ ' : '   ') + (i + 1) + '. ' + o), '',
-      ' Esc to cancel · Tab to amend']
-    : ['─'.repeat(cols), '❯ ', '─'.repeat(cols), '  ⏸ manual mode on · ? for shortcuts'];
-  let s = '\x1b[H\x1b[2J● I will create the file.';
-  lines.forEach((l, i) => (s += '\x1b[' + (rows - lines.length + i + 1) + ';1H' + l));
-  out.write(s);
-}
+const SLOW_DIALOG = CLAUDE_DIALOG + String.raw`
 process.stdin.setRawMode(true);
 const queue = [];
 let busy = false;
@@ -311,22 +294,12 @@ test('answer waits for each arrow key to show before the next: a slow agent stil
   );
   const host = createHost({ intervalMs: 100 }, env, { files: [arrowsOnly] });
   try {
-    const script = join(dir, 'slow-dialog.cjs');
-    writeFileSync(script, SLOW_DIALOG);
     const chosen = join(dir, 'chosen');
-    const session = await host.start({
-      command: process.execPath,
-      args: [script, chosen, String(SLOW_KEY_MS)],
+    const { w } = await startDialog(host, dir, {
       name: 'slow',
+      program: SLOW_DIALOG,
+      args: [chosen, String(SLOW_KEY_MS)],
       agent: 'claude',
-      headless: true,
-    });
-    const w = host.ptyPane(session.id)!;
-    await until('the dialog, blocked', () => {
-      w.classifyNow();
-      return w.record.state === 'blocked';
-    }).catch((e) => {
-      throw new Error(`${e.message}\n${session.terminal.screenText()}\n${w.record.reason}`);
     });
     const confirmed = await w.prompt();
     assert.equal(confirmed.options.map((o) => o.slice(0, 6)), ['1. Yes', '2. Yes', '3. No']);
@@ -390,22 +363,12 @@ test('answer on a row of buttons (opencode): the selection seen by its colour, m
   const env = { ...process.env, AGENTWATCH_DIR: dir };
   const host = createHost({ intervalMs: 100 }, env);
   try {
-    const script = join(dir, 'button-panel.cjs');
-    writeFileSync(script, BUTTON_PANEL);
     const chosen = join(dir, 'chosen');
-    const session = await host.start({
-      command: process.execPath,
-      args: [script, chosen],
+    const { w } = await startDialog(host, dir, {
       name: 'buttons',
+      program: BUTTON_PANEL,
+      args: [chosen],
       agent: 'opencode',
-      headless: true,
-    });
-    const w = host.ptyPane(session.id)!;
-    await until('the panel, blocked', () => {
-      w.classifyNow();
-      return w.record.state === 'blocked';
-    }).catch((e) => {
-      throw new Error(`${e.message}\n${session.terminal.screenText()}\n${w.record.reason}`);
     });
     const confirmed = await w.prompt();
     assert.equal(confirmed.options, ['1. Allow once', '2. Allow always', '3. Reject']);

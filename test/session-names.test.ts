@@ -1,14 +1,15 @@
 /**
  * Every command that takes a SESSION (send, answer, wait, explain, mark, cancel, kill) says the same for a name that matches several sessions
  * (the ids, exit 2, no usage text) and for one that matches none (exit 4). Fake session
- * sockets (no PTY): the CLI is a real process, the point being its words and exit code.
+ * sockets (no PTY); the commands run in-process (src/cli/app.ts `main`), the point being
+ * their words and exit code.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cli } from './support/cli.ts';
+import { cliInProcess } from './support/cli.ts';
 import { fakeInfo, type FakeSession, fakeSession } from './support/fake-session.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'aw-names-'));
@@ -41,7 +42,7 @@ const commandsWith = (key: string) => [
 ];
 
 test('an ambiguous name: the same words and exit 2 from every SESSION command, no usage', async () => {
-  const runs = await Promise.all(commandsWith('api').map((args) => cli(args, env)));
+  const runs = await Promise.all(commandsWith('api').map((args) => cliInProcess(args, env)));
   runs.forEach((r, i) => {
     const args = commandsWith('api')[i].join(' ');
     assert.is(r.code, 2, `${args}: ${r.stderr}`);
@@ -57,7 +58,7 @@ test('an ambiguous name: the same words and exit 2 from every SESSION command, n
 
 test('a name that matches none: exit 4 from every SESSION command', async () => {
   const cmds = commandsWith('nobody').filter((a) => !(a[0] === 'wait' && a.length === 4));
-  const runs = await Promise.all(cmds.map((args) => cli(args, env)));
+  const runs = await Promise.all(cmds.map((args) => cliInProcess(args, env)));
   runs.forEach((r, i) => {
     assert.is(r.code, 4, `${cmds[i].join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, /no session 'nobody' \(see 'agentwatch ls'\)\n$/);
@@ -67,18 +68,18 @@ test('a name that matches none: exit 4 from every SESSION command', async () => 
 
 test('an empty SESSION (an unset variable) names no session: exit 2 from every command, nothing ended', async () => {
   const cmds = commandsWith('').filter((a) => !(a[0] === 'wait' && a.length === 4));
-  const runs = await Promise.all(cmds.map((args) => cli(args, env)));
+  const runs = await Promise.all(cmds.map((args) => cliInProcess(args, env)));
   runs.forEach((r, i) => {
     assert.is(r.code, 2, `${cmds[i].join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, /an empty SESSION names no session/);
   });
-  const ls = await cli(['ls'], env);
+  const ls = await cliInProcess(['ls'], env);
   assert.match(ls.stdout, /api-1a2b/);
   assert.match(ls.stdout, /api-9f00/);
 });
 
 test('wait without --until says it is required', async () => {
-  const r = await cli(['wait', 'api-1a2b'], env);
+  const r = await cliInProcess(['wait', 'api-1a2b'], env);
   assert.is(r.code, 2, r.stderr);
   assert.match(r.stderr, /--until is required/);
 });

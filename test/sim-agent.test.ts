@@ -15,11 +15,11 @@ import * as assert from 'uvu/assert';
 import { Terminal } from '../src/vt/terminal.ts';
 import { evaluate } from '../src/detect/evaluate.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
-import { selfCommand } from '../src/cli/sim-agent.ts';
 import { DiffRenderer } from '../src/sim/diff-renderer.ts';
 import { planTask } from '../src/sim/plan.ts';
 import { Rng } from '../src/sim/rng.ts';
 import { SimUser, TruthFollower } from '../src/sim/user.ts';
+import { agentwatchCommand } from './support/cli.ts';
 
 const SEED = 3; // tasks: prompt; prompt + "Would you like me to ...?"; prompt + read-only call
 const SPEED = 8;
@@ -52,7 +52,7 @@ test('sim-agent in a PTY: claude.toml on our screen follows the truth file', asy
   assert.ok(manifest, 'the bundled claude manifest');
   const dir = mkdtempSync(join(tmpdir(), 'aw-sim-'));
   const truthPath = join(dir, 'truth.jsonl');
-  const self = selfCommand();
+  const self = agentwatchCommand();
   const child = pty.spawn(
     self.command,
     [

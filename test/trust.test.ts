@@ -39,6 +39,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHost } from '../src/runtime/default-host.ts';
+import type { SessionHost } from '../src/runtime/host.ts';
 import { listenControl } from '../src/runtime/control-server.ts';
 import { request } from '../src/runtime/control-client.ts';
 import { listSessions } from '../src/runtime/session-directory.ts';
@@ -47,12 +48,11 @@ import { ancestry, answerRefusal, processFacts, ttyKey } from '../src/runtime/pe
 import { registeredSessions, REGISTRY_DIR } from '../src/runtime/host-registry.ts';
 import * as pty from 'node-pty';
 import { UserError } from '../src/errors.ts';
-import { cli } from './support/cli.ts';
+import { agentwatchArgv, cli } from './support/cli.ts';
 import { fakeInfo, fakeSession } from './support/fake-session.ts';
-import { sleep, until } from './support/until.ts';
+import { until } from './support/until.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const FLIPPER = join(ROOT, 'test', 'support', 'prompt-flipper.ts');
 const IS_ROOT = process.getuid?.() === 0;
 
@@ -84,7 +84,7 @@ function cliAs(
   env: NodeJS.ProcessEnv,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    const child = spawn(process.execPath, agentwatchArgv(args), {
       env: { ...env, HOME: tmpdir() },
       cwd: ROOT,
       uid: user.uid,
@@ -100,54 +100,90 @@ function cliAs(
   });
 }
 
+/**
+ * The set-up of finding 1's cases: in `host`, a dialog that never leaves (prompt-flipper
+ * `--hold`, session `sim1`, serving `dir`), once it reads blocked; `log` is where it logs
+ * every key it reads.
+ */
+async function heldDialog(host: SessionHost, dir: string) {
+  const log = join(dir, 'flipper.log');
+  const sim = await host.start({
+    command: process.execPath,
+    args: ['--import', 'tsx', FLIPPER, '--prompt-flipper', '--log', log, '--hold'],
+    name: 'sim1',
+    agent: 'claude',
+    headless: true,
+    cwd: ROOT,
+    env: { AGENTWATCH_DIR: dir },
+  });
+  const w = host.ptyPane(sim.id)!;
+  await until('the dialog, blocked', () => w.classifyNow().state === 'blocked', 20_000);
+  return { w, log };
+}
+
+/** An agent's shell: bash in a session `name` of `host`, its AGENTWATCH_DIR `dir`. */
+function agentShell(host: SessionHost, dir: string, name: string) {
+  return host.start({
+    command: 'bash',
+    args: ['--norc', '--noprofile'],
+    name,
+    headless: true,
+    cwd: ROOT,
+    env: { AGENTWATCH_DIR: dir, PS1: '$ ' },
+  });
+}
+
+/**
+ * The shell line of an agent's tool, as the issue reproduced it: `answer --yes sim1 1` with
+ * our variables cleared (`env -u`; `vars`, such as `AGENTWATCH_DIR=...`, set), its output and
+ * then `rc=CODE` written to `out`.
+ */
+function toolAnswer(out: string, vars = ''): string {
+  return `env -u AGENTWATCH_SOCKET -u AGENTWATCH_SESSION ${vars}'${process.execPath}' ` +
+    `${
+      agentwatchArgv([]).map((a) => `'${a}'`).join(' ')
+    } answer --yes sim1 1 > '${out}' 2>&1; echo "rc=$?" >> '${out}'`;
+}
+
+/** What the tool's answer said, once `out` holds its exit code. */
+function toolSaid(out: string): Promise<string> {
+  return until(`${out} to finish`, () => {
+    const t = existsSync(out) ? readFileSync(out, 'utf8') : '';
+    return /rc=\d+/.test(t) && t;
+  }, 30_000);
+}
+
+/**
+ * The person, in a terminal of theirs (outside any session), answers the held dialog: the key
+ * (the digit: claude.toml says its dialogs take one) reaches it; the dialog never leaves, so
+ * `answer` says the prompt is still showing (exit 5) instead of "answered". Keys reach the
+ * dialog in the order they were typed, so the person's being the only one it read means the
+ * refused tools before typed none.
+ */
+async function personAnswers(env: NodeJS.ProcessEnv, log: string): Promise<void> {
+  const person = await cli(['answer', '--yes', 'sim1', '1'], env, { tty: true });
+  assert.is(person.code, 5, person.stdout + person.stderr);
+  assert.match(person.stderr, /typed '1' for "1\. Yes", but the prompt is still showing/);
+  await until('the key in the dialog', () => /^I \d+ 1 31$/m.test(readFileSync(log, 'utf8')));
+  const keys = readFileSync(log, 'utf8').match(/^I .*$/gm);
+  assert.equal(keys?.length, 1, `the only key the dialog read is the person's: ${keys}`);
+}
+
 test('1: answer from a child of a session that cleared its environment is refused; the person outside answers', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-trust1-'));
   const env = personEnv(dir);
   const host = createHost({ intervalMs: 100 }, env);
-  const log = join(dir, 'flipper.log');
   const out = join(dir, 'answer.out');
   try {
-    const sim = await host.start({
-      command: process.execPath,
-      args: ['--import', 'tsx', FLIPPER, '--prompt-flipper', '--log', log, '--hold'],
-      name: 'sim1',
-      agent: 'claude',
-      headless: true,
-      cwd: ROOT,
-      env: { AGENTWATCH_DIR: dir },
-    });
-    const w = host.ptyPane(sim.id)!;
-    await until('the dialog, blocked', () => w.classifyNow().state === 'blocked', 20_000);
-    const shell = await host.start({
-      command: 'bash',
-      args: ['--norc', '--noprofile'],
-      name: 'shell',
-      headless: true,
-      cwd: ROOT,
-      env: { AGENTWATCH_DIR: dir, PS1: '$ ' },
-    });
+    const { w, log } = await heldDialog(host, dir);
+    const shell = await agentShell(host, dir, 'shell');
     // An agent's tool, as the issue reproduced it: the environment cleared of ours.
-    shell.write(
-      `env -u AGENTWATCH_SOCKET -u AGENTWATCH_SESSION '${process.execPath}' --import tsx ` +
-        `'${MAIN}' answer --yes sim1 1 > '${out}' 2>&1; echo "rc=$?" >> '${out}'\r`,
-    );
-    const said = await until('the answer to finish', () => {
-      const t = existsSync(out) ? readFileSync(out, 'utf8') : '';
-      return /rc=\d+/.test(t) && t;
-    }, 30_000);
+    shell.write(`${toolAnswer(out)}\r`);
+    const said = await toolSaid(out);
     assert.match(said, /rc=3/, said);
     assert.match(said, /runs inside an agentwatch session/, said);
-    await sleep(300);
-    assert.not.match(readFileSync(log, 'utf8'), /^I /m, 'the dialog read no key');
     assert.is(w.classifyNow().state, 'blocked', 'still waiting for the person');
-
-    // The person, outside any session, answers the same prompt: the key (the digit: claude.toml
-    // says its dialogs take one) reaches the dialog. This dialog never leaves, so `answer`
-    // says the prompt is still showing (exit 5) instead of "answered".
-    const person = await cli(['answer', '--yes', 'sim1', '1'], env, { tty: true });
-    assert.is(person.code, 5, person.stdout + person.stderr);
-    assert.match(person.stderr, /typed '1' for "1\. Yes", but the prompt is still showing/);
-    await until('the key in the dialog', () => /^I \d+ 1 31$/m.test(readFileSync(log, 'utf8')));
+    await personAnswers(env, log);
   } finally {
     await host.close();
     rmSync(dir, { recursive: true, force: true });
@@ -243,62 +279,30 @@ test("1: a tool that detaches (setsid, or a double fork) from another host's ses
   const env = personEnv(dir);
   const host = createHost({ intervalMs: 100 }, env);
   const other = createHost({ intervalMs: 100 }, env);
-  const log = join(dir, 'flipper.log');
   try {
-    const sim = await host.start({
-      command: process.execPath,
-      args: ['--import', 'tsx', FLIPPER, '--prompt-flipper', '--log', log, '--hold'],
-      name: 'sim1',
-      agent: 'claude',
-      headless: true,
-      cwd: ROOT,
-      env: { AGENTWATCH_DIR: dir },
-    });
-    const w = host.ptyPane(sim.id)!;
-    await until('the dialog, blocked', () => w.classifyNow().state === 'blocked', 20_000);
+    const { w, log } = await heldDialog(host, dir);
     // the agent's shell lives in another process than the blocked session (as `run --name dup`)
-    const shell = await other.start({
-      command: 'bash',
-      args: ['--norc', '--noprofile'],
-      name: 'dup',
-      headless: true,
-      cwd: ROOT,
-      env: { AGENTWATCH_DIR: dir, PS1: '$ ' },
-    });
-    const answer = (out: string) =>
-      `env -u AGENTWATCH_SOCKET -u AGENTWATCH_SESSION '${process.execPath}' --import tsx ` +
-      `'${MAIN}' answer --yes sim1 1 > '${out}' 2>&1; echo "rc=$?" >> '${out}'`;
-    const result = (out: string) =>
-      until(`${out} to finish`, () => {
-        const t = existsSync(out) ? readFileSync(out, 'utf8') : '';
-        return /rc=\d+/.test(t) && t;
-      }, 30_000);
+    const shell = await agentShell(other, dir, 'dup');
     // as the user reproduced it: a new session, its parent init, no controlling terminal
     const setsid = join(dir, 'setsid.out');
     shell.write(
       `(setsid sh -c "${
-        answer(setsid).replace(/["$]/g, (c) => `\\${c}`)
+        toolAnswer(setsid).replace(/["$]/g, (c) => `\\${c}`)
       }" </dev/null >/dev/null 2>&1 &)\r`,
     );
-    const said1 = await result(setsid);
+    const said1 = await toolSaid(setsid);
     assert.match(said1, /rc=3/, said1);
     assert.match(said1, /has no controlling terminal/, said1);
     // a double fork: its parent is init, but its controlling terminal is dup's PTY
     const fork = join(dir, 'fork.out');
-    shell.write(`(sh -c '${answer(fork).replace(/'/g, `'\\''`)}' </dev/null >/dev/null 2>&1 &)\r`);
-    const said2 = await result(fork);
+    shell.write(
+      `(sh -c '${toolAnswer(fork).replace(/'/g, `'\\''`)}' </dev/null >/dev/null 2>&1 &)\r`,
+    );
+    const said2 = await toolSaid(fork);
     assert.match(said2, /rc=3/, said2);
     assert.match(said2, new RegExp(`terminal of an agentwatch session \\(${shell.tty}\\)`), said2);
-    await sleep(300);
-    assert.not.match(readFileSync(log, 'utf8'), /^I /m, 'the dialog read no key');
     assert.is(w.classifyNow().state, 'blocked', 'still waiting for the person');
-
-    // The person, in a terminal of theirs, answers the same prompt: the key reaches the dialog
-    // (which never leaves: exit 5, see test 1).
-    const person = await cli(['answer', '--yes', 'sim1', '1'], env, { tty: true });
-    assert.is(person.code, 5, person.stdout + person.stderr);
-    assert.match(person.stderr, /but the prompt is still showing/);
-    await until('the key in the dialog', () => /^I \d+ 1 31$/m.test(readFileSync(log, 'utf8')));
+    await personAnswers(env, log);
   } finally {
     await other.close();
     await host.close();
@@ -312,54 +316,23 @@ test("1: a tool in a host of another socket folder (AGENTWATCH_DIR) cannot answe
   const envA = personEnv(dirA);
   const host = createHost({ intervalMs: 100 }, envA);
   const other = createHost({ intervalMs: 100 }, personEnv(dirB));
-  const log = join(dirA, 'flipper.log');
   const out = join(dirB, 'answer.out');
   const file = join(REGISTRY_DIR, `${process.pid}.json`);
   try {
-    const sim = await host.start({
-      command: process.execPath,
-      args: ['--import', 'tsx', FLIPPER, '--prompt-flipper', '--log', log, '--hold'],
-      name: 'sim1',
-      agent: 'claude',
-      headless: true,
-      cwd: ROOT,
-      env: { AGENTWATCH_DIR: dirA },
-    });
-    const w = host.ptyPane(sim.id)!;
-    await until('the dialog, blocked', () => w.classifyNow().state === 'blocked', 20_000);
+    const { w, log } = await heldDialog(host, dirA);
     // the tool's host serves another socket folder: A's sessions do not list its shell
-    const shell = await other.start({
-      command: 'bash',
-      args: ['--norc', '--noprofile'],
-      name: 'elsewhere',
-      headless: true,
-      cwd: ROOT,
-      env: { AGENTWATCH_DIR: dirB, PS1: '$ ' },
-    });
+    const shell = await agentShell(other, dirB, 'elsewhere');
     assert.ok(existsSync(file), 'this process registered its hosts');
     const registered = registeredSessions();
     assert.ok(registered.agents.includes(shell.pid), 'the shell is registered');
     assert.ok(registered.ttys.includes(shell.tty!), "the shell's PTY is registered");
-    shell.write(
-      `env -u AGENTWATCH_SOCKET -u AGENTWATCH_SESSION AGENTWATCH_DIR='${dirA}' ` +
-        `'${process.execPath}' --import tsx '${MAIN}' answer --yes sim1 1 > '${out}' 2>&1; ` +
-        `echo "rc=$?" >> '${out}'\r`,
-    );
-    const said = await until('the answer to finish', () => {
-      const t = existsSync(out) ? readFileSync(out, 'utf8') : '';
-      return /rc=\d+/.test(t) && t;
-    }, 30_000);
+    shell.write(`${toolAnswer(out, `AGENTWATCH_DIR='${dirA}' `)}\r`);
+    const said = await toolSaid(out);
     assert.match(said, /rc=3/, said);
     assert.match(said, /runs inside an agentwatch session/, said);
-    await sleep(300);
-    assert.not.match(readFileSync(log, 'utf8'), /^I /m, 'the dialog read no key');
     assert.is(w.classifyNow().state, 'blocked', 'still waiting for the person');
-
-    // the person, in a terminal of theirs, still answers (the dialog never leaves: exit 5)
-    const person = await cli(['answer', '--yes', 'sim1', '1'], envA, { tty: true });
-    assert.is(person.code, 5, person.stdout + person.stderr);
-    assert.match(person.stderr, /but the prompt is still showing/);
-    await until('the key in the dialog', () => /^I \d+ 1 31$/m.test(readFileSync(log, 'utf8')));
+    // the person, in a terminal of theirs, still answers
+    await personAnswers(envA, log);
   } finally {
     await other.close();
     await host.close();

@@ -1,9 +1,11 @@
 /**
  * The VT core on real captures of real agents (fixtures/*): every `.raw` must render like
  * @xterm/headless 6.0.0 with Unicode 11 widths (rows, wrap flags, cursor, title) and like its
- * `.screen.txt`; every Claude Code capture must give the same screen when split into two
- * chunks at every byte offset, the larger captures at a few hundred random offsets and in
- * 1-byte chunks; the recorded sessions replayed chunk by chunk must end like xterm.
+ * `.screen.txt`; every Claude Code capture must give the same screen in 1-byte chunks and when
+ * split into two chunks at every byte offset whose neighbourhood ({@link NEIGHBOURHOOD} bytes
+ * each side) no split before had, and at seeded random ones; the other agents' captures at a
+ * few hundred random offsets and in 1-byte chunks; the recorded sessions replayed chunk by
+ * chunk must end like xterm.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -91,24 +93,47 @@ test('state metadata of captures: Codex OSC 7501 and Gemini CLI title', () => {
   assert.is(qwen.title, 'Qwen - proj');
 });
 
-test('claude-code: every capture split into two chunks at every byte offset', () => {
-  for (const path of captures('claude-code')) {
-    const data = bytes(path);
-    const expected = render(data).screenText();
-    for (let at = 1; at < data.length; at++) {
-      const t = render(data, [at]);
-      if (t.screenText() !== expected) {
-        assert.fixture(t.screenText(), expected, `${path} split at byte ${at}`);
-      }
-    }
-  }
-});
-
 /** Offsets 1..len-1 chosen by the seeded PRNG (reproducible). */
 function offsets(len: number, count: number, seed: number): number[] {
   const rnd = prng(seed);
   return Array.from({ length: count }, () => 1 + Math.floor(rnd() * (len - 1)));
 }
+
+/**
+ * Bytes on each side of a split that make its neighbourhood: what the parser holds at the
+ * split (a partial escape sequence, OSC string or UTF-8 character) and what completes it.
+ * A split whose neighbourhood an earlier split had (the same SGR between the same bytes, a
+ * hundred times a capture) tests nothing new for the parser; each is still a chunk boundary
+ * in the 1-byte run. Every offset takes 2.7 GB of rendering; the new neighbourhoods about a
+ * tenth of it.
+ */
+const NEIGHBOURHOOD = 8;
+
+test('claude-code: every capture in 1-byte chunks, and split in two at every new neighbourhood and at seeded offsets', () => {
+  const seen = new Set<string>();
+  for (const [k, path] of captures('claude-code').entries()) {
+    const data = bytes(path);
+    const expected = render(data).screenText();
+    const t = new Terminal(32, 120);
+    for (let i = 0; i < data.length; i++) t.write(data.subarray(i, i + 1));
+    assert.is(t.screenText(), expected, `${path} in 1-byte chunks`);
+    const at = new Set(offsets(data.length, 50, 100 + k));
+    for (let i = 1; i < data.length; i++) {
+      const around = Buffer.from(
+        data.subarray(Math.max(0, i - NEIGHBOURHOOD), i + NEIGHBOURHOOD),
+      ).toString('latin1');
+      const key = `${Math.min(i, NEIGHBOURHOOD)}:${around}`;
+      if (!seen.has(key)) {
+        seen.add(key);
+        at.add(i);
+      }
+    }
+    for (const i of at) {
+      const screen = render(data, [i]).screenText();
+      if (screen !== expected) assert.fixture(screen, expected, `${path} split at byte ${i}`);
+    }
+  }
+});
 
 for (const agent of ['codex', 'gemini-cli', 'opencode', 'qwen-code']) {
   test(`${agent}: captures split at random offsets and in 1-byte chunks`, () => {

@@ -234,8 +234,6 @@ test('a fresh 32x120 pane holds at most 24 KB of typed arrays', () => {
   assert.ok(typedArrayBytes(t) <= 24 * 1024 + 4096);
 });
 
-test.run();
-
 test('bracketed paste (DECSET 2004) is tracked: set, reset, and cleared by RIS', () => {
   const t = new Terminal(3, 10);
   const enc = new TextEncoder();
@@ -249,3 +247,5 @@ test('bracketed paste (DECSET 2004) is tracked: set, reset, and cleared by RIS',
   t.write(enc.encode('\x1bc'));
   assert.is(t.bracketedPaste, false, 'a full reset clears it');
 });
+
+test.run();

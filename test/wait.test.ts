@@ -8,18 +8,21 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { cli } from './support/cli.ts';
 import { until } from './support/until.ts';
 import { fakeInfo, type FakeSession, fakeSession } from './support/fake-session.ts';
 
+const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'aw-wait-'));
 const env = { ...process.env, AGENTWATCH_DIR: dir };
 const open: FakeSession[] = [];
 
-/** A fake session named `name` whose state is whatever `state.now` says when asked. */
-async function session(name: string, first: string) {
+/** A fake session named `name` (in `where`) whose state is whatever `state.now` says when asked. */
+async function session(name: string, first: string, where = dir) {
   const state = { now: first };
-  const socket = join(dir, `${name}.sock`);
+  const socket = join(where, `${name}.sock`);
   const info = () => fakeInfo(name, socket, { state: state.now });
   const s = await fakeSession(socket, info);
   open.push(s);
@@ -52,6 +55,86 @@ test('a session that never appears: exit 4 after the timeout', async () => {
   const r = await cli(['wait', 'nobody', '--until', 'idle', '--timeout', '0.6'], env);
   assert.is(r.code, 4);
   assert.match(r.stderr, /no session 'nobody'/);
+  assert.not.match(r.stderr, /waiting for it/, 'a script with a timeout is not told it waits');
+});
+
+/** A socket folder of its own (for a wait whose looks at it are counted), removed at the end. */
+async function ownFolder<T>(body: (where: string, env: NodeJS.ProcessEnv) => Promise<T>) {
+  const where = mkdtempSync(join(tmpdir(), 'aw-wait-'));
+  try {
+    return await body(where, { ...process.env, AGENTWATCH_DIR: where });
+  } finally {
+    rmSync(where, { recursive: true, force: true });
+  }
+}
+
+test('without --timeout, a session that does not exist yet: stderr says once that wait waits', () =>
+  ownFolder(async (where, env) => {
+    const child = spawn(process.execPath, [
+      '--import',
+      'tsx',
+      MAIN,
+      'wait',
+      'late3',
+      '--until',
+      'idle',
+    ], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((r) => child.on('close', r));
+    try {
+      await until(
+        'wait to say it waits',
+        () => /no session 'late3' yet; waiting/.test(stderr),
+        30_000,
+      );
+      const late = await session('late3', 'working', where);
+      await until('wait following it', () => late.subscribers() > 0, 30_000);
+      late.set('idle');
+      assert.is(await exited, 0, stderr);
+      assert.is(stdout, 'late3 idle\n');
+      assert.is(stderr.match(/waiting for it/g)?.length, 1, stderr);
+    } finally {
+      child.kill();
+    }
+  }));
+
+/**
+ * `wait seen1 later1 --until UNTIL` in a folder of its own: seen1 is there, later1 not yet;
+ * once this wait has asked seen1, seen1's socket is removed (as `kill` leaves it), then later1
+ * comes and reads `exited`. Resolves with the wait's run.
+ */
+const seenThenGone = (until_: string) =>
+  ownFolder(async (where, env) => {
+    const socket = join(where, 'seen1.sock');
+    let asked = 0;
+    const seen = await fakeSession(socket, () => {
+      asked++;
+      return fakeInfo('seen1', socket, { state: 'working' });
+    });
+    open.push(seen);
+    const run = cli(['wait', 'seen1', 'later1', '--until', until_, '--timeout', '60'], env);
+    await until('the wait to see seen1', () => asked > 0, 60_000);
+    await seen.close();
+    const later = await session('later1', 'working', where);
+    if (until_ === 'exited') {
+      await until('the wait following later1', () => later.subscribers() > 0, 60_000);
+      later.set('exited');
+    }
+    return await run;
+  });
+
+test('a session this wait saw that then went away has exited: --until exited is reached', async () => {
+  const [e, i] = await Promise.all([seenThenGone('exited'), seenThenGone('idle')]);
+  assert.is(e.code, 0, e.stderr);
+  assert.equal(e.stdout.split('\n').filter(Boolean).sort(), ['later1 exited', 'seen1 exited']);
+  assert.is(i.code, 1, `gone before it was idle: ${i.stderr}`);
+  assert.match(i.stderr, /session seen1 went away/);
 });
 
 test('several states, several sessions: all by default, the first with --any', async () => {

@@ -13,11 +13,10 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PromptEvents, type TransitionEvent, transitionEvent } from '../src/cli/watch.ts';
-import { selfCommand } from '../src/runtime/self-command.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import { REPO_ROOT } from './support/claude-home.ts';
 import { until } from './support/until.ts';
-import { cli } from './support/cli.ts';
+import { agentwatchCommand, cli } from './support/cli.ts';
 
 const info = (over: Partial<SessionInfo>): SessionInfo =>
   ({
@@ -51,7 +50,7 @@ test('PromptEvents: a line when the question comes after the transition, or chan
 test('watch --json: the question read after the blocked transition comes as an event "prompt" line', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-watch-prompt-'));
   const env = { ...process.env, AGENTWATCH_DIR: dir };
-  const self = selfCommand();
+  const self = agentwatchCommand();
   const agent = join(dir, 'agent.cjs');
   // report blocked as the hook would, draw the dialog 1.5 s later, then wait to be killed
   writeFileSync(

@@ -23,7 +23,6 @@ import { type TransitionEvent, transitionEvent } from '../src/cli/watch.ts';
 import { BoardUi, GONE_ROW_MS } from '../src/cli/board/ui.ts';
 import type { SessionHost } from '../src/runtime/host.ts';
 import { parseNewSession } from '../src/cli/new-session.ts';
-import { selfCommand } from '../src/cli/sim-agent.ts';
 import { lsCommand } from '../src/cli/ls.ts';
 import { request } from '../src/runtime/control-client.ts';
 import { listSessions, SessionDirectory } from '../src/runtime/session-directory.ts';
@@ -32,6 +31,7 @@ import type { TruthEvent } from '../src/sim/user.ts';
 import { startPty } from './support/pty-driver.ts';
 import { sleep, until } from './support/until.ts';
 import { fakeInfo, type FakeSession, fakeSession } from './support/fake-session.ts';
+import { agentwatchCommand } from './support/cli.ts';
 
 /** The little of a SessionHost a directory of remote sessions uses. */
 const NO_HOST = { onTransition: () => () => {} } as unknown as SessionHost;
@@ -504,7 +504,7 @@ test('transitionEvent: the JSON shape', () => {
 test('watch --json: hosted and run sessions come out as JSON lines; run sessions appear in ls', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-watch-'));
   const env = { ...process.env, AGENTWATCH_DIR: dir };
-  const self = selfCommand();
+  const self = agentwatchCommand();
   const sim = [
     self.command,
     ...self.args,
@@ -665,7 +665,7 @@ function truth(path: string): TruthEvent[] {
 test('watch board: a, ↓, y answers the blocked session with option 2; a n and 3 Esc send nothing', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-board-'));
   const truthPath = join(dir, 'truth.jsonl');
-  const self = selfCommand();
+  const self = agentwatchCommand();
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   env.AGENTWATCH_DIR = dir;

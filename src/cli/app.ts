@@ -11,7 +11,8 @@ import { ManifestError } from '../detect/errors.ts';
 // error): each line is made printable, so a hostile socket's `ESC[2J` cannot clear the screen.
 import { printableLines as printableMessage } from './printable.ts';
 
-const io: Io = {
+/** The process's own stdout and stderr: where `main` writes unless given another Io. */
+const processIo: Io = {
   stdout: (t) => void process.stdout.write(t),
   stderr: (t) => void process.stderr.write(t),
 };
@@ -57,8 +58,11 @@ export function mainHelp(): string {
   ].join('\n');
 }
 
-/** Runs agentwatch with `argv` (without node and script); returns the exit code. */
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Runs agentwatch with `argv` (without node and script); returns the exit code. Writes to
+ * `io` (tests pass their own, to run a command in-process).
+ */
+export async function main(argv: string[], io: Io = processIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === 'help' && rest[0]) {
     const cmd = commands.find((c) => c.name === rest[0]);

@@ -3,11 +3,12 @@
  * states, for scripts. Exit codes: 0 reached, 1 timed out (or a session went away before it
  * reached a state other than exited), 2 usage or a SESSION that names several sessions, 4 no
  * such session (it never appeared before the timeout; with no timeout a named session that
- * does not exist yet is waited for).
+ * does not exist yet is waited for, and stderr says so once). A session this wait saw that went
+ * away (its socket closed or removed: `kill`, its host ended) has exited.
  */
 import { type Command, stringOption, UsageError, UserError } from './command.ts';
 import { subscribe } from '../runtime/control-client.ts';
-import { awaitSessions, listSessions } from '../runtime/session-directory.ts';
+import { awaitSessions, listSessions, SOCKET_CLOSED_BY } from '../runtime/session-directory.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
 import { printable } from './printable.ts';
 import { SESSION_STATES } from '../detect/types.ts';
@@ -29,7 +30,8 @@ export const waitCommand: Command = {
     until: `${
       SESSION_STATES.slice(0, -1).join(', ')
     } or exited; several separated by commas (any of them)`,
-    timeout: 'give up after this many seconds: exit 1, or 4 if a session never appeared',
+    timeout:
+      'give up after this many seconds: exit 1, or 4 if a session never appeared (default: wait for ever)',
     all: 'every session live now',
     any: 'end when the first session reaches a state (default: when all have)',
   },
@@ -63,7 +65,12 @@ export const waitCommand: Command = {
       sessions = await listSessions();
       if (!sessions.length) throw new UserError('no sessions (see agentwatch ls)', 4);
     } else {
-      const found = await awaitSessions(positionals, deadline);
+      const found = await awaitSessions(positionals, deadline, undefined, (missing) => {
+        // A script gives a timeout; a person without one would otherwise see a silent hang.
+        if (timeoutS !== Infinity) return;
+        const names = missing.map((k) => `'${printable(k)}'`).join(', ');
+        io.stderr(`agentwatch wait: no session ${names} yet; waiting for it (Ctrl-C to stop)\n`);
+      });
       if (typeof found === 'string') {
         io.stderr(`agentwatch wait: no session '${printable(found)}' (see 'agentwatch ls')\n`);
         return 4;
@@ -95,13 +102,19 @@ export const waitCommand: Command = {
           io.stdout(`${printable(info.name)} ${state}\n`);
           if (++reached >= needed) finish(0);
         };
-        sockets.push(subscribe(info.socket, (s) => {
-          if (wanted.has(s.state)) reach(s.state);
-        }, () => {
+        // Gone: its command has exited (its socket closed or was removed).
+        const gone = () => {
           if (mine || done) return;
           if (wanted.has('exited')) return reach('exited');
           finish(1, `agentwatch wait: session ${printable(info.name)} went away\n`);
-        }));
+        };
+        if (info.by === SOCKET_CLOSED_BY) {
+          gone();
+          continue;
+        }
+        sockets.push(subscribe(info.socket, (s) => {
+          if (wanted.has(s.state)) reach(s.state);
+        }, gone));
       }
     }).catch((e) => {
       throw new UserError(String(e));

@@ -13,6 +13,12 @@
  * with mkdir(2), atomic), looks at `host.socket`: alive, it leaves (the client talks to that
  * host); a dead host's socket of ours (it refuses connections) is removed; then it hard-links
  * its socket to that name. So the name appears only once the host listens.
+ *
+ * Every {@link FOLDER_CHECK_MS} it looks at its socket folder: when the folder is gone or is
+ * another one now (removed, and maybe made anew by a later client), its sessions cannot be
+ * reached any more, and it ends them and itself as on SIGTERM, saying why in its log. When
+ * only its own socket's name is gone or taken, its sessions still answer on their sockets: it
+ * says so once and serves them until they end (new sessions go to the host a client starts).
  */
 import {
   existsSync,
@@ -21,7 +27,7 @@ import {
   mkdirSync,
   renameSync,
   rmdirSync,
-  statSync,
+  type Stats,
   unlinkSync,
 } from 'node:fs';
 import type { Server } from 'node:net';
@@ -45,6 +51,8 @@ import { UserError } from '../errors.ts';
 const EXIT_LINGER_MS = 100;
 /** How long a host that never started a session waits for one before it ends, ms. */
 export const IDLE_GRACE_MS = 10_000;
+/** How often the host checks that its socket folder and socket are still there, ms. */
+export const FOLDER_CHECK_MS = 1000;
 
 /**
  * Serves a {@link SessionHost} on the host socket and ends when it has nothing left to host.
@@ -52,13 +60,19 @@ export const IDLE_GRACE_MS = 10_000;
  */
 export class BackgroundHost {
   #server: Server | null = null;
-  /** The host socket's inode once claimed, to remove only our own at the end. */
+  /** The host socket's device and inode once claimed, to remove only our own at the end. */
+  #dev = -1;
   #ino = -1;
   #path: string;
   #ending = false;
   #startsInFlight = 0;
   #startedAny = false;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  #checkTimer: ReturnType<typeof setInterval> | undefined;
+  /** The socket folder claimed in, as lstat saw it then (`dev`, `ino`). */
+  #dir?: { path: string; dev: number; ino: number };
+  /** True once the host socket's name was found gone or taken (said once). */
+  #nameLost = false;
   readonly #notifiers = new Map<string, Notifier>();
   readonly #env: NodeJS.ProcessEnv;
   readonly #idleMs: number;
@@ -128,10 +142,58 @@ export class BackgroundHost {
       return false;
     }
     this.#server = server;
-    this.#ino = statSync(this.#path).ino;
+    const sock = lstatSync(this.#path);
+    this.#dev = sock.dev;
+    this.#ino = sock.ino;
+    const st = lstatSync(dir);
+    this.#dir = { path: dir, dev: st.dev, ino: st.ino };
+    this.#checkTimer = setInterval(() => this.#checkFolder(), FOLDER_CHECK_MS);
+    this.#checkTimer.unref();
     this.#log(`host ${process.pid} listening on ${this.#path}`);
     this.#checkIdle();
     return true;
+  }
+
+  /**
+   * Checks that the socket folder claimed in is still there (the same directory) and the
+   * host socket still ours; run every {@link FOLDER_CHECK_MS}. A folder gone or replaced
+   * ends the host ({@link end}); a host socket gone or taken is logged once.
+   */
+  #checkFolder(): void {
+    if (this.#ending || !this.#dir) return;
+    const { path, dev, ino } = this.#dir;
+    let st;
+    try {
+      st = lstatSync(path);
+    } catch {
+      // gone (or unreadable: then it cannot be used either)
+    }
+    if (!st || !st.isDirectory() || st.dev !== dev || st.ino !== ino) {
+      void this.end(
+        `its socket folder ${path} was ${st ? 'replaced' : 'removed'}: its sessions can no ` +
+          'longer be reached',
+      );
+      return;
+    }
+    if (this.#nameLost) return;
+    let ours = false;
+    try {
+      const sock = lstatSync(this.#path);
+      ours = this.#isOurs(sock);
+    } catch {
+      // removed
+    }
+    if (ours) return;
+    this.#nameLost = true;
+    this.#log(
+      `${this.#path} was removed or replaced: new sessions go to another host; serving ` +
+        `${this.host.sessions.size} session(s) until they end`,
+    );
+  }
+
+  /** True when `st` (an lstat) is the host socket this host claimed. */
+  #isOurs(st: Stats): boolean {
+    return st.isSocket() && st.dev === this.#dev && st.ino === this.#ino;
   }
 
   #handle(req: HostRequest): Promise<Record<string, unknown>> | Record<string, unknown> {
@@ -152,22 +214,14 @@ export class BackgroundHost {
     clearTimeout(this.#idleTimer);
     this.#startsInFlight++;
     try {
-      const settings = spec.notify;
+      const { notify: settings, ...options } = spec;
       const notifier = settings &&
         createNotifier(settings, {
           focused: (sid) => this.host.focused(sid, settings.focusMs),
           onFailure: (channel, error) => this.#log(`${channel}: ${error}`),
         });
       const session = await this.host.start({
-        command: spec.command,
-        args: spec.args,
-        name: spec.name,
-        agent: spec.agent,
-        cwd: spec.cwd,
-        env: spec.env,
-        rows: spec.rows,
-        cols: spec.cols,
-        hooks: spec.hooks,
+        ...options,
         // The client's environment, not this host's (the first client's): a variable the
         // person unset, or one an agent's tool had when it started the host, stays unset.
         fullEnv: spec.env !== undefined,
@@ -228,9 +282,10 @@ export class BackgroundHost {
     if (this.#ending) return this.ended;
     this.#ending = true;
     clearTimeout(this.#idleTimer);
+    clearInterval(this.#checkTimer);
     this.#log(`host ${process.pid} ending: ${why}`);
     try {
-      if (statSync(this.#path).ino === this.#ino) unlinkSync(this.#path);
+      if (this.#isOurs(lstatSync(this.#path))) unlinkSync(this.#path);
     } catch {
       // already gone
     }

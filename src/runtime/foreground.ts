@@ -32,6 +32,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { IPty } from 'node-pty';
 import type { ForegroundAddon, ProcessInfo } from '../../native/foreground.d.ts';
+import { SHELLS } from './signals.ts';
 
 /** The foreground process group of a PTY and its leader. */
 export type Foreground = {
@@ -86,8 +87,20 @@ function stillLeader(
   via: ForegroundVia,
 ): Foreground | null {
   if (!previous || previous.pgid !== pgid || previous.via !== via || !previous.name) return null;
+  if (runsCommandString(previous)) return null;
   const at = leaderReadAt.get(previous);
   return at !== undefined && Date.now() - at < LEADER_REREAD_MS ? previous : null;
+}
+
+/**
+ * True when `fg`'s leader is a shell given a command string (`bash -c 'a; b'`, `sh -ec ...`):
+ * such a shell runs its commands in its own group and execs the last one in its place (bash,
+ * dash), so the group and leader stay while the name changes. Its name is read every time:
+ * one such pane's leader, not every idle shell's.
+ */
+function runsCommandString(fg: Foreground): boolean {
+  return SHELLS.has(fg.name.toLowerCase()) &&
+    fg.argv.slice(1).some((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a) || a === '--command');
 }
 
 /** What happened when the addon was (or was not) loaded. */

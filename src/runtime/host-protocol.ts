@@ -8,6 +8,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { socketDir } from './paths.ts';
 import type { NotifyOptions } from './notify-config.ts';
+import type { StartOptions } from './host.ts';
 import { UserError } from '../errors.ts';
 
 /** The background host's socket, in the socket folder (not `*.sock`: `ls` never asks it). */
@@ -25,25 +26,13 @@ export function hostLogPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(socketDir(env), HOST_LOG);
 }
 
-/** What to start in the background host: a command and how its session looks. */
-export interface DetachedSpec {
-  command: string;
-  args: string[];
-  name?: string;
-  /** Manifest id to use (`--agent`). */
-  agent?: string;
-  /** Absolute folder the command starts in. */
-  cwd?: string;
-  /** The client's environment: the command's whole environment (default: the host's). */
-  env?: Record<string, string>;
-  /** Size in cells (default 32x120). */
-  rows?: number;
-  cols?: number;
-  /** False: start the agent without the hooks its manifest declares (`--no-hooks`). */
-  hooks?: boolean;
-  /** The notification settings in force for this session (config and flags, resolved). */
-  notify?: NotifyOptions;
-}
+/**
+ * What to start in the background host: the {@link StartOptions} of `SessionHost.start` a client
+ * chooses (the host adds `headless`, and `fullEnv` when `env` is given: the client's
+ * environment, the command's whole one), and the notification settings in force for this
+ * session (config and flags, resolved).
+ */
+export type DetachedSpec = Omit<StartOptions, 'headless' | 'fullEnv'> & { notify?: NotifyOptions };
 
 /** A request on the host socket. */
 export type HostRequest =
@@ -112,7 +101,9 @@ export function checkSpec(req: Record<string, unknown>): DetachedSpec {
   if (notify !== undefined && !isNotifyOptions(notify)) {
     throw bad('notify', 'resolved notification settings');
   }
-  return {
+  // Every field of DetachedSpec, each checked above: a field added to StartOptions does not
+  // compile here until it is checked too.
+  const spec: { [K in keyof Required<DetachedSpec>]: DetachedSpec[K] } = {
     command: req.command,
     args: req.args as string[],
     name: req.name as string | undefined,
@@ -124,6 +115,7 @@ export function checkSpec(req: Record<string, unknown>): DetachedSpec {
     hooks: req.hooks as boolean | undefined,
     notify: notify as NotifyOptions | undefined,
   };
+  return spec;
 }
 
 /** True when `v` has the shape of {@link NotifyOptions} (every field of its type). */

@@ -57,12 +57,18 @@ export interface HostOptions {
 export interface StartOptions {
   command: string;
   args: string[];
+  /** The session's name (default: the command's basename). */
   name?: string;
+  /** Manifest id to use (`--agent`). */
   agent?: string;
+  /** Absolute folder the command starts in (default: this process's). */
   cwd?: string;
+  /** Variables for the command, laid over this process's (see {@link fullEnv}). */
   env?: Record<string, string>;
+  /** Size in cells (default 32x120). */
   rows?: number;
   cols?: number;
+  /** True: no terminal shows it (a detached session, until a board attaches). */
   headless: boolean;
   /** False: without the hooks its manifest declares, whatever the host's `hooks` says. */
   hooks?: boolean;

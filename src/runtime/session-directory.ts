@@ -130,10 +130,13 @@ export async function findSession(key: string, dir = socketDir()): Promise<Sessi
 export const APPEAR_POLL_MS = 250;
 
 /**
- * Resolves each key (id, id prefix or name) to a live session, looking again every
+ * Resolves each key (id, id prefix or name) to a session, looking again every
  * {@link APPEAR_POLL_MS} until `deadline` (ms since the epoch; Infinity waits for ever) for
- * those not there yet: a script starts an agent, then waits for it. Returns the sessions in
- * the keys' order, or the first key that never appeared.
+ * those not there yet: a script starts an agent, then waits for it. A key keeps the session
+ * it first named: one seen that is gone by a later look is given as {@link closedInfo} (its
+ * process is gone, {@link processGone}). `onWaiting` is called once, with the keys missing,
+ * when the first look misses some. Returns the sessions in the keys' order, or the first key
+ * that never appeared.
  * @throws UserError with exit code {@link AMBIGUOUS_SESSION_EXIT} when a key matches several
  *   sessions.
  */
@@ -141,18 +144,25 @@ export async function awaitSessions(
   keys: readonly string[],
   deadline: number,
   dir = socketDir(),
+  onWaiting?: (missing: string[]) => void,
 ): Promise<SessionInfo[] | string> {
+  const seen = new Map<string, SessionInfo>();
+  let told = false;
   for (;;) {
     const live = await listSessions(dir);
     const out: SessionInfo[] = [];
-    let missing: string | undefined;
+    const missing: string[] = [];
     for (const key of keys) {
-      const found = matchSession(key, live);
-      if (found) out.push(found);
-      else missing ??= key;
+      const was = seen.get(key);
+      const found = was ? live.find((s) => s.id === was.id) : matchSession(key, live);
+      if (found) seen.set(key, found);
+      if (found || was) out.push(found ?? closedInfo(was!));
+      else missing.push(key);
     }
-    if (missing === undefined) return out;
-    if (Date.now() + APPEAR_POLL_MS > deadline) return missing;
+    if (!missing.length) return out;
+    if (Date.now() + APPEAR_POLL_MS > deadline) return missing[0];
+    if (!told) onWaiting?.(missing);
+    told = true;
     await new Promise((r) => setTimeout(r, APPEAR_POLL_MS));
   }
 }
@@ -162,6 +172,24 @@ export async function awaitSessions(
  * closed without its exit being told: its host is gone, and the process with it.
  */
 export const SOCKET_CLOSED_BY = 'socket';
+
+/**
+ * `info` of a session hosted elsewhere whose control socket closed without its exit being
+ * told: `exited` (since `now`, or since it read `exited` already), by {@link SOCKET_CLOSED_BY},
+ * its prompt fields cleared.
+ */
+export function closedInfo(info: SessionInfo, now = Date.now()): SessionInfo {
+  return {
+    ...info,
+    state: 'exited',
+    since: info.state === 'exited' ? info.since : now,
+    reason: 'its control socket closed',
+    by: SOCKET_CLOSED_BY,
+    question: undefined,
+    options: undefined,
+    details: undefined,
+  };
+}
 
 /**
  * Whether `info`'s process is gone: its PTY child ended (`exit` set), or its control socket
@@ -387,16 +415,7 @@ export class SessionDirectory {
         if (this.#closed || (e.announced && e.info.exit)) return;
         const prev = e.announced ? e.info.state : null;
         e.announced = true;
-        e.info = {
-          ...e.info,
-          state: 'exited',
-          since: prev === 'exited' ? e.info.since : Date.now(),
-          reason: 'its control socket closed',
-          by: SOCKET_CLOSED_BY,
-          question: undefined,
-          options: undefined,
-          details: undefined,
-        };
+        e.info = closedInfo(e.info);
         this.#noteGone(e);
         this.options.onUpdate?.(e.info);
         if (prev !== 'exited') this.options.onChange(e.info, prev);

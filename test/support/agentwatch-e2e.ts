@@ -1,32 +1,22 @@
 /**
  * Helpers for end-to-end tests of agentwatch itself as real processes: the argv that runs our
- * CLI from source in any working directory, a one-shot CLI run that collects its output, a
- * follower that records every state a session publishes on its control socket (with the time
- * the test received it), and a recorder of what a driver's screen shows over time (the truth
- * a person would see).
+ * CLI in any working directory (from cli.ts: the run's bundle or the source), a one-shot CLI
+ * run that collects its output, a follower that records every state a session publishes on
+ * its control socket (with the time the test received it), and a recorder of what a driver's
+ * screen shows over time (the truth a person would see).
  */
 import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { subscribe } from '../../src/runtime/control-client.ts';
 import { listSessions } from '../../src/runtime/session-directory.ts';
 import type { SessionInfo } from '../../src/runtime/protocol.ts';
 import { REPO_ROOT } from './claude-home.ts';
-import { inPty } from './cli.ts';
+import { agentwatchArgv, inPty } from './cli.ts';
+
+export { agentwatchArgv };
 import type { PtyDriver } from './pty-driver.ts';
 import type { ScriptRule } from './fake-anthropic.ts';
 import { sleep } from './until.ts';
-
-/**
- * The argv (after `process.execPath`) that runs `agentwatch ARGS...` from source. The tsx
- * loader is given by absolute URL, so it works from any cwd (an agent must run in its project
- * dir, and `run` starts it in its own cwd).
- */
-export function agentwatchArgv(args: string[]): string[] {
-  const loader = pathToFileURL(join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
-  return ['--import', loader, join(REPO_ROOT, 'src', 'cli', 'main.ts'), ...args];
-}
 
 /** What {@link runCli} saw. */
 export interface CliResult {

@@ -25,7 +25,6 @@ import { readRecording } from '../../src/runtime/recording.ts';
 import { sleep } from './until.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const MCP_SERVER = join(ROOT, 'test', 'support', 'tiny-mcp-server.ts');
 
 /** Print each marked screen (the command line sets it; tests stay quiet). */
@@ -483,7 +482,7 @@ export function cutMarks(rec: string, out: string, names: string[], states: stri
     const file = join(out, `claude.${state}.${names[i]}.raw`);
     const r = spawnSync(
       process.execPath,
-      ['--import', 'tsx', MAIN, 'cut', rec, '--mark', String(i + 1), '--out', file, '--force'],
+      [...agentwatchArgv([]), 'cut', rec, '--mark', String(i + 1), '--out', file, '--force'],
       { cwd: ROOT, encoding: 'utf8' },
     );
     printed += r.stdout + r.stderr;

@@ -10,11 +10,19 @@
  *
  * The reply to each request is chosen by a script: an ordered list of rules, first match wins.
  * The default script is keyed on `task-<name>` words in the latest human prompt, as the lab
- * server that made the fixtures was. Tests can put their own rules in front.
+ * server that made the fixtures was. Tests can put their own rules in front. The request
+ * plumbing (log, errors, aborts, listening) is fake-model.ts's, shared with the fake servers
+ * of the other agents.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { sleepUnless as sleep } from './fake-model.ts';
+import type { ServerResponse } from 'node:http';
+import {
+  dumpLog,
+  makeId,
+  replySignal,
+  type RequestEntry,
+  sleepUnless as sleep,
+  startLoggingServer,
+} from './fake-model.ts';
 
 /** A text block of a scripted reply. */
 export interface TextBlock {
@@ -97,15 +105,7 @@ export interface MessagesRequest {
 }
 
 /** One line of the server's request log. */
-export interface LogEntry {
-  /** ms since the server started. */
-  t: number;
-  /** ms since the epoch. */
-  epochMs: number;
-  method: string;
-  url: string;
-  /** Parsed JSON body (undefined for GETs or unparsable bodies). */
-  body?: unknown;
+export interface LogEntry extends RequestEntry {
   /** For messages requests: the rule that answered, the task, and what was sent. */
   rule?: string;
   task?: string;
@@ -114,9 +114,6 @@ export interface LogEntry {
   tools?: number;
   reply?: ReplyBlock[];
   toolResults?: ToolResultInfo[];
-  /** Set when the client went away before the reply was complete. */
-  aborted?: boolean;
-  status?: number;
 }
 
 /** Options of {@link startFakeAnthropic}. */
@@ -156,12 +153,6 @@ export interface FakeAnthropic {
   addRules(...rules: ScriptRule[]): void;
   /** Stops listening, drops open connections and pending stalls. Never rejects. */
   close(): Promise<void>;
-}
-
-let idCounter = 0;
-function makeId(prefix: string): string {
-  idCounter += 1;
-  return `${prefix}_fake${Date.now().toString(36)}${idCounter.toString().padStart(6, '0')}`;
 }
 
 function blockText(b: Record<string, unknown>): string {
@@ -350,15 +341,6 @@ function usage(out: number) {
   };
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 /**
  * Starts the fake API on 127.0.0.1.
  *
@@ -382,8 +364,6 @@ export async function startFakeAnthropic(
   const rules: ScriptRule[] = [...(options.rules ?? []), ...(options.script ?? defaultScript())];
   const issued = new Map<string, { name: string; input: Record<string, unknown>; rule: string }>();
   const log: LogEntry[] = [];
-  const start = Date.now();
-  const closing = new AbortController();
 
   async function onMessages(
     res: ServerResponse,
@@ -444,17 +424,9 @@ export async function startFakeAnthropic(
       toolResults,
     });
 
-    const aborted = new AbortController();
-    const onAbort = () => aborted.abort();
-    closing.signal.addEventListener('abort', onAbort);
-    res.on('close', () => {
-      if (!res.writableFinished) entry.aborted = true;
-      aborted.abort();
-      closing.signal.removeEventListener('abort', onAbort);
-    });
-
-    await sleep(reply.delayMs ?? 0, aborted.signal);
-    if (aborted.signal.aborted) return;
+    const signal = replySignal(res, entry, server.closing);
+    await sleep(reply.delayMs ?? 0, signal);
+    if (signal.aborted) return;
 
     const hasTool = content.some((b) => b.type === 'tool_use');
     const stopReason = reply.stopReason ?? (hasTool ? 'tool_use' : 'end_turn');
@@ -493,9 +465,9 @@ export async function startFakeAnthropic(
       'request-id': makeId('req'),
     });
     const send = async (event: string, data: unknown) => {
-      if (aborted.signal.aborted) return;
+      if (signal.aborted) return;
       res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-      await sleep(chunkDelayMs, aborted.signal);
+      await sleep(chunkDelayMs, signal);
     };
     await send('message_start', {
       type: 'message_start',
@@ -552,24 +524,10 @@ export async function startFakeAnthropic(
     res.end();
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse) {
-    const entry: LogEntry = {
-      t: Date.now() - start,
-      epochMs: Date.now(),
-      method: req.method ?? '',
-      url: req.url ?? '',
-    };
-    log.push(entry);
-    try {
-      const raw = await readBody(req);
-      if (raw !== '') {
-        try {
-          entry.body = JSON.parse(raw);
-        } catch {
-          entry.body = raw;
-        }
-      }
-      const path = (req.url ?? '').split('?')[0];
+  const server = await startLoggingServer<LogEntry>(
+    options.port ?? 0,
+    log,
+    async (req, res, entry, path, raw) => {
       if (req.method === 'POST' && path === '/v1/messages') {
         await onMessages(res, entry, raw);
       } else if (req.method === 'POST' && path === '/v1/messages/count_tokens') {
@@ -581,30 +539,13 @@ export async function startFakeAnthropic(
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end('{}');
       }
-    } catch (err) {
-      entry.status = 500;
-      entry.rule = `error: ${(err as Error).message}`;
-      if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({
-          type: 'error',
-          error: { type: 'api_error', message: `fake-anthropic: ${(err as Error).message}` },
-        }));
-      } else {
-        res.end();
-      }
-    }
-  }
-
-  const server: Server = createServer((req, res) => void handle(req, res));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+    },
+    (message) => ({
+      type: 'error',
+      error: { type: 'api_error', message: `fake-anthropic: ${message}` },
+    }),
+  );
+  const port = server.port;
 
   return {
     url: `http://127.0.0.1:${port}`,
@@ -613,22 +554,10 @@ export async function startFakeAnthropic(
     toolResults: () => log.flatMap((e) => e.toolResults ?? []),
     messages: () =>
       log.filter((e) => e.method === 'POST' && e.url.split('?')[0] === '/v1/messages'),
-    dump(maxChars = 400) {
-      return log.map((e) => {
-        const { body: _body, ...rest } = e;
-        const line = JSON.stringify(rest);
-        return line.length > maxChars ? `${line.slice(0, maxChars)}…` : line;
-      }).join('\n');
-    },
+    dump: (maxChars = 400) => dumpLog(log, maxChars),
     addRules(...more: ScriptRule[]) {
       rules.unshift(...more);
     },
-    close() {
-      closing.abort();
-      return new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-    },
+    close: () => server.close(),
   };
 }

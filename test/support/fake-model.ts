@@ -7,9 +7,10 @@
  * `{file_path, content}`): Qwen Code is a fork of Gemini CLI.
  *
  * The default script is keyed on `task-<name>` words in the latest prompt the person typed,
- * like test/support/fake-anthropic.ts.
+ * like test/support/fake-anthropic.ts. The request plumbing (log, body, errors as 500,
+ * aborts, listen and close: {@link startLoggingServer}) serves fake-anthropic.ts too.
  */
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** A tool call of a scripted reply; `id` is made up when missing. */
@@ -77,15 +78,7 @@ export interface ModelRule {
 }
 
 /** One line of a server's request log. */
-export interface ModelLogEntry {
-  /** ms since the server started. */
-  t: number;
-  /** ms since the epoch. */
-  epochMs: number;
-  method: string;
-  url: string;
-  /** Parsed JSON body (undefined for GETs or unparsable bodies). */
-  body?: unknown;
+export interface ModelLogEntry extends RequestEntry {
   /** For model requests: the rule that answered and what was sent. */
   rule?: string;
   task?: string;
@@ -94,9 +87,6 @@ export interface ModelLogEntry {
   tools?: number;
   reply?: ModelReply;
   toolResults?: ToolResult[];
-  /** Set when the client went away before the reply was complete. */
-  aborted?: boolean;
-  status?: number;
 }
 
 /** Options shared by both fake servers. */
@@ -308,12 +298,125 @@ export function pieces(text: string, n: number): string[] {
 }
 
 /** The log as JSON lines without bodies, each cut to `maxChars`. */
-export function dumpLog(log: ModelLogEntry[], maxChars: number): string {
+export function dumpLog(log: ReadonlyArray<{ body?: unknown }>, maxChars: number): string {
   return log.map((e) => {
     const { body: _body, ...rest } = e;
     const line = JSON.stringify(rest);
     return line.length > maxChars ? `${line.slice(0, maxChars)}…` : line;
   }).join('\n');
+}
+
+/** What every fake server logs of a request before it answers it. */
+export interface RequestEntry {
+  /** ms since the server started. */
+  t: number;
+  /** ms since the epoch. */
+  epochMs: number;
+  method: string;
+  url: string;
+  /** Parsed JSON body (the raw text when not JSON; undefined when empty). */
+  body?: unknown;
+  /** Set when the client went away before the reply was complete. */
+  aborted?: boolean;
+  status?: number;
+}
+
+/**
+ * The request plumbing every fake model server shares (this file's and fake-anthropic.ts):
+ * each request is logged (`log`, arrival order) with its body, then `answer` replies with
+ * the request's path (no query) and its raw body text; an `answer` that throws gets a 500
+ * JSON body made by `errorBody` from its message (and `error: MESSAGE` in the entry's `rule`),
+ * so a broken script rule shows in the log rather than as a hang. Listens on 127.0.0.1
+ * (`port` 0: a free one); `close()` also aborts every reply's signal ({@link replySignal}).
+ * @throws if the port cannot be bound.
+ */
+export async function startLoggingServer<E extends RequestEntry>(
+  port: number,
+  log: E[],
+  answer: (
+    req: IncomingMessage,
+    res: ServerResponse,
+    entry: E,
+    path: string,
+    raw: string,
+  ) => Promise<void>,
+  errorBody: (message: string) => unknown,
+): Promise<{ port: number; closing: AbortSignal; close(): Promise<void> }> {
+  const start = Date.now();
+  const closing = new AbortController();
+  const server: Server = createServer((req, res) => {
+    const entry = {
+      t: Date.now() - start,
+      epochMs: Date.now(),
+      method: req.method ?? '',
+      url: req.url ?? '',
+    } as E;
+    log.push(entry);
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        try {
+          const raw = Buffer.concat(chunks).toString('utf8');
+          if (raw !== '') {
+            try {
+              entry.body = JSON.parse(raw);
+            } catch {
+              entry.body = raw;
+            }
+          }
+          await answer(req, res, entry, (req.url ?? '').split('?')[0], raw);
+        } catch (err) {
+          entry.status = 500;
+          (entry as { rule?: string }).rule = `error: ${(err as Error).message}`;
+          if (!res.headersSent) {
+            res.writeHead(500, { 'content-type': 'application/json' });
+            res.end(JSON.stringify(errorBody((err as Error).message)));
+          } else {
+            res.end();
+          }
+        }
+      })();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    closing: closing.signal,
+    close() {
+      closing.abort();
+      return new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+/**
+ * The signal a reply stops on: aborted when the client goes away (then `entry.aborted` is set
+ * if the reply was not complete) or when the server closes (`closing`).
+ */
+export function replySignal(
+  res: ServerResponse,
+  entry: RequestEntry,
+  closing: AbortSignal,
+): AbortSignal {
+  const aborted = new AbortController();
+  const onAbort = () => aborted.abort();
+  closing.addEventListener('abort', onAbort);
+  res.on('close', () => {
+    if (!res.writableFinished) entry.aborted = true;
+    aborted.abort();
+    closing.removeEventListener('abort', onAbort);
+  });
+  return aborted.signal;
 }
 
 /** How one wire format reads requests and writes replies; see {@link startModelServer}. */
@@ -362,109 +465,55 @@ export async function startModelServer(
   const chunkDelayMs = options.chunkDelayMs ?? 5;
   const issued = new Map<string, ToolCall & { rule: string }>();
   const log: ModelLogEntry[] = [];
-  const start = Date.now();
-  const closing = new AbortController();
-
-  const server = createServer((req, res) => {
-    const entry: ModelLogEntry = {
-      t: Date.now() - start,
-      epochMs: Date.now(),
-      method: req.method ?? '',
-      url: req.url ?? '',
-    };
-    log.push(entry);
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void (async () => {
-        try {
-          const raw = Buffer.concat(chunks).toString('utf8');
-          if (raw !== '') {
-            try {
-              entry.body = JSON.parse(raw);
-            } catch {
-              entry.body = raw;
-            }
-          }
-          const path = (req.url ?? '').split('?')[0];
-          const turn = wire.decode(entry.method, path, entry.body, issued);
-          if (!turn) {
-            const o = wire.other(entry.method, path);
-            entry.status = o.status;
-            res.writeHead(o.status, { 'content-type': 'application/json' });
-            res.end(JSON.stringify(o.body));
-            return;
-          }
-          const rule = rules.find((r) => r.match(turn));
-          if (!rule) throw new Error('no script rule matched');
-          const reply = rule.reply(turn);
-          const toolCalls = (reply.toolCalls ?? []).map((c) => ({
-            ...c,
-            id: c.id ?? makeId('call'),
-          }));
-          for (const c of toolCalls) {
-            issued.set(c.id, { ...c, rule: rule.name });
-            issued.set(`name:${c.name}`, { ...c, rule: rule.name });
-          }
-          Object.assign(entry, {
-            rule: rule.name,
-            task: turn.task,
-            model: turn.model,
-            stream: turn.stream,
-            tools: turn.tools.length,
-            reply: { ...reply, toolCalls },
-            toolResults: turn.toolResults,
-          });
-          const aborted = new AbortController();
-          const onAbort = () => aborted.abort();
-          closing.signal.addEventListener('abort', onAbort);
-          res.on('close', () => {
-            if (!res.writableFinished) entry.aborted = true;
-            aborted.abort();
-            closing.signal.removeEventListener('abort', onAbort);
-          });
-          await sleepUnless(reply.delayMs ?? 0, aborted.signal);
-          if (aborted.signal.aborted) return;
-          entry.status = 200;
-          await wire.send(res, turn, { ...reply, toolCalls }, aborted.signal, chunkDelayMs);
-        } catch (err) {
-          entry.status = 500;
-          entry.rule = `error: ${(err as Error).message}`;
-          if (!res.headersSent) {
-            res.writeHead(500, { 'content-type': 'application/json' });
-            res.end(
-              JSON.stringify({ error: { message: `${wire.name}: ${(err as Error).message}` } }),
-            );
-          } else {
-            res.end();
-          }
-        }
-      })();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const server = await startLoggingServer<ModelLogEntry>(
+    options.port ?? 0,
+    log,
+    async (_req, res, entry, path) => {
+      const turn = wire.decode(entry.method, path, entry.body, issued);
+      if (!turn) {
+        const o = wire.other(entry.method, path);
+        entry.status = o.status;
+        res.writeHead(o.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(o.body));
+        return;
+      }
+      const rule = rules.find((r) => r.match(turn));
+      if (!rule) throw new Error('no script rule matched');
+      const reply = rule.reply(turn);
+      const toolCalls = (reply.toolCalls ?? []).map((c) => ({
+        ...c,
+        id: c.id ?? makeId('call'),
+      }));
+      for (const c of toolCalls) {
+        issued.set(c.id, { ...c, rule: rule.name });
+        issued.set(`name:${c.name}`, { ...c, rule: rule.name });
+      }
+      Object.assign(entry, {
+        rule: rule.name,
+        task: turn.task,
+        model: turn.model,
+        stream: turn.stream,
+        tools: turn.tools.length,
+        reply: { ...reply, toolCalls },
+        toolResults: turn.toolResults,
+      });
+      const signal = replySignal(res, entry, server.closing);
+      await sleepUnless(reply.delayMs ?? 0, signal);
+      if (signal.aborted) return;
+      entry.status = 200;
+      await wire.send(res, turn, { ...reply, toolCalls }, signal, chunkDelayMs);
+    },
+    (message) => ({ error: { message: `${wire.name}: ${message}` } }),
+  );
   return {
-    url: `http://127.0.0.1:${port}`,
-    port,
+    url: `http://127.0.0.1:${server.port}`,
+    port: server.port,
     log,
     turns: () => log.filter((e) => e.rule !== undefined),
     dump: (maxChars = 400) => dumpLog(log, maxChars),
     addRules(...more) {
       rules.unshift(...more);
     },
-    close() {
-      closing.abort();
-      return new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-    },
+    close: () => server.close(),
   };
 }
