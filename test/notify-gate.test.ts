@@ -147,6 +147,48 @@ test('two different prompts 3 s apart are both announced, and within one blocked
   assert.is(again.length, 2);
 });
 
+test('a prompt redrawn at another size (rewrapped, its top cut) after a resize is not announced again', () => {
+  // Qwen Code 0.24.4 redraws its dialog on every resize: its header line wraps at 90 columns,
+  // its top is out of sight at 15 rows (the tester: 120 -> 100 -> 90 -> 120, 6 notices in 9 s)
+  const wide = blocked({ details: ['? Shell touch hello.txt (Create an empty hello.txt) ←'] });
+  const narrow = blocked({ details: ['? Shell touch hello.txt (Create an empty', 'hello.txt) ←'] });
+  const cut = blocked({ details: ['hello.txt) ←'] });
+  const at = (i: SessionInfo, resizedAt: number) => ({ ...i, resizedAt });
+  const resized = replay(new NotifyGate(), [
+    [0, info('working')],
+    [1_000, wide],
+    [4_000, at(narrow, 3_900)],
+    [7_000, at(cut, 6_950)],
+    [7_100, at(info('working'), 6_950)], // a frame of the redraw reads no dialog
+    [7_300, at(wide, 7_200)],
+    [10_000, at(narrow, 9_800)],
+  ]);
+  assert.equal(resized.map(({ t }) => t), [1_000], 'one notice for one prompt');
+  // not resized: a prompt that reads differently is another prompt, announced
+  const moved = replay(new NotifyGate(), [[0, info('working')], [1_000, wide], [4_000, narrow]]);
+  assert.is(moved.length, 2);
+  // resized long before, or typed into since the prompt appeared: announced
+  const late = replay(new NotifyGate(), [
+    [0, info('working')],
+    [1_000, wide],
+    [4_000 + HYSTERESIS_MS, at(narrow, 3_900)],
+  ]);
+  assert.is(late.length, 2);
+  const typed = replay(new NotifyGate(), [
+    [0, info('working')],
+    [1_000, wide],
+    [4_000, { ...at(narrow, 3_900), lastInput: 2_000 }],
+  ]);
+  assert.is(typed.length, 2);
+  // a resize before the prompt appeared says nothing about it
+  const before = replay(new NotifyGate(), [
+    [0, info('working')],
+    [1_000, at(wide, 900)],
+    [1_500, at(narrow, 900)],
+  ]);
+  assert.is(before.length, 2);
+});
+
 test('the same prompt asked again 1.5 s after its answer is announced, each time', () => {
   // The repro on real Claude Code: `Bash: touch same.txt`, answered 1.5 s after it showed
   // (`answer` notes input), asked again about 1.5 s after the answer; six times.
@@ -299,6 +341,26 @@ test('done notices: opt-in, one per turn, flicker and flapping held', () => {
     [40_000, info('idle')],
   ]);
   assert.equal(afterPrompt.map(({ n }) => n.kind), ['done', 'blocked', 'done']);
+});
+
+test('done: short turns the person asked for are each announced (typed or sent since the last end)', () => {
+  // the tester: task-question p1..p7, 0.3-0.7 s of work each, 10 s apart: only p1 was announced
+  const steps: Array<[number, SessionInfo]> = [[0, info('idle')]];
+  for (let k = 0; k < 7; k++) {
+    const t = 1_000 + k * 10_000;
+    steps.push(
+      [t + 500, info('working', { lastInput: t })], // typed the task, then Enter
+      [t + 1_000, info('idle', { lastInput: t })],
+    );
+  }
+  const notices = replay(new NotifyGate({ done: true }), steps);
+  assert.is(notices.length, 7);
+  // the same short turns with nobody typing: flicker after the first, as before
+  const alone = replay(
+    new NotifyGate({ done: true }),
+    steps.map(([t, i]) => [t, { ...i, lastInput: undefined }] as [number, SessionInfo]),
+  );
+  assert.ok(alone.length <= FLAP_MAX, `${alone.length}`);
 });
 
 test('done: an agent starting up (working from its start until its first idle) is no turn', () => {

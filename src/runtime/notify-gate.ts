@@ -9,6 +9,11 @@
  * - An **episode** is a stretch of `blocked`. It ends when the state leaves blocked. Every
  *   episode's prompt is announced, and a different prompt within one episode (question,
  *   options or details differ: another command, another file) is announced as well.
+ * - **Resized**: a prompt read differently within {@link HYSTERESIS_MS} after its pane was
+ *   resized (`resizedAt`), with nobody typing since the episode's prompt appeared, is the same
+ *   prompt redrawn at the new size (rewrapped, its top cut or back in sight), in one episode
+ *   or back after a flicker: not announced again (Qwen Code 0.24.4 redraws its dialog on
+ *   every resize).
  * - **Flicker**: the same prompt (identical question, options and details) back within
  *   {@link HYSTERESIS_MS} of leaving blocked continues the episode before it (not announced),
  *   but only when nothing happened in between: nobody typed or answered since that prompt
@@ -23,10 +28,12 @@
  *   7501 said blocked before the dialog was drawn) waits up to {@link CONTENT_WAIT_MS} for it,
  *   then is announced with what is known; the dialog drawn later is that same prompt (not
  *   announced again); a different one after it is.
- * - **done** (opt-in: a turn ended, idle after working) gets the same treatment: a working
- *   spell shorter than the hysteresis between two announced ends is flicker, and at most
- *   {@link FLAP_MAX} done notices per session in {@link FLAP_WINDOW_MS}. An agent's start-up
- *   (working from its start, `by: 'start'`, until it first reads idle) is no turn.
+ * - **done** (opt-in: a turn ended, idle after working) gets the same treatment: with nobody
+ *   typing since the last end of turn (`lastInput`), a working spell shorter than the
+ *   hysteresis between two ends is flicker, and at most {@link FLAP_MAX} such done notices per
+ *   session in {@link FLAP_WINDOW_MS}; a turn someone asked for (typed, `send`) is announced
+ *   however short. An agent's start-up (working from its start, `by: 'start'`, until it first
+ *   reads idle) is no turn.
  * - A session is first seen without a notice (the baseline); `exited` forgets it.
  */
 import type { SessionInfo } from './protocol.ts';
@@ -157,6 +164,8 @@ interface Track {
   doneOpen?: boolean;
   /** When the state last left such an idle, ms. */
   doneLeftAt?: number;
+  /** When the last done was decided (announced or held), ms. */
+  doneAt?: number;
   /** Times of notices, per prompt key ('done' for done), within the flap window. */
   sent: Map<string, number[]>;
   /** False while the agent is still starting (first seen working by 'start', never idle since). */
@@ -278,7 +287,8 @@ export class NotifyGate {
     const fresh = t.announced === undefined;
     t.waitingSince = undefined;
     t.announced = key;
-    if (fresh && this.#flicker(t, key, info)) {
+    if (!fresh && this.#redrawn(info, t.since, now)) return null; // the same prompt, resized
+    if (fresh && this.#flicker(t, key, info, now)) {
       t.since = t.left!.since; // the same prompt flickered back: the episode before goes on
       return null;
     }
@@ -298,25 +308,46 @@ export class NotifyGate {
    * True when `key`, a fresh episode's prompt, is the last episode's back after a redraw:
    * within the hysteresis, with no input since it appeared and no turn in between.
    */
-  #flicker(t: Track, key: string, info: SessionInfo): boolean {
+  #flicker(t: Track, key: string, info: SessionInfo, now: number): boolean {
     const left = t.left;
     // a notice that went out before its dialog could be read: the dialog drawn after the
-    // flicker is the prompt it announced
-    const same = left?.key === key || (left?.blind === true && readable(info));
+    // flicker is the prompt it announced; a prompt read differently after a resize is the
+    // one before it, redrawn
+    const same = left?.key === key || (left?.blind === true && readable(info)) ||
+      (left !== undefined && this.#redrawn(info, left.since, now));
     if (!left || !same || left.turn) return false;
     if ((t.enteredAt ?? left.at) - left.at > this.#o.hysteresisMs) return false;
     const typed = info.lastInput !== undefined && info.lastInput >= (left.since ?? -Infinity);
     return !typed;
   }
 
+  /**
+   * True when `info`'s pane was resized within the hysteresis before `now` and after `since`
+   * (when the episode's prompt appeared), and nobody typed into it since `since`: a prompt
+   * read differently now is that prompt redrawn at the new size.
+   */
+  #redrawn(info: SessionInfo, since: number | undefined, now: number): boolean {
+    const at = info.resizedAt;
+    if (at === undefined || since === undefined) return false;
+    if (at < since || now - at > this.#o.hysteresisMs) return false;
+    return !(info.lastInput !== undefined && info.lastInput >= since);
+  }
+
   #done(t: Track, now: number): Notice | null {
-    // idle (done) -> working for a moment -> idle: the same end of turn
-    const flicker = t.doneLeftAt !== undefined && t.workingSince === t.doneLeftAt &&
+    // A turn the person asked for (a key, a `send` since the last end of turn) is a turn,
+    // however short: never flicker, never held by the flapping limit.
+    const info = t.latest;
+    const asked = t.doneAt !== undefined && info.lastInput !== undefined &&
+      info.lastInput >= t.doneAt;
+    // idle (done) -> working for a moment -> idle, nobody asking: the same end of turn
+    const flicker = !asked && t.doneLeftAt !== undefined && t.workingSince === t.doneLeftAt &&
       now - t.doneLeftAt <= this.#o.hysteresisMs;
     t.doneOpen = true;
+    t.doneAt = now;
     if (flicker) return null;
-    if (!this.#room(t, 'done', now)) return null;
-    return notice('done', t.latest, false);
+    if (asked) this.#count(t, 'done', now);
+    else if (!this.#room(t, 'done', now)) return null;
+    return notice('done', info, false);
   }
 
   /** Records a notice of `key` at `now` unless {@link FLAP_MAX} were sent in the window. */
