@@ -147,6 +147,74 @@ test('two different prompts 3 s apart are both announced, and within one blocked
   assert.is(again.length, 2);
 });
 
+test('a resized pane redraws its prompt: the same prompt, one notice; a new one after input', () => {
+  // Qwen Code 0.24.4's dialog at 120, 100 and 90 columns (Ink redraws it on SIGWINCH): the
+  // details wrap differently, a look mid-redraw reads part of them or no dialog at all
+  const QWEN = {
+    question: "Allow execution of: 'touch'?",
+    options: [
+      '1. Yes, allow once',
+      '2. Switch to Default Mode and allow once (recommended)',
+      '3. No',
+    ],
+  };
+  const at = (cols: number, details: string[], over: Partial<SessionInfo> = {}) =>
+    info('blocked', { ...QWEN, cols, details, ...over });
+  const head = '? Shell touch hello.txt (Create an empty hello.txt) ←';
+  const w120 = [
+    head,
+    'Auto Mode could not classify this action. Review it manually.',
+    'touch hello.txt',
+  ];
+  const w90 = [
+    head,
+    'Auto Mode could not classify this action.',
+    'Review it manually.',
+    'touch hello.txt',
+  ];
+  const partial = ['Review it manually.', 'touch hello.txt'];
+  const steps: Array<[number, SessionInfo]> = [
+    [0, info('working', { cols: 120 })],
+    [1_000, at(120, w120)],
+    [3_000, info('blocked', { cols: 100 })], // the dialog erased, not drawn yet
+    [3_100, at(100, partial)],
+    [3_200, at(100, w90)],
+    [6_000, at(90, w90)],
+    [9_000, at(120, partial)],
+    [9_100, at(120, w120)],
+    [12_000, at(90, w90)],
+  ];
+  assert.equal(replay(new NotifyGate(), steps).map(({ t }) => t), [1_000]);
+  // another question or other options after a resize is another prompt
+  const other = replay(new NotifyGate(), [
+    ...steps.slice(0, 3),
+    [3_100, at(100, w120, { question: 'Allow execution of: rm?' })],
+  ]);
+  assert.equal(other.map(({ t }) => t), [1_000, 3_100]);
+  // typed since the notice (answered), the next prompt drawn in the same spell: announced
+  const answered = replay(new NotifyGate(), [
+    ...steps.slice(0, 5),
+    [5_000, at(100, ['? Shell touch other.txt', 'touch other.txt'], { lastInput: 4_900 })],
+  ]);
+  assert.equal(answered.map(({ t }) => t), [1_000, 5_000]);
+  // no resize: other details in one spell are another prompt (as before)
+  const still = replay(new NotifyGate(), [
+    [0, info('working', { cols: 120 })],
+    [1_000, at(120, w120)],
+    [3_000, at(120, ['? Shell touch other.txt', 'touch other.txt'])],
+  ]);
+  assert.is(still.length, 2);
+  // the state leaving blocked and the prompt asked again after an answer: announced
+  const again = replay(new NotifyGate(), [
+    ...steps.slice(0, 6),
+    [7_000, info('working', { cols: 90, lastInput: 6_900 })],
+    [8_000, info('idle', { cols: 90, lastInput: 6_900 })],
+    [9_000, info('working', { cols: 90, lastInput: 8_900 })],
+    [10_000, at(90, w90, { lastInput: 8_900 })],
+  ]);
+  assert.equal(again.map(({ t }) => t), [1_000, 10_000]);
+});
+
 test('the same prompt asked again 1.5 s after its answer is announced, each time', () => {
   // The repro on real Claude Code: `Bash: touch same.txt`, answered 1.5 s after it showed
   // (`answer` notes input), asked again about 1.5 s after the answer; six times.
@@ -299,6 +367,32 @@ test('done notices: opt-in, one per turn, flicker and flapping held', () => {
     [40_000, info('idle')],
   ]);
   assert.equal(afterPrompt.map(({ n }) => n.kind), ['done', 'blocked', 'done']);
+});
+
+test('done: every turn the person started is announced, however short and however many', () => {
+  // Claude Code / Qwen Code turns of 0.3-1.8 s, a prompt typed or sent 10 s apart
+  const steps: Array<[number, SessionInfo]> = [[0, info('idle')]];
+  for (let k = 0; k < 7; k++) {
+    const t = 1_000 + k * 10_000;
+    steps.push([t, info('working', { lastInput: t - 50 })], [
+      t + 400,
+      info('idle', { lastInput: t - 50 }),
+    ]);
+  }
+  const notices = replay(new NotifyGate({ done: true }), steps);
+  assert.equal(
+    notices.map(({ t }) => t),
+    steps.filter(([, i]) => i.state === 'idle').slice(1).map(([t]) => t),
+  );
+  // nobody typed: a short working spell after an end is a redraw, held
+  const redraw = replay(new NotifyGate({ done: true }), [
+    [0, info('idle')],
+    [1_000, info('working', { lastInput: 950 })],
+    [1_400, info('idle', { lastInput: 950 })],
+    [2_000, info('working', { lastInput: 950 })],
+    [2_300, info('idle', { lastInput: 950 })],
+  ]);
+  assert.equal(redraw.map(({ t }) => t), [1_400]);
 });
 
 test('done: an agent starting up (working from its start until its first idle) is no turn', () => {

@@ -9,6 +9,11 @@
  * - An **episode** is a stretch of `blocked`. It ends when the state leaves blocked. Every
  *   episode's prompt is announced, and a different prompt within one episode (question,
  *   options or details differ: another command, another file) is announced as well.
+ * - **Reflow**: a pane resized while its prompt shows (a terminal resized, a board attaching)
+ *   makes the agent draw the dialog again at the new width: its details wrap differently, and
+ *   a look mid-redraw reads part of them. Within one episode, after the pane's size changed
+ *   and with nobody typing since the last notice, a prompt with the same question and options
+ *   (whitespace aside, one a prefix of the other) is that prompt, not a new one.
  * - **Flicker**: the same prompt (identical question, options and details) back within
  *   {@link HYSTERESIS_MS} of leaving blocked continues the episode before it (not announced),
  *   but only when nothing happened in between: nobody typed or answered since that prompt
@@ -23,10 +28,12 @@
  *   7501 said blocked before the dialog was drawn) waits up to {@link CONTENT_WAIT_MS} for it,
  *   then is announced with what is known; the dialog drawn later is that same prompt (not
  *   announced again); a different one after it is.
- * - **done** (opt-in: a turn ended, idle after working) gets the same treatment: a working
- *   spell shorter than the hysteresis between two announced ends is flicker, and at most
- *   {@link FLAP_MAX} done notices per session in {@link FLAP_WINDOW_MS}. An agent's start-up
- *   (working from its start, `by: 'start'`, until it first reads idle) is no turn.
+ * - **done** (opt-in: a turn ended, idle after working) gets the same treatment: a turn the
+ *   person started (input since the last end: a prompt typed, `send`) is always announced,
+ *   however short; with no input since, a working spell shorter than the hysteresis between
+ *   two ends is flicker (a redraw), and such ends are announced at most {@link FLAP_MAX} times
+ *   per session in {@link FLAP_WINDOW_MS}. An agent's start-up (working from its start,
+ *   `by: 'start'`, until it first reads idle) is no turn.
  * - A session is first seen without a notice (the baseline); `exited` forgets it.
  */
 import type { SessionInfo } from './protocol.ts';
@@ -84,6 +91,23 @@ export function promptKey(info: SessionInfo): string {
   return JSON.stringify([info.question ?? '', info.options ?? [], info.details ?? []]);
 }
 
+/**
+ * True when `a` and `b` are one dialog drawn at two widths: the same question and options,
+ * whitespace aside, where one may be cut short (a narrow pane wraps or clips a line). An
+ * empty question matches any (unread at that width); the options must be there in both.
+ */
+export function sameDialog(a: SessionInfo, b: SessionInfo): boolean {
+  const flat = (s: string) => s.replace(/\s+/gu, '');
+  const like = (x: string, y: string) => {
+    const p = flat(x), q = flat(y);
+    return p.startsWith(q) || q.startsWith(p);
+  };
+  const oa = a.options ?? [], ob = b.options ?? [];
+  if (!oa.length || oa.length !== ob.length) return false;
+  if (!oa.every((o, i) => flat(o) && flat(ob[i]) && like(o, ob[i]))) return false;
+  return like(a.question ?? '', b.question ?? '');
+}
+
 /** True when the dialog's text was read: its numbered options are there. */
 function readable(info: SessionInfo): boolean {
   return (info.options?.length ?? 0) > 0;
@@ -136,6 +160,11 @@ interface Track {
   latest: SessionInfo;
   /** The prompt announced (or taken as announced) in the current blocked episode. */
   announced?: string;
+  /** The info whose prompt was announced, and when (ms): what a reflowed dialog is matched to. */
+  announcedInfo?: SessionInfo;
+  announcedTime?: number;
+  /** When the pane's size (cols, rows) last changed, ms. */
+  resizedAt?: number;
   /** When the current blocked episode began, ms. */
   enteredAt?: number;
   /** When the current episode's prompt first appeared, ms (kept through a held flicker). */
@@ -157,6 +186,8 @@ interface Track {
   doneOpen?: boolean;
   /** When the state last left such an idle, ms. */
   doneLeftAt?: number;
+  /** When the last done was decided (announced or held), ms. */
+  doneAt?: number;
   /** Times of notices, per prompt key ('done' for done), within the flap window. */
   sent: Map<string, number[]>;
   /** False while the agent is still starting (first seen working by 'start', never idle since). */
@@ -203,12 +234,13 @@ export class NotifyGate {
       return null; // the baseline: a session first seen is not news
     }
     const prev = t.state;
+    if (info.cols !== t.latest.cols || info.rows !== t.latest.rows) t.resizedAt = now;
     t.state = info.state;
     t.latest = info;
     if (prev === 'blocked' && info.state !== 'blocked') {
       const turn = info.state === 'idle';
       t.left = { at: now, key: t.announced, since: t.since, turn, blind: t.blind };
-      t.announced = undefined;
+      t.announced = t.announcedInfo = t.announcedTime = undefined;
       t.blind = false;
       t.waitingSince = undefined;
     }
@@ -268,6 +300,7 @@ export class NotifyGate {
     }
     const key = promptKey(info);
     if (key === t.announced) return null; // the same prompt: the same episode
+    if (ready && this.#reflowed(t, info)) return null; // the same prompt drawn at a new width
     if (ready && t.blind) {
       // The dialog drawn after its notice went out without it (a slow hook held the agent
       // past the wait): the same prompt, now readable; not announced twice.
@@ -278,6 +311,8 @@ export class NotifyGate {
     const fresh = t.announced === undefined;
     t.waitingSince = undefined;
     t.announced = key;
+    t.announcedInfo = info;
+    t.announcedTime = now;
     if (fresh && this.#flicker(t, key, info)) {
       t.since = t.left!.since; // the same prompt flickered back: the episode before goes on
       return null;
@@ -292,6 +327,18 @@ export class NotifyGate {
     if (!flap) this.#count(t, key, now); // the window counts every notice of the prompt
     t.blind = !ready;
     return notice('blocked', info, ready);
+  }
+
+  /**
+   * True when `info`'s prompt is the one announced in this episode, drawn again after the
+   * pane was resized: the same dialog ({@link sameDialog}), a resize since it was announced,
+   * and nobody typed since.
+   */
+  #reflowed(t: Track, info: SessionInfo): boolean {
+    const was = t.announcedInfo, at = t.announcedTime;
+    if (!was || at === undefined || t.resizedAt === undefined || t.resizedAt < at) return false;
+    if (info.lastInput !== undefined && info.lastInput >= at) return false;
+    return sameDialog(was, info);
   }
 
   /**
@@ -310,12 +357,19 @@ export class NotifyGate {
   }
 
   #done(t: Track, now: number): Notice | null {
-    // idle (done) -> working for a moment -> idle: the same end of turn
-    const flicker = t.doneLeftAt !== undefined && t.workingSince === t.doneLeftAt &&
+    // A turn the person started (a prompt typed or sent since the last end) is announced,
+    // however short it was, and never counts against the flapping limit.
+    const last = t.doneAt;
+    t.doneAt = now;
+    const asked = last === undefined ||
+      (t.latest.lastInput !== undefined && t.latest.lastInput >= last);
+    // idle (done) -> working for a moment -> idle with nobody typing: the same end of turn
+    const flicker = !asked && t.doneLeftAt !== undefined && t.workingSince === t.doneLeftAt &&
       now - t.doneLeftAt <= this.#o.hysteresisMs;
     t.doneOpen = true;
     if (flicker) return null;
-    if (!this.#room(t, 'done', now)) return null;
+    if (asked) this.#count(t, 'done', now);
+    else if (!this.#room(t, 'done', now)) return null;
     return notice('done', t.latest, false);
   }
 
