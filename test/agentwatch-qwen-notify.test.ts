@@ -117,20 +117,20 @@ if (!existsSync(QWEN_BIN)) {
         await until('the dialog', () => DIALOG.test(p.screen()), 60_000);
         await fol.waitFor('blocked', 15_000, from);
         await until('the first notice', () => notices(log).length >= 1, 15_000);
-        for (const cols of [100, 90, 120]) {
+        for (const [cols, rows] of [[100, 32], [90, 32], [40, 15], [80, 10], [120, 32]]) {
           const at = mark(fol);
-          p.resize(cols, 32);
+          p.resize(cols, rows);
           // Qwen drew the dialog again and the session read it at the new width
           await until(
             `the dialog read at ${cols} columns`,
             () =>
               fol.received.slice(at).some((r) =>
-                r.info.cols === cols && r.info.state === 'blocked' &&
+                r.info.cols === cols && r.info.rows === rows && r.info.state === 'blocked' &&
                 (r.info.options?.length ?? 0) > 0
               ) ||
               runCli(['ls', '--json'], cliEnv(dir), 10_000).then((r) =>
                 (JSON.parse(r.stdout || '[]') as SessionInfo[]).some((s) =>
-                  s.name === name && s.cols === cols && s.state === 'blocked' &&
+                  s.name === name && s.cols === cols && s.rows === rows && s.state === 'blocked' &&
                   (s.options?.length ?? 0) > 0
                 )
               ),

@@ -185,6 +185,37 @@ test('a resized pane redraws its prompt: the same prompt, one notice; a new one 
     [12_000, at(90, w90)],
   ];
   assert.equal(replay(new NotifyGate(), steps).map(({ t }) => t), [1_000]);
+  // a narrow or short pane clips the options (with an ellipsis) or shows the first ones only
+  const clipped = replay(new NotifyGate(), [
+    ...steps.slice(0, 2),
+    [
+      3_000,
+      at(40, w90, { options: ['1. Yes, allow once', '2. Switch to Default Mode and…', '3. No'] }),
+    ],
+    [4_000, at(60, w90, { options: ['1. Yes, allow once'] })],
+    [5_000, at(80, w90, { options: QWEN.options.slice(0, 2), question: '' })],
+  ]);
+  assert.equal(clipped.map(({ t }) => t), [1_000]);
+  // the redraw read as idle for a moment, the dialog back wrapped at the new width
+  const flip = replay(new NotifyGate(), [
+    ...steps.slice(0, 2),
+    [3_000, info('idle', { cols: 100 })],
+    [3_400, at(100, w90)],
+  ]);
+  assert.equal(flip.map(({ t }) => t), [1_000]);
+  // ...but not with no resize (a turn ended: a new prompt), nor after input
+  const noResize = replay(new NotifyGate(), [
+    ...steps.slice(0, 2),
+    [3_000, info('idle', { cols: 120 })],
+    [3_400, at(120, w90)],
+  ]);
+  assert.is(noResize.length, 2);
+  const typed = replay(new NotifyGate(), [
+    ...steps.slice(0, 2),
+    [3_000, info('idle', { cols: 100, lastInput: 2_900 })],
+    [3_400, at(100, w90, { lastInput: 2_900 })],
+  ]);
+  assert.is(typed.length, 2);
   // another question or other options after a resize is another prompt
   const other = replay(new NotifyGate(), [
     ...steps.slice(0, 3),

@@ -13,7 +13,7 @@
  *   makes the agent draw the dialog again at the new width: its details wrap differently, and
  *   a look mid-redraw reads part of them. Within one episode, after the pane's size changed
  *   and with nobody typing since the last notice, a prompt with the same question and options
- *   (whitespace aside, one a prefix of the other) is that prompt, not a new one.
+ *   (whitespace aside, a line or the list cut short: {@link sameDialog}) is that prompt.
  * - **Flicker**: the same prompt (identical question, options and details) back within
  *   {@link HYSTERESIS_MS} of leaving blocked continues the episode before it (not announced),
  *   but only when nothing happened in between: nobody typed or answered since that prompt
@@ -92,19 +92,23 @@ export function promptKey(info: SessionInfo): string {
 }
 
 /**
- * True when `a` and `b` are one dialog drawn at two widths: the same question and options,
- * whitespace aside, where one may be cut short (a narrow pane wraps or clips a line). An
- * empty question matches any (unread at that width); the options must be there in both.
+ * True when `a` and `b` are one dialog drawn at two sizes: the same question and options,
+ * whitespace aside, where a line may be cut short (a narrow pane clips it, with or without an
+ * ellipsis) and the options of one may be the first ones of the other (a short pane, or a look
+ * mid-redraw, shows only the first). An empty question matches any (unread at that size); both
+ * must show options. Qwen Code 0.24.4 clips `2. Switch to Default Mode and allow once
+ * (recommended)` to `2. Switch to Default Mode and…` at 40 columns.
  */
 export function sameDialog(a: SessionInfo, b: SessionInfo): boolean {
-  const flat = (s: string) => s.replace(/\s+/gu, '');
+  const flat = (s: string) => s.replace(/\s+/gu, '').replace(/(?:…|\.\.\.)$/u, '');
   const like = (x: string, y: string) => {
     const p = flat(x), q = flat(y);
     return p.startsWith(q) || q.startsWith(p);
   };
   const oa = a.options ?? [], ob = b.options ?? [];
-  if (!oa.length || oa.length !== ob.length) return false;
-  if (!oa.every((o, i) => flat(o) && flat(ob[i]) && like(o, ob[i]))) return false;
+  if (!oa.length || !ob.length) return false;
+  const n = Math.min(oa.length, ob.length);
+  for (let i = 0; i < n; i++) if (!flat(oa[i]) || !flat(ob[i]) || !like(oa[i], ob[i])) return false;
   return like(a.question ?? '', b.question ?? '');
 }
 
@@ -177,7 +181,16 @@ interface Track {
    * When the state last left blocked, the prompt of that episode and when it first appeared,
    * and whether a turn passed since (idle, or working for {@link TURN_MS}).
    */
-  left?: { at: number; key?: string; since?: number; turn: boolean; blind?: boolean };
+  left?: {
+    at: number;
+    key?: string;
+    since?: number;
+    turn: boolean;
+    blind?: boolean;
+    /** The info whose prompt was announced in that episode, and when. */
+    info?: SessionInfo;
+    announcedTime?: number;
+  };
   /** When the last blocked notice was sent, per prompt key (the latest 64 keys). */
   announcedAt: Map<string, number>;
   /** When the state last became working. */
@@ -239,7 +252,15 @@ export class NotifyGate {
     t.latest = info;
     if (prev === 'blocked' && info.state !== 'blocked') {
       const turn = info.state === 'idle';
-      t.left = { at: now, key: t.announced, since: t.since, turn, blind: t.blind };
+      t.left = {
+        at: now,
+        key: t.announced,
+        since: t.since,
+        turn,
+        blind: t.blind,
+        info: t.announcedInfo,
+        announcedTime: t.announcedTime,
+      };
       t.announced = t.announcedInfo = t.announcedTime = undefined;
       t.blind = false;
       t.waitingSince = undefined;
@@ -350,10 +371,16 @@ export class NotifyGate {
     // a notice that went out before its dialog could be read: the dialog drawn after the
     // flicker is the prompt it announced
     const same = left?.key === key || (left?.blind === true && readable(info));
-    if (!left || !same || left.turn) return false;
+    if (!left) return false;
     if ((t.enteredAt ?? left.at) - left.at > this.#o.hysteresisMs) return false;
     const typed = info.lastInput !== undefined && info.lastInput >= (left.since ?? -Infinity);
-    return !typed;
+    if (typed) return false;
+    // the pane resized since that prompt was announced: its redraw may read as another state
+    // for a moment, and the dialog comes back wrapped at the new size
+    const resized = left.announcedTime !== undefined && t.resizedAt !== undefined &&
+      t.resizedAt >= left.announcedTime;
+    if (resized && left.info && readable(info) && sameDialog(left.info, info)) return true;
+    return same && !left.turn;
   }
 
   #done(t: Track, now: number): Notice | null {
