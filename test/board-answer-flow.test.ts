@@ -87,4 +87,75 @@ test('answer not taken (exit 5): typed, the prompt stayed', async () => {
   assert.match(s, /^web: answer not taken: typed '1' for "1\. Yes", but the prompt is still/);
 });
 
+test('the prompt left the screen while the panel waited: it closes, saying so', () => {
+  const info = { id: 'web-0001', name: 'web', state: 'blocked', socket: '/nowhere' } as SessionInfo;
+  let status = '';
+  const flow = new AnswerFlow({
+    latest: () => undefined,
+    closed: (m) => (status = m),
+    render: () => {},
+  });
+  // The panel as it waits for y/n (reading replaced by what the prompt op gave).
+  flow.open(info);
+  Object.assign(flow.panel!, { phase: 'choosing', ...PROMPT });
+  flow.follow([{ ...info, ...PROMPT }]);
+  assert.ok(flow.panel, 'still blocked: stays open');
+  flow.follow([{ ...info, state: 'working' }]);
+  assert.is(flow.panel, null);
+  assert.is(status, 'web: answered elsewhere (working now); nothing typed');
+  flow.open(info);
+  Object.assign(flow.panel!, { phase: 'choosing', ...PROMPT });
+  flow.follow([]);
+  assert.is(status, 'web is gone; nothing typed');
+});
+
+test('y on a prompt that now shows other details (its pane made taller): shown, then y again', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-flow-'));
+  const socket = join(dir, 's.sock');
+  const taller = ['Bash command', 'cd /tmp/proj &&', 'touch hello.txt'];
+  let prompt: Record<string, unknown> = { ...PROMPT, details: ['touch hello.txt'], episode: 1 };
+  const answers: Record<string, unknown>[] = [];
+  const server = createServer((c) => {
+    c.on('data', (d) => {
+      const req = JSON.parse(d.toString().split('\n')[0]);
+      if (req.op === 'answer') answers.push(req.expect);
+      c.end(
+        JSON.stringify(
+          req.op === 'prompt'
+            ? { ok: true, op: 'prompt', ...prompt }
+            : { ok: true, op: 'answer', answered: '1. Yes' },
+        ) + '\n',
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(socket, r));
+  try {
+    const info = { id: 'web-0001', name: 'web', state: 'blocked', socket } as SessionInfo;
+    let status = '';
+    const flow = new AnswerFlow({
+      latest: () => ({ ...info, ...PROMPT }),
+      closed: (m) => (status = m),
+      render: () => {},
+    });
+    flow.open(info);
+    await until('the prompt read', () => flow.panel?.phase === 'choosing');
+    prompt = { ...PROMPT, details: taller, episode: 2 }; // the pane made taller
+    flow.key('y');
+    await until('the prompt read again', () => flow.panel?.phase === 'choosing');
+    assert.equal(flow.panel!.details, taller);
+    assert.match(flow.panel!.note!, /now shows other details .*nothing typed: read them, then y/);
+    assert.equal(answers, [], 'nothing sent on the first y');
+    assert.is(status, '');
+    flow.key('y');
+    await until('the answer sent', () => status);
+    assert.is(status, "answered web: '1. Yes'");
+    assert.equal(answers, [
+      { question: PROMPT.question, options: PROMPT.options, details: taller, episode: 2 },
+    ]);
+  } finally {
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();

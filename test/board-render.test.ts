@@ -116,13 +116,17 @@ test('renderBoard: a tiny terminal shows session rows before the key help and th
   assert.match(six[0], /^ agentwatch · 2 sessions/);
   assert.match(six.join('\n'), /rules updated/);
   assert.ok(six.every((l) => [...l].length <= 40));
-  // 40x3: the title, one row, the status; no help, no table header
+  // 40x3: the title and both rows; no status, no help, no table header
   const three = renderBoard(infos, { ...VIEW, width: 40, height: 3, status: 'a status' });
   assert.is(three.length, 3);
   assert.match(three[1], row);
-  assert.is(three[2], ' a status');
-  // 40x3 without a status: the title, one row, the help's first line
-  const bare = renderBoard(infos, { ...VIEW, width: 40, height: 3 });
+  assert.match(three[2], /^ {3}web +working/);
+  // 40x3 with one session: the title, its row, the status
+  const one = renderBoard(infos.slice(0, 1), { ...VIEW, width: 40, height: 3, status: 'a status' });
+  assert.match(one[1], row);
+  assert.is(one[2], ' a status');
+  // 40x3 with one session, without a status: the title, its row, the help's first line
+  const bare = renderBoard(infos.slice(0, 1), { ...VIEW, width: 40, height: 3 });
   assert.match(bare[1], row);
   assert.match(bare[2], /^ ↑\/↓ select/);
   // typing a command at 40x3: the input line stays
@@ -144,6 +148,36 @@ test('renderBoard: a tiny terminal shows session rows before the key help and th
   assert.match(roomy[3], /^ {3}api +claude +blocked +5s +Do you/);
   assert.match(roomy[10], /^ ↑\/↓ select · Enter attach/);
   assert.match(roomy[11], /q quit$/);
+});
+
+test('renderBoard: a short terminal keeps the blocked session and "… N more" in sight', () => {
+  // The tester's board: six sessions, one blocked, the selection on an idle one further down.
+  const infos = [
+    info('bd1-0001', { name: 'bd1', state: 'blocked', question: 'Do you want to proceed?' }),
+    ...['a', 'b', 'c', 'd', 'e'].map((n, i) =>
+      info(`${n}-000${i + 2}`, { name: n, state: 'idle', startedAt: NOW - 60_000 + i })
+    ),
+  ];
+  const status = 'bd1: refused: bd1 is not waiting for an answer (it is idle)';
+  for (const [width, height] of [[60, 7], [60, 5], [200, 10], [40, 4]]) {
+    const frame = renderBoard(infos, { ...VIEW, width, height, selected: 'e-0006', status });
+    const at = `${width}x${height}:\n${frame.join('\n')}`;
+    assert.is(frame.length, height, at);
+    assert.ok(frame.some((l) => /^ {3}bd1 .*blocked/.test(l)), `the blocked row, ${at}`);
+    assert.ok(frame.some((l) => /^ > e /.test(l)), `the selected row, ${at}`);
+    const more = frame.find((l) => /… \d+ more/.test(l));
+    assert.ok(more, `the hidden rows counted, ${at}`);
+    const shown = frame.filter((l) => /^ ( {2}|> )(bd1|[a-e]) /.test(l)).length;
+    assert.is(Number(/… (\d+) more/.exec(more!)![1]) + shown, infos.length, at);
+  }
+  // Selected on the blocked row: the rows from the top, the rest counted below.
+  const top = renderBoard(infos, { ...VIEW, width: 60, height: 5, selected: 'bd1-0001' });
+  assert.ok(top.some((l) => /^ > bd1 /.test(l)), top.join('\n'));
+  assert.ok(top.some((l) => /… 4 more \(0 above\)/.test(l)), top.join('\n'));
+  // Two blocked, room for one beside the selection: the hidden one is counted as blocked.
+  const two = [infos[0], info('bd2-0007', { name: 'bd2', state: 'blocked' }), ...infos.slice(1)];
+  const f = renderBoard(two, { ...VIEW, width: 60, height: 5, selected: 'e-0006' });
+  assert.ok(f.some((l) => /… 5 more \(\d+ above, 1 blocked\)/.test(l)), f.join('\n'));
 });
 
 test('renderBoard: a name with double-width characters keeps the columns in line (cells, not code points)', () => {

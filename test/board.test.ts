@@ -9,6 +9,7 @@ import {
   ANSWER_KEYS,
   type AnswerPanel,
   detailsChanged,
+  panelLines,
   panelWarning,
   wrap,
 } from '../src/cli/board/answer-panel.ts';
@@ -660,7 +661,11 @@ test('panel: other details under the same question and options are a changed pro
   assert.not.ok(detailsChanged(BASH, { ...web, details: undefined }), 'not told: not changed');
   const other = { ...web, details: ['Bash command', 'rm -rf /', 'Clean everything'] };
   assert.ok(detailsChanged(BASH, other));
-  assert.is(panelWarning(BASH, other), 'the prompt of web is now about something else');
+  assert.is(panelWarning(BASH, other), 'the prompt of web now shows other details');
+  // y reads it again and shows it (nothing typed): the panel says so, not 'refused'
+  const text = panelLines({ ...BASH, phase: 'choosing' }, other, 60, 20, (_c, t) => t).join('\n');
+  assert.match(text, /now shows other details: y shows it first/);
+  assert.not.match(text, /refused/);
 });
 
 test("demo's key help: the watch's keys but n (it starts no session), q ending the demo", () => {

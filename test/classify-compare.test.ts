@@ -13,7 +13,15 @@ import * as assert from 'uvu/assert';
 import { agentwatchArgv } from './support/cli.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const AGENTS = ['claude-code', 'claude-code-80', 'codex', 'gemini-cli', 'qwen-code', 'opencode'];
+const AGENTS = [
+  'claude-code',
+  'claude-code-80',
+  'codex',
+  'gemini-cli',
+  'qwen-code',
+  'qwen-code-narrow',
+  'opencode',
+];
 /** The seed's 11 Claude Code fixtures (the later captures are judged with the rest). */
 const SEED_FIXTURES = new Set(
   [

@@ -90,6 +90,40 @@ test('ready and worked: idle before any turn is ready (not done); a turn after i
   assert.ok(r.worked);
 });
 
+test('ready and worked: a dialog before the agent was ready (trust, API key) is no task', () => {
+  // Claude Code 2.1.332 in a new folder: a blank screen (no rule matched), the trust dialog,
+  // then its idle screen
+  const trust = run([at(10, null, null), at(900, 'blocked', null), at(5_000, 'idle', null)]);
+  assert.equal(trust.map((r) => [r.state, !!r.worked]), [
+    ['idle', false],
+    ['blocked', false],
+    ['idle', false],
+  ]);
+  // a fallback idle counts as ready once the agent's input box was seen (Qwen Code)
+  const qwen = run([
+    at(10, null, null, { inputDrawn: true }),
+    at(800, null, null),
+    at(5_000, 'blocked', null),
+  ]);
+  assert.ok(qwen[2].worked, 'its idle composer was drawn: the prompt after it is a turn');
+});
+
+test('ready and worked: the agent ended and started again in its shell is a new run', () => {
+  const states = run([
+    at(10, 'idle', null),
+    at(800, 'working', null),
+    at(5_000, 'idle', null),
+    at(5_000 + IDLE_CONFIRM_MS, 'idle', null),
+    at(9_000, 'idle', null, { foreground: 'shell', foregroundName: 'bash' }),
+    at(12_000, 'idle', null),
+  ]);
+  assert.ok(states[3].worked);
+  assert.is(states[4].state, 'exited');
+  assert.is(states[5].state, 'idle');
+  assert.not.ok(states[5].worked, 'the new run did no task yet');
+  assert.ok(states[5].ready);
+});
+
 test('a report beats the working/idle screen rules and says which signal decided', () => {
   const r = rep('working', 100, 'hook UserPromptSubmit');
   const [a] = run([at(150, 'idle', r)]);

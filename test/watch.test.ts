@@ -345,7 +345,7 @@ test('board: x clears the rows of sessions whose process is gone; they go by the
   }
 });
 
-test('board: the answer panel shows what is approved; y is refused when the prompt is now about something else', async () => {
+test('board: the answer panel shows what is approved; y on a prompt now about something else shows it first', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-details-'));
   const path = join(dir, 'w-0001.sock');
   const ops: string[] = [];
@@ -399,13 +399,14 @@ test('board: the answer panel shows what is approved; y is refused when the prom
       /\n {3}Bash command\s*\n {3}touch hello\.txt\s*\n Do you want to proceed\?/,
     );
     // The same question and options, about another command now.
-    hosted.set('w-0001', { ...hosted.get('w-0001')!, details: ['Bash command', 'rm -rf ~'] });
+    prompt.details = ['Bash command', 'rm -rf ~'];
+    hosted.set('w-0001', { ...hosted.get('w-0001')!, details: prompt.details });
     ui.render();
-    assert.match(term.text(), /now about something else: y will be refused/);
-    term.type('y');
-    assert.match(term.text(), /w: not answered: its prompt is now about something else/);
-    await sleep(100);
-    assert.equal(ops, ['prompt'], 'no answer sent');
+    assert.match(term.text(), /now shows other details: y shows it first/);
+    term.type('y'); // reads the prompt again and shows it: nothing typed
+    await until('the new details', () => /now shows other details \(its pane/.test(term.text()));
+    assert.match(term.text(), /\n {3}Bash command\s*\n {3}rm -rf ~\s*\n Do you want to proceed\?/);
+    assert.equal(ops, ['prompt', 'prompt'], 'no answer sent');
   } finally {
     ui.restore();
     book.close();

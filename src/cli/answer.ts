@@ -10,8 +10,8 @@
 import { closeSync, createReadStream, createWriteStream, openSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { type Command, UsageError } from './command.ts';
-import { sendAnswer } from '../runtime/control-client.ts';
-import { readAnswerablePrompt } from './board/answering.ts';
+import { type PromptReply, readPrompt, sendAnswer } from '../runtime/control-client.ts';
+import { compareShown, readAnswerablePrompt } from './board/answering.ts';
 import { findSession } from '../runtime/session-directory.ts';
 import { choiceIndex, GUARD_EXIT } from '../runtime/typing-guard.ts';
 import { UserError } from '../errors.ts';
@@ -51,6 +51,29 @@ export function confirmOnTty(question: string): Promise<boolean> {
   });
 }
 
+/** Prints the prompt of `info` as `answer` shows it, option `index` marked. */
+function showPrompt(
+  io: { stdout(text: string): void },
+  info: { name: string; id: string; cols: number; rows: number },
+  prompt: PromptReply,
+  index: number,
+): void {
+  // Everything printed here came from the session's socket: printable, never raw.
+  io.stdout(
+    `${printable(info.name)} (${printable(info.id)}) asks: ${
+      printable(String(prompt.question ?? '')) || '(no question line)'
+    }\n`,
+  );
+  for (const d of prompt.details ?? []) io.stdout(`  | ${printable(d)}\n`);
+  prompt.options.forEach((o, i) => io.stdout(`  ${i === index ? '>' : ' '} ${printable(o)}\n`));
+  if (prompt.detailsCut) {
+    io.stdout(
+      `  ! what this prompt approves (the command, the file) is not all visible in the pane ` +
+        `(${info.cols}x${info.rows}): make it taller or look at it before answering\n`,
+    );
+  }
+}
+
 export const answerCommand: Command = {
   name: 'answer',
   summary: 'answer the prompt a blocked session waits on, after you confirm it',
@@ -74,8 +97,8 @@ export const answerCommand: Command = {
         GUARD_EXIT,
       );
     }
-    const info = await findSession(key);
-    const prompt = await readAnswerablePrompt(info.socket);
+    let info = await findSession(key);
+    let prompt = await readAnswerablePrompt(info.socket);
     if (!prompt.options.length) {
       throw new UserError(
         `${info.id} is blocked but shows no numbered options to choose from`,
@@ -83,21 +106,9 @@ export const answerCommand: Command = {
       );
     }
     const index = choiceIndex(choice, prompt.options, prompt.aliases);
-    // Everything printed here came from the session's socket: printable, never raw.
-    io.stdout(
-      `${printable(info.name)} (${printable(info.id)}) asks: ${
-        printable(String(prompt.question ?? '')) || '(no question line)'
-      }\n`,
-    );
-    for (const d of prompt.details ?? []) io.stdout(`  | ${printable(d)}\n`);
-    prompt.options.forEach((o, i) => io.stdout(`  ${i === index ? '>' : ' '} ${printable(o)}\n`));
-    if (prompt.detailsCut) {
-      io.stdout(
-        `  ! what this prompt approves (the command, the file) is not all visible in the pane ` +
-          `(${info.cols}x${info.rows}): make it taller or look at it before answering\n`,
-      );
-    }
-    if (values.yes !== true) {
+    for (;;) {
+      showPrompt(io, info, prompt, index);
+      if (values.yes === true) break;
       const unseen = prompt.detailsCut ? ' without seeing all it approves' : '';
       const ok = await confirmOnTty(
         `Answer "${printable(prompt.options[index])}"${unseen}? [y/N] `,
@@ -106,6 +117,17 @@ export const answerCommand: Command = {
         io.stdout('not answered\n');
         return 1;
       }
+      // What is answered is what the person saw: while they read, the pane may have been made
+      // taller (as the warning above advises) and show more of the prompt, or the prompt may be
+      // about another command now. Then it is shown again, and they confirm again.
+      const now = await readPrompt(info.socket);
+      if (compareShown(prompt, now) !== 'details') break;
+      io.stdout(
+        `\n${printable(info.name)}'s prompt now shows other details (its pane was resized, or ` +
+          'it asks about another command); nothing was typed. Read it again:\n',
+      );
+      prompt = now;
+      info = await findSession(info.id); // its size now, for the warning
     }
     const answered = await sendAnswer(info.socket, index + 1, {
       question: prompt.question,

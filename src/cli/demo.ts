@@ -128,8 +128,13 @@ export interface DemoOptions {
 export async function runDemo(opts: DemoOptions, io: Io): Promise<number> {
   const stdout = process.stdout;
   const board = opts.board ?? (process.stdin.isTTY === true && stdout.isTTY === true);
-  const host = createHost({ intervalMs: opts.intervalMs, adaptive: opts.adaptive });
   const dir = mkdtempSync(join(tmpdir(), 'agentwatch-demo-'));
+  // The simulated sessions' control sockets live in the demo's own folder, not the person's
+  // socket folder: `ls`, `wait --all` and other boards must not take them for real agents.
+  const host = createHost({ intervalMs: opts.intervalMs, adaptive: opts.adaptive }, {
+    ...process.env,
+    AGENTWATCH_DIR: join(dir, 'sockets'),
+  });
   const self = selfCommand();
   const t0 = Date.now();
   interface Sim {

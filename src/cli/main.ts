@@ -5,6 +5,14 @@
  * their `--help` is the app's, from hook-commands.ts.
  */
 const argv = process.argv.slice(2);
+// The reader of our output went away (`agentwatch watch --json | head -1`): end quietly, as
+// other CLIs do on SIGPIPE, instead of an uncaught EPIPE's stack trace. Output we can no longer
+// deliver is not an error of ours; stderr's own errors have nowhere to go.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
+process.stderr.on('error', () => {});
 const hook = (argv[0] === 'report' || argv[0] === 'notify') &&
   !argv.some((a) => a === '--test' || a === '--help' || a === '-h');
 const run: Promise<number> = hook

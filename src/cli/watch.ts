@@ -15,9 +15,9 @@
  * line instead: `{t, id, name, agent, state, prev, since, question}` for every state change,
  * and once for every session when first seen (`prev: null`); `t` and `since` in ms since the
  * epoch, `question` null unless blocked. When a blocked session's question is read after its
- * transition (a hook said blocked before the dialog was drawn) or changes within the spell, one
- * more line with the same fields and `event: "prompt"` says it. It runs until SIGINT, SIGTERM or
- * SIGHUP.
+ * transition (a hook, or Qwen Code's window title, said blocked before the dialog was drawn) or
+ * changes within the spell, one more line with the same fields and `event: "prompt"` says it.
+ * It runs until SIGINT, SIGTERM or SIGHUP.
  */
 import { type Command, stringList, stringOption, UsageError } from './command.ts';
 import {

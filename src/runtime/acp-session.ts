@@ -527,7 +527,7 @@ export class AcpSession {
       );
     }
     // The same request asked again after the one confirmed was answered elsewhere.
-    if (expect && expect.episode !== entry.episode) throw newEpisode();
+    if (expect && expect.episode !== entry.episode) throw newEpisode('nothing was answered');
     const option = entry.ask.options[index];
     if (!option) throw new UserError(`no option ${index + 1}`);
     this.#lastInput = Date.now();

@@ -126,6 +126,7 @@ export function sessionInfoOf(value: unknown): SessionInfo | null {
   if (info.activity !== undefined && !isString(info.activity)) delete info.activity;
   if (info.fresh !== undefined && info.fresh !== true) delete info.fresh;
   if (info.tty !== undefined && !isString(info.tty)) delete info.tty;
+  if (info.resizedAt !== undefined && !isNumber(info.resizedAt)) delete info.resizedAt;
   if (info.options !== undefined && !isStrings(info.options)) delete info.options;
   if (info.details !== undefined && !isStrings(info.details)) delete info.details;
   if (

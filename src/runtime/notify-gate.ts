@@ -9,11 +9,11 @@
  * - An **episode** is a stretch of `blocked`. It ends when the state leaves blocked. Every
  *   episode's prompt is announced, and a different prompt within one episode (question,
  *   options or details differ: another command, another file) is announced as well.
- * - **Reflow**: a pane resized while its prompt shows (a terminal resized, a board attaching)
- *   makes the agent draw the dialog again at the new width: its details wrap differently, and
- *   a look mid-redraw reads part of them. Within one episode, after the pane's size changed
- *   and with nobody typing since the last notice, a prompt with the same question and options
- *   (whitespace aside, a line or the list cut short: {@link sameDialog}) is that prompt.
+ * - **Resized**: a prompt read differently within {@link HYSTERESIS_MS} after its pane was
+ *   resized (`resizedAt`), with nobody typing since the episode's prompt appeared, is the same
+ *   prompt redrawn at the new size (rewrapped, its top cut or back in sight), in one episode
+ *   or back after a flicker: not announced again (Qwen Code 0.24.4 redraws its dialog on
+ *   every resize).
  * - **Flicker**: the same prompt (identical question, options and details) back within
  *   {@link HYSTERESIS_MS} of leaving blocked continues the episode before it (not announced),
  *   but only when nothing happened in between: nobody typed or answered since that prompt
@@ -28,12 +28,12 @@
  *   7501 said blocked before the dialog was drawn) waits up to {@link CONTENT_WAIT_MS} for it,
  *   then is announced with what is known; the dialog drawn later is that same prompt (not
  *   announced again); a different one after it is.
- * - **done** (opt-in: a turn ended, idle after working) gets the same treatment: a turn the
- *   person started (input since the last end: a prompt typed, `send`) is always announced,
- *   however short; with no input since, a working spell shorter than the hysteresis between
- *   two ends is flicker (a redraw), and such ends are announced at most {@link FLAP_MAX} times
- *   per session in {@link FLAP_WINDOW_MS}. An agent's start-up (working from its start,
- *   `by: 'start'`, until it first reads idle) is no turn.
+ * - **done** (opt-in: a turn ended, idle after working) gets the same treatment: with nobody
+ *   typing since the last end of turn (`lastInput`), a working spell shorter than the
+ *   hysteresis between two ends is flicker, and at most {@link FLAP_MAX} such done notices per
+ *   session in {@link FLAP_WINDOW_MS}; a turn someone asked for (typed, `send`) is announced
+ *   however short. An agent's start-up (working from its start, `by: 'start'`, until it first
+ *   reads idle) is no turn.
  * - A session is first seen without a notice (the baseline); `exited` forgets it.
  */
 import type { SessionInfo } from './protocol.ts';
@@ -91,27 +91,6 @@ export function promptKey(info: SessionInfo): string {
   return JSON.stringify([info.question ?? '', info.options ?? [], info.details ?? []]);
 }
 
-/**
- * True when `a` and `b` are one dialog drawn at two sizes: the same question and options,
- * whitespace aside, where a line may be cut short (a narrow pane clips it, with or without an
- * ellipsis) and the options of one may be the first ones of the other (a short pane, or a look
- * mid-redraw, shows only the first). An empty question matches any (unread at that size); both
- * must show options. Qwen Code 0.24.4 clips `2. Switch to Default Mode and allow once
- * (recommended)` to `2. Switch to Default Mode and…` at 40 columns.
- */
-export function sameDialog(a: SessionInfo, b: SessionInfo): boolean {
-  const flat = (s: string) => s.replace(/\s+/gu, '').replace(/(?:…|\.\.\.)$/u, '');
-  const like = (x: string, y: string) => {
-    const p = flat(x), q = flat(y);
-    return p.startsWith(q) || q.startsWith(p);
-  };
-  const oa = a.options ?? [], ob = b.options ?? [];
-  if (!oa.length || !ob.length) return false;
-  const n = Math.min(oa.length, ob.length);
-  for (let i = 0; i < n; i++) if (!flat(oa[i]) || !flat(ob[i]) || !like(oa[i], ob[i])) return false;
-  return like(a.question ?? '', b.question ?? '');
-}
-
 /** True when the dialog's text was read: its numbered options are there. */
 function readable(info: SessionInfo): boolean {
   return (info.options?.length ?? 0) > 0;
@@ -164,11 +143,6 @@ interface Track {
   latest: SessionInfo;
   /** The prompt announced (or taken as announced) in the current blocked episode. */
   announced?: string;
-  /** The info whose prompt was announced, and when (ms): what a reflowed dialog is matched to. */
-  announcedInfo?: SessionInfo;
-  announcedTime?: number;
-  /** When the pane's size (cols, rows) last changed, ms. */
-  resizedAt?: number;
   /** When the current blocked episode began, ms. */
   enteredAt?: number;
   /** When the current episode's prompt first appeared, ms (kept through a held flicker). */
@@ -181,16 +155,7 @@ interface Track {
    * When the state last left blocked, the prompt of that episode and when it first appeared,
    * and whether a turn passed since (idle, or working for {@link TURN_MS}).
    */
-  left?: {
-    at: number;
-    key?: string;
-    since?: number;
-    turn: boolean;
-    blind?: boolean;
-    /** The info whose prompt was announced in that episode, and when. */
-    info?: SessionInfo;
-    announcedTime?: number;
-  };
+  left?: { at: number; key?: string; since?: number; turn: boolean; blind?: boolean };
   /** When the last blocked notice was sent, per prompt key (the latest 64 keys). */
   announcedAt: Map<string, number>;
   /** When the state last became working. */
@@ -247,21 +212,12 @@ export class NotifyGate {
       return null; // the baseline: a session first seen is not news
     }
     const prev = t.state;
-    if (info.cols !== t.latest.cols || info.rows !== t.latest.rows) t.resizedAt = now;
     t.state = info.state;
     t.latest = info;
     if (prev === 'blocked' && info.state !== 'blocked') {
       const turn = info.state === 'idle';
-      t.left = {
-        at: now,
-        key: t.announced,
-        since: t.since,
-        turn,
-        blind: t.blind,
-        info: t.announcedInfo,
-        announcedTime: t.announcedTime,
-      };
-      t.announced = t.announcedInfo = t.announcedTime = undefined;
+      t.left = { at: now, key: t.announced, since: t.since, turn, blind: t.blind };
+      t.announced = undefined;
       t.blind = false;
       t.waitingSince = undefined;
     }
@@ -321,7 +277,6 @@ export class NotifyGate {
     }
     const key = promptKey(info);
     if (key === t.announced) return null; // the same prompt: the same episode
-    if (ready && this.#reflowed(t, info)) return null; // the same prompt drawn at a new width
     if (ready && t.blind) {
       // The dialog drawn after its notice went out without it (a slow hook held the agent
       // past the wait): the same prompt, now readable; not announced twice.
@@ -332,9 +287,8 @@ export class NotifyGate {
     const fresh = t.announced === undefined;
     t.waitingSince = undefined;
     t.announced = key;
-    t.announcedInfo = info;
-    t.announcedTime = now;
-    if (fresh && this.#flicker(t, key, info)) {
+    if (!fresh && this.#redrawn(info, t.since, now)) return null; // the same prompt, resized
+    if (fresh && this.#flicker(t, key, info, now)) {
       t.since = t.left!.since; // the same prompt flickered back: the episode before goes on
       return null;
     }
@@ -351,53 +305,49 @@ export class NotifyGate {
   }
 
   /**
-   * True when `info`'s prompt is the one announced in this episode, drawn again after the
-   * pane was resized: the same dialog ({@link sameDialog}), a resize since it was announced,
-   * and nobody typed since.
-   */
-  #reflowed(t: Track, info: SessionInfo): boolean {
-    const was = t.announcedInfo, at = t.announcedTime;
-    if (!was || at === undefined || t.resizedAt === undefined || t.resizedAt < at) return false;
-    if (info.lastInput !== undefined && info.lastInput >= at) return false;
-    return sameDialog(was, info);
-  }
-
-  /**
    * True when `key`, a fresh episode's prompt, is the last episode's back after a redraw:
    * within the hysteresis, with no input since it appeared and no turn in between.
    */
-  #flicker(t: Track, key: string, info: SessionInfo): boolean {
+  #flicker(t: Track, key: string, info: SessionInfo, now: number): boolean {
     const left = t.left;
     // a notice that went out before its dialog could be read: the dialog drawn after the
-    // flicker is the prompt it announced
-    const same = left?.key === key || (left?.blind === true && readable(info));
-    if (!left) return false;
+    // flicker is the prompt it announced; a prompt read differently after a resize is the
+    // one before it, redrawn
+    const same = left?.key === key || (left?.blind === true && readable(info)) ||
+      (left !== undefined && this.#redrawn(info, left.since, now));
+    if (!left || !same || left.turn) return false;
     if ((t.enteredAt ?? left.at) - left.at > this.#o.hysteresisMs) return false;
     const typed = info.lastInput !== undefined && info.lastInput >= (left.since ?? -Infinity);
-    if (typed) return false;
-    // the pane resized since that prompt was announced: its redraw may read as another state
-    // for a moment, and the dialog comes back wrapped at the new size
-    const resized = left.announcedTime !== undefined && t.resizedAt !== undefined &&
-      t.resizedAt >= left.announcedTime;
-    if (resized && left.info && readable(info) && sameDialog(left.info, info)) return true;
-    return same && !left.turn;
+    return !typed;
+  }
+
+  /**
+   * True when `info`'s pane was resized within the hysteresis before `now` and after `since`
+   * (when the episode's prompt appeared), and nobody typed into it since `since`: a prompt
+   * read differently now is that prompt redrawn at the new size.
+   */
+  #redrawn(info: SessionInfo, since: number | undefined, now: number): boolean {
+    const at = info.resizedAt;
+    if (at === undefined || since === undefined) return false;
+    if (at < since || now - at > this.#o.hysteresisMs) return false;
+    return !(info.lastInput !== undefined && info.lastInput >= since);
   }
 
   #done(t: Track, now: number): Notice | null {
-    // A turn the person started (a prompt typed or sent since the last end) is announced,
-    // however short it was, and never counts against the flapping limit.
-    const last = t.doneAt;
-    t.doneAt = now;
-    const asked = last === undefined ||
-      (t.latest.lastInput !== undefined && t.latest.lastInput >= last);
-    // idle (done) -> working for a moment -> idle with nobody typing: the same end of turn
+    // A turn the person asked for (a key, a `send` since the last end of turn) is a turn,
+    // however short: never flicker, never held by the flapping limit.
+    const info = t.latest;
+    const asked = t.doneAt !== undefined && info.lastInput !== undefined &&
+      info.lastInput >= t.doneAt;
+    // idle (done) -> working for a moment -> idle, nobody asking: the same end of turn
     const flicker = !asked && t.doneLeftAt !== undefined && t.workingSince === t.doneLeftAt &&
       now - t.doneLeftAt <= this.#o.hysteresisMs;
     t.doneOpen = true;
+    t.doneAt = now;
     if (flicker) return null;
     if (asked) this.#count(t, 'done', now);
     else if (!this.#room(t, 'done', now)) return null;
-    return notice('done', t.latest, false);
+    return notice('done', info, false);
   }
 
   /** Records a notice of `key` at `now` unless {@link FLAP_MAX} were sent in the window. */

@@ -59,6 +59,12 @@ export interface SessionInfo {
    * `answer`/`send`), ms since the epoch; absent when never.
    */
   lastInput?: number;
+  /**
+   * When the pane was last resized, ms since the epoch; absent when never (a PTY session). A
+   * dialog redrawn at another size reads differently (rewrapped, more or less of it in sight)
+   * and is still the same prompt: the notifier does not announce it again.
+   */
+  resizedAt?: number;
   /** True while idle and no turn happened since the session started (ready, not 'done'). */
   fresh?: boolean;
   /** The host's notification channels that failed last, `{channel: why}`; absent when none did. */

@@ -143,6 +143,7 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
       socket: s.spec.socket,
     };
     if (s.tty) info.tty = s.tty;
+    if (s.resizedAt) info.resizedAt = s.resizedAt;
     if (this.record.state === 'idle' && !this.record.worked) info.fresh = true;
     const activity = this.record.state === 'working' ? this.record.evaluation?.activity : undefined;
     if (activity) info.activity = activity;

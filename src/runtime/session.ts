@@ -85,6 +85,8 @@ export class Session {
   readonly startedAt = Date.now();
   /** Time of the last output, ms since the epoch. */
   lastOutput = 0;
+  /** Time of the last resize that changed the size, ms since the epoch; 0 when never. */
+  resizedAt = 0;
   /** Output bytes so far. */
   bytesOut = 0;
   exit: ExitInfo | null = null;
@@ -319,6 +321,7 @@ export class Session {
     rows = Math.max(SIZE_LIMITS.minRows, Math.min(SIZE_LIMITS.maxRows, Math.floor(rows)));
     cols = Math.max(SIZE_LIMITS.minCols, Math.min(SIZE_LIMITS.maxCols, Math.floor(cols)));
     if (rows === this.terminal.rows && cols === this.terminal.cols) return;
+    this.resizedAt = Date.now();
     this.terminal.resize(rows, cols);
     this.inputsVersion++;
     if (!this.exit) this.#safe(() => this.pty.resize(cols, rows));

@@ -163,9 +163,15 @@ export interface StateRecord {
   agentSeen?: boolean;
   /** True once the agent's input box was drawn (see {@link SignalInput.inputDrawn}). */
   inputSeen?: boolean;
-  /** True once the session read idle (its agent was ready for a task). */
+  /**
+   * True once the session read idle from a rule, a report or its drawn input box (its agent was
+   * ready for a task); false again once the agent ended and its shell is back.
+   */
   ready?: boolean;
-  /** True once it read working or blocked after it was ready: a turn happened (idle is 'done'). */
+  /**
+   * True once it read working or blocked after it was ready: a turn happened (idle is 'done');
+   * false again once the agent ended and its shell is back.
+   */
   worked?: boolean;
 }
 
@@ -191,7 +197,12 @@ function next(
 ): StateRecord {
   const since = prev.state === state ? prev.since : now;
   const worked = memo.worked || (memo.ready && (state === 'working' || state === 'blocked'));
-  const ready = memo.ready || state === 'idle';
+  // Ready: idle as a rule, a report or the agent's drawn input box says, not merely because
+  // nothing was recognised yet (the blank screen before Claude Code's trust dialog: answering
+  // that dialog is no task) nor because the session just started.
+  const fallback = by === 'start' ||
+    (by === 'screen' && evaluation?.rule === null && !memo.inputSeen);
+  const ready = memo.ready || (state === 'idle' && !fallback);
   return { state, since, reason, by, evaluation, ...memo, ready, worked };
 }
 
@@ -232,7 +243,7 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
     screenUnblockedAt: prev.screenBlocked && ev?.state !== 'blocked' ? now : prev.screenUnblockedAt,
     agentSeen: prev.agentSeen || input.foreground === 'agent',
     inputSeen: prev.inputSeen || input.inputDrawn === true,
-    ready: prev.ready || prev.state === 'idle',
+    ready: prev.ready,
     worked: prev.worked,
   };
   if (r && r.at !== memo.reportSeenAt) {
@@ -275,13 +286,15 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
         memo,
       );
     }
+    // The agent ended: one started again in this shell is a new run, ready for no task yet,
+    // its input box not drawn yet.
     return next(
       prev,
       'exited',
       now,
       `the agent ended: the shell (${input.foregroundName}) is back in the foreground`,
       'foreground',
-      memo,
+      { ...memo, ready: false, worked: false, inputSeen: false },
     );
   }
   if (input.foreground === 'other' && !ev) {

@@ -42,11 +42,19 @@ import { sendBytes } from './send-text.ts';
 
 /**
  * The prompt on `terminal`'s screen now: its rows, and their background tags so that a
- * selection drawn with a colour alone (opencode's buttons) is seen.
+ * selection drawn with a colour alone (opencode's buttons) is seen. A numbered list drawn one
+ * item a row with no item marked as selected is no choice but numbered text (Claude Code
+ * 2.1.332's onboarding "Security notes: 1. Claude can make mistakes. ... Press Enter to
+ * continue", fixtures/claude-code/claude.blocked.onboarding.security.raw): no options then,
+ * so `answer` types no digit into it and the board shows no notes as options.
  */
 export function promptOn(terminal: Terminal): Prompt {
   const rows = terminal.snapshot().rows;
-  return readPrompt(rows, rows.map((_, y) => terminal.rowBackgrounds(y)));
+  const p = readPrompt(rows, rows.map((_, y) => terminal.rowBackgrounds(y)));
+  if (p.layout === 'vertical' && p.options.length && p.selected < 0) {
+    return { question: '', options: [], selected: -1, layout: p.layout, details: [] };
+  }
+  return p;
 }
 
 /** Exit code of a refused `send`/`answer` (the pane is blocked, or no longer blocked). */
@@ -80,10 +88,13 @@ export function confirmedExpect(
   return expect as ConfirmedPrompt;
 }
 
-/** The refusal of an answer whose confirmed prompt was answered and then asked again. */
-export function newEpisode(): UserError {
+/**
+ * The refusal of an answer whose confirmed prompt was answered and then asked again; `done`
+ * says what was typed or sent for it before (default: nothing).
+ */
+export function newEpisode(done = 'nothing was typed'): UserError {
   return new UserError(
-    'the prompt you confirmed was answered; this is a new one: look again; nothing more was sent',
+    `the prompt you confirmed was answered; this is a new one: look again; ${done}`,
     GUARD_EXIT,
   );
 }
@@ -403,8 +414,8 @@ type Outcome = 'gone' | 'moved' | 'same';
  * its selection) within {@link ANSWER_RESULT_MS} while it draws anything at all.
  * @returns the option answered, as the screen named it.
  * @throws UserError (exit 3) when the pane is not blocked, or the prompt differs from the one
- *   confirmed (it changed or was answered meanwhile), before or between keys: nothing more
- *   was typed.
+ *   confirmed (it changed or was answered meanwhile), before or between keys; its message
+ *   says which keys, if any, were typed before (nothing more is).
  * @throws UserError (exit {@link ANSWER_UNCONFIRMED_EXIT}) when the key was typed but the
  *   prompt is still on screen at the bound.
  */
@@ -420,15 +431,28 @@ export async function guardedAnswer(
   const episode = () => w.promptEpisode === confirmed.episode;
   /** The confirmed prompt, in the episode confirmed (the text alone: the same prompt asked again). */
   const same = (p: Omit<ConfirmedPrompt, 'episode'>) => sameText(p) && episode();
+  /** The keys typed so far, named for a refusal (none yet: empty). */
+  const typed: string[] = [];
+  /** What a refusal says was typed. */
+  const done = () =>
+    typed.length
+      ? `only ${typed.join(', ')} had been typed (${
+        typed.length === 1 ? 'it' : 'they'
+      } cannot be taken back); nothing more was typed`
+      : 'nothing was typed';
   const changed = () =>
     new UserError(
-      'the prompt on screen is not the one you confirmed; nothing more was sent',
+      `the prompt on screen is not the one you confirmed; ${done()}`,
       GUARD_EXIT,
     );
+  const again = () => newEpisode(done());
   const check = async () => {
-    const p = await currentPrompt(w);
+    const p = await currentPrompt(w).catch((e: UserError) => {
+      if (typed.length) e.message += `; ${done()}`;
+      throw e;
+    });
     if (!sameText(p)) throw changed();
-    if (!episode()) throw newEpisode();
+    if (!episode()) throw again();
     return p;
   };
   /** The refusal for the next key, unless the confirmed prompt shows with `selected` selected. */
@@ -437,13 +461,13 @@ export async function guardedAnswer(
       const state = w.record.state;
       return () =>
         new UserError(
-          `${w.session.spec.name} is not waiting for an answer (it is ${state}); nothing more was sent`,
+          `${w.session.spec.name} is not waiting for an answer (it is ${state}); ${done()}`,
           GUARD_EXIT,
         );
     }
     const p = promptOn(w.session.terminal);
     if (!sameText(p)) return changed;
-    if (!episode()) return newEpisode;
+    if (!episode()) return again;
     return p.selected === selected ? null : changed;
   };
   let p = await check();
@@ -473,6 +497,7 @@ export async function guardedAnswer(
       : UP;
     await guardedWrite(w, Buffer.from(key), judge(from));
     moves++;
+    typed.push(key === DOWN ? 'Down' : key === UP ? 'Up' : key === RIGHT ? 'Right' : 'Left');
     // The next key (or the Enter) only once this one shows: an agent slow to take keys would
     // otherwise still hold arrows sent on a stale screen, and the Enter would land elsewhere.
     const deadline = Date.now() + KEY_WAIT_MS;
@@ -495,6 +520,7 @@ export async function guardedAnswer(
   const selected = p.selected;
   for (let attempt = 1;; attempt++) {
     await guardedWrite(w, Buffer.from(key), judge(selected));
+    typed.push(keyName);
     const early = Date.now() - w.promptSince < RETRY_BEFORE_MS;
     const { outcome, retry } = await awaitAnswer(w, same, selected);
     if (outcome === 'gone') return p.options[index];

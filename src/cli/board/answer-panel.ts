@@ -37,6 +37,8 @@ export interface AnswerPanel {
   detailsCut?: boolean;
   /** Index into `options` of the chosen one. */
   choice: number;
+  /** Said above the confirmation (the prompt was read again and shows other details). */
+  note?: string;
 }
 
 /** The key help while an answer panel is open. */
@@ -45,9 +47,9 @@ export const ANSWER_KEYS = '↑/↓ or 1-9 choose · y answer · n/Esc cancel';
 /**
  * Why the prompt an answer panel shows is no longer the one on the session's screen, going by
  * the session's latest info; undefined while it still is (or nothing says otherwise). Then `y`
- * will be refused: by the session, which compares question and options afresh before
- * writing, or by the board, for a prompt about something else (other details, same
- * question and options: see {@link detailsChanged}).
+ * will be refused by the session, which compares the prompt afresh before writing; or, for
+ * other details with the same question and options (see {@link detailsChanged}), `y` reads
+ * the prompt again and shows it before anything is typed.
  */
 export function panelWarning(
   panel: AnswerPanel,
@@ -58,21 +60,23 @@ export function panelWarning(
   if (info.state !== 'blocked') {
     return `${panel.name} is ${info.state} now, no longer waiting for this answer`;
   }
-  const sameQuestion = info.question === undefined || info.question === panel.question;
-  const sameOptions = info.options === undefined ||
-    info.options.join('\n') === panel.options.join('\n');
-  if (!sameQuestion || !sameOptions) return `the prompt of ${panel.name} has changed`;
+  if (!sameAsked(panel, info)) return `the prompt of ${panel.name} has changed`;
   if (detailsChanged(panel, info)) {
-    return `the prompt of ${panel.name} is now about something else`;
+    return `the prompt of ${panel.name} now shows other details`;
   }
   return undefined;
+}
+
+/** Whether `info` tells the question and options the panel shows (or does not tell them). */
+function sameAsked(panel: AnswerPanel, info: SessionInfo): boolean {
+  return (info.question === undefined || info.question === panel.question) &&
+    (info.options === undefined || info.options.join('\n') === (panel.options ?? []).join('\n'));
 }
 
 /**
  * Whether the session's latest info tells other details (the command, the file) than the
  * panel shows, with the same question and options ("Do you want to proceed?" about another
- * command): the session's guard compares question and options only, so the board refuses
- * to send such an answer itself.
+ * command, or more of the same one once its pane was made taller).
  */
 export function detailsChanged(panel: AnswerPanel, info: SessionInfo | undefined): boolean {
   return info?.details !== undefined && panel.details !== undefined &&
@@ -167,9 +171,14 @@ export function panelLines(
       w,
     ).map((l) => sgr('1;33', l))
     : [];
+  // Other details, same question and options: y reads the prompt again and shows them.
+  const then = info?.state === 'blocked' && sameAsked(panel, info) && detailsChanged(panel, info)
+    ? 'y shows it first'
+    : 'y will be refused';
   const tail = [
     ...cut,
-    ...(warning ? wrap(`${warning}: y will be refused`, w).map((l) => sgr('1;31', l)) : []),
+    ...(panel.note ? wrap(panel.note, w).map((l) => sgr('1;33', l)) : []),
+    ...(warning ? wrap(`${warning}: ${then}`, w).map((l) => sgr('1;31', l)) : []),
     fit(confirm, w),
   ];
 

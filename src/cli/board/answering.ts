@@ -15,7 +15,7 @@
 import { type PromptReply, readPrompt, sendAnswer } from '../../runtime/control-client.ts';
 import type { SessionInfo } from '../../runtime/protocol.ts';
 import { ANSWER_UNCONFIRMED_EXIT, GUARD_EXIT } from '../../runtime/typing-guard.ts';
-import { type AnswerPanel, detailsChanged } from './answer-panel.ts';
+import type { AnswerPanel } from './answer-panel.ts';
 
 /** How long answering waits for a blocked session's options to be drawn, ms. */
 export const OPTIONS_WAIT_MS = 3000;
@@ -38,6 +38,26 @@ export async function readAnswerablePrompt(
     if (p.options.length || Date.now() > until) return p;
     await new Promise((r) => setTimeout(r, OPTIONS_POLL_MS));
   }
+}
+
+/**
+ * How `now`, the prompt read again right after the person confirmed, compares with `shown`,
+ * the one they confirmed: `same` (text and episode: answer it); `details` (the same question
+ * and options with other details: the pane was resized and shows more or less of what it
+ * approves, or it asks about another command; show it and ask again, nothing typed); `other`
+ * (another question or options, or the same prompt asked again after it was answered: the
+ * session's guard refuses it, saying which).
+ */
+export function compareShown(
+  shown: { question?: string; options?: string[]; details?: string[]; episode?: number },
+  now: PromptReply,
+): 'same' | 'details' | 'other' {
+  const join = (a: readonly string[] | undefined) => (a ?? []).join('\n');
+  if ((shown.question ?? '') !== now.question || join(shown.options) !== join(now.options)) {
+    return 'other';
+  }
+  if (join(shown.details) !== join(now.details)) return 'details';
+  return shown.episode === now.episode ? 'same' : 'other';
 }
 
 /** The first line of an error's message (refusals list the prompt on further lines). */
@@ -152,21 +172,61 @@ export class AnswerFlow {
     } else if (/^[1-9]$/.test(key) && Number(key) - 1 <= last) {
       panel.choice = Number(key) - 1;
     } else if (key === 'y' || key === 'Y') {
-      if (detailsChanged(panel, this.host.latest(panel.id))) {
-        // Same question and options about another command: the session's guard would let it
-        // through, and the person confirmed the one the panel showed.
-        this.#close(
-          panel,
-          `${panel.name}: not answered: its prompt is now about something else; read it again (a)`,
-        );
-      } else void this.#send(panel);
+      void this.#confirmed(panel);
     } else return;
     this.host.render();
   }
 
+  /**
+   * Follows the sessions' latest infos while a panel waits for y/n: when its session no longer
+   * shows a prompt (answered in its pane or by another `answer`, or ended), the panel closes
+   * with a status saying so (a `y` could only be refused).
+   */
+  follow(infos: readonly SessionInfo[]): void {
+    const panel = this.#panel;
+    if (!panel || panel.phase !== 'choosing') return;
+    const info = infos.find((i) => i.id === panel.id);
+    if (!info) this.#close(panel, `${panel.name} is gone; nothing typed`);
+    else if (info.state === 'exited') {
+      this.#close(panel, `${panel.name} has exited; nothing typed`);
+    } else if (info.state !== 'blocked') {
+      this.#close(panel, `${panel.name}: answered elsewhere (${info.state} now); nothing typed`);
+    }
+  }
+
+  /**
+   * `y`: reads the prompt once more and answers it when it is still the one the panel shows.
+   * When it shows other details with the same question and options (its pane was made taller
+   * and shows more of what it approves, or it asks about another command), the panel shows
+   * them and waits for another `y`: the person confirms what they saw. Anything else is sent
+   * as shown, and the session's guard refuses it, saying why.
+   */
+  async #confirmed(panel: OpenPanel): Promise<void> {
+    panel.phase = 'sending';
+    let now: PromptReply;
+    try {
+      now = await readPrompt(panel.socket);
+    } catch (e) {
+      this.#close(panel, `${panel.name}: not answered: ${firstLine(e)}; nothing typed`);
+      this.host.render();
+      return;
+    }
+    if (this.#panel !== panel) return;
+    if (compareShown(panel, now) === 'details') {
+      panel.details = now.details;
+      panel.detailsCut = now.detailsCut === true;
+      panel.episode = now.episode;
+      panel.note = 'its prompt now shows other details (its pane was resized, or it asks about ' +
+        'another command); nothing typed: read them, then y';
+      panel.phase = 'choosing';
+      this.host.render();
+      return;
+    }
+    await this.#send(panel);
+  }
+
   /** Sends the answer for the panel's choice, with the prompt as the panel shows it. */
   async #send(panel: OpenPanel): Promise<void> {
-    panel.phase = 'sending';
     const options = panel.options ?? [];
     let message: string;
     try {

@@ -233,8 +233,36 @@ function layout(infos: readonly SessionInfo[], width: number) {
 }
 
 /**
+ * The rows of `sorted` (the board's order: blocked first) that go in `room` lines: all when
+ * they fit; else `room - 1` of them (a line is left for '… N more'): the selected row with
+ * its neighbours, and above them, when the selection is not on a blocked row, as many
+ * blocked rows as leave room for it (a session that waits for the person stays in sight on
+ * a short terminal). `above`: hidden rows that sort above the last one shown;
+ * `hiddenBlocked`: hidden blocked rows.
+ */
+export function shownRows(
+  sorted: readonly SessionInfo[],
+  room: number,
+  selected: string | undefined,
+): { rows: SessionInfo[]; above: number; hiddenBlocked: number } {
+  if (sorted.length <= room) return { rows: [...sorted], above: 0, hiddenBlocked: 0 };
+  const visible = Math.max(1, room - 1);
+  const sel = Math.max(0, sorted.findIndex((i) => i.id === selected));
+  let blocked = 0;
+  while (blocked < sorted.length && sorted[blocked].state === 'blocked') blocked++;
+  const pinned = sel < blocked ? 0 : Math.min(blocked, visible - 1);
+  const w = visible - pinned;
+  const first = Math.min(Math.max(pinned, sel - w + 1), sorted.length - w);
+  const rows = [...sorted.slice(0, pinned), ...sorted.slice(first, first + w)];
+  let hiddenBlocked = 0;
+  for (let i = pinned; i < blocked; i++) if (i < first || i >= first + w) hiddenBlocked++;
+  return { rows, above: first - pinned, hiddenBlocked };
+}
+
+/**
  * The board's frame: exactly `view.height` lines (at least 1), none wider than `view.width`.
- * The selected session's row is kept visible; rows that do not fit are counted in a
+ * The selected session's row is kept visible, and blocked ones above it (see {@link shownRows});
+ * rows that do not fit are counted in a
  * `… N more` line. `printables`: the caller's {@link PrintableInfos}, to make each session's
  * texts printable once per change of them (default: all of them now).
  */
@@ -293,9 +321,11 @@ export function renderBoard(
     : statusWrapped;
   let tableHeader = sorted.length > 0;
   if (!view.answer) {
-    // A terminal too short for it all: the sessions win. Until one row (or the 'no sessions'
-    // line) fits, the key help shrinks to one line, the blank under the title goes, the
-    // status to one line, then the table header, the key help and the status go.
+    // A terminal too short for it all: the sessions win. Until three lines fit for them (a
+    // row each, or two rows and '… N more'; one line for the 'no sessions' line), the key
+    // help shrinks to one line, the blank under the title goes, the status to one line, then
+    // the table header, the key help and the status go.
+    const need = Math.max(1, Math.min(3, sorted.length));
     const free = () =>
       height - head.length - (tableHeader ? 1 : 0) - status.length - keys.length -
       (view.input ? 1 : 0);
@@ -307,7 +337,7 @@ export function renderBoard(
       () => (keys = []),
       () => (status = []),
     ];
-    for (const step of shrink) if (free() < 1) step();
+    for (const step of shrink) if (free() < need) step();
   }
   if (view.answer) {
     const panel = view.answer;
@@ -362,15 +392,8 @@ export function renderBoard(
     // (a margin) when the terminal has room to spare.
     const under = height - head.length - body.length - bottom.length;
     const room = Math.max(1, under > 4 ? under - 1 : under);
-    let first = 0;
-    let last = sorted.length;
-    if (sorted.length > room) {
-      const visible = Math.max(1, room - 1); // keep a line for '… N more'
-      const sel = Math.max(0, sorted.findIndex((i) => i.id === view.selected));
-      first = Math.min(Math.max(0, sel - visible + 1), sorted.length - visible);
-      last = first + visible;
-    }
-    for (const info of sorted.slice(first, last)) {
+    const shown = shownRows(sorted, room, view.selected);
+    for (const info of shown.rows) {
       const selected = info.id === view.selected;
       const r = cols(
         info.name,
@@ -384,8 +407,11 @@ export function renderBoard(
       const marker = selected ? (color ? '\x1b[1m > \x1b[0m' : ' > ') : '   ';
       body.push(marker + r.line + detail);
     }
-    const more = sorted.length - (last - first);
-    if (more > 0) body.push('   ' + sgr('2', `… ${more} more (${first} above)`));
+    const more = sorted.length - shown.rows.length;
+    if (more > 0) {
+      const blocked = shown.hiddenBlocked ? `, ${shown.hiddenBlocked} blocked` : '';
+      body.push('   ' + sgr('2', `… ${more} more (${shown.above} above${blocked})`));
+    }
   }
 
   const lines = [...head, ...body];

@@ -25,6 +25,8 @@ import { ENTER_BOARD, LEAVE_BOARD, RESTORE_MODES, setRaw } from './tty.ts';
 
 /** Shortest time between two board frames, ms (at most 10 a second). */
 export const FRAME_MS = 100;
+/** How long a status line (an answer's outcome, a refusal) stays on the board, ms. */
+export const STATUS_MS = 15_000;
 /** How long the board keeps the row of a session whose process is gone, ms. */
 export const GONE_ROW_MS = 10 * 60_000;
 /** The key that detaches an attached terminal: Ctrl-] (GS), as telnet's escape. */
@@ -59,6 +61,9 @@ export class BoardUi {
   #selected?: string;
   #input = '';
   #message = '';
+  /** The status as {@link BoardUi.render} last saw it, and since when, ms since the epoch. */
+  #messageShown = '';
+  #messageSince = 0;
   #lastFrame = '';
   #lastFrameAt = 0;
   #frameTimer?: ReturnType<typeof setTimeout>;
@@ -147,6 +152,8 @@ export class BoardUi {
       this.#answer.closeOn(g.id, `${g.name} is gone`);
     }
     const infos = gone.size ? all.filter((i) => !gone.has(i.id)) : all;
+    this.#answer.follow(infos); // a prompt answered elsewhere closes its panel
+    this.#expireMessage();
     const sorted = sortSessions(infos);
     if (!sorted.some((i) => i.id === this.#selected)) this.#selected = sorted[0]?.id;
     const extra = this.options.status?.(infos);
@@ -173,6 +180,22 @@ export class BoardUi {
     if (!force && frame === this.#lastFrame) return;
     this.#lastFrame = frame;
     this.#stdout.write(frame);
+  }
+
+  /**
+   * Clears the status line {@link STATUS_MS} after it was first drawn (on the board, not while
+   * it asks something): an old outcome is no news, and on a short terminal it takes rows.
+   */
+  #expireMessage(): void {
+    const now = Date.now();
+    if (this.#message !== this.#messageShown) {
+      this.#messageShown = this.#message;
+      this.#messageSince = now;
+    } else if (
+      this.#message && this.#mode === 'board' && now - this.#messageSince >= STATUS_MS
+    ) {
+      this.#message = this.#messageShown = '';
+    }
   }
 
   #resized(): void {
