@@ -5,12 +5,17 @@
  * `--notify-cmd` appends one line per notice to a file.
  *
  * 1. Resizing a blocked pane: `task-bash` shows the approval dialog (one notice); the outer
- *    terminal is then resized 120 -> 100 -> 90 -> 120 columns, each time until Qwen has drawn
- *    the dialog again at the new width and the session reports it: still one notice (Ink
- *    redraws the dialog at each width; the prompt is the same). The answer, then a second
+ *    terminal is then resized to 100x32, 90x32, 40x15 (options clipped), 80x10 (the dialog's
+ *    top out of sight) and back to 120x32, each time until the session reports the dialog read
+ *    at that size: still one notice (Ink redraws the dialog at each size; the prompt is the
+ *    same; the tester saw 6 notices in 9 s). The answer, then a second
  *    `task-bash`: its prompt is announced (a new prompt after an answer and a turn).
  * 2. Short turns with `--notify-done`: three `task-question` turns (a reply in well under a
- *    second), each sent once the one before is announced: three done notices.
+ *    second), each typed once the one before is announced: three done notices (the tester saw
+ *    1 of 7 short turns announced).
+ *
+ * Answers are typed a moment after the dialog shows, as a person would (Ink drops keys typed
+ * while it mounts); every other wait is for what the screen, the session or the log shows.
  */
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
