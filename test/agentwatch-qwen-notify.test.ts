@@ -14,6 +14,10 @@
  *    second), each typed once the one before is announced: three done notices (the tester saw
  *    1 of 7 short turns announced).
  *
+ * 3. Qwen started by `sh -c 'cd PROJECT && exec qwen'` in a detached session (`run --detach
+ *    --notify-done`), as the tester did: no done for its start-up; three short turns sent with
+ *    `agentwatch send`: three done notices.
+ *
  * Answers are typed a moment after the dialog shows, as a person would (Ink drops keys typed
  * while it mounts); every other wait is for what the screen, the session or the log shows.
  */
@@ -180,6 +184,64 @@ if (!existsSync(QWEN_BIN)) {
     } finally {
       f?.close();
       await pty?.close();
+      await server.close();
+      home.cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
+
+if (existsSync(QWEN_BIN)) {
+  test('qwen started in a shell, detached, turns sent: its start-up is no turn; each short turn is done', async () => {
+    const server = await startFakeOpenAI();
+    const home = makeQwenHome({ baseUrl: server.url });
+    const dir = mkdtempSync(join(tmpdir(), 'agentwatch-qwen-done-'));
+    const log = join(dir, 'notices.jsonl');
+    const script = join(dir, 'notice.sh');
+    writeFileSync(script, `#!/bin/sh\necho '{"kind":"'"$AGENTWATCH_NOTICE"'"}' >> '${log}'\n`);
+    chmodSync(script, 0o755);
+    const env = cliEnv(dir);
+    const name = 'qwen-done';
+    const listed = async () =>
+      (JSON.parse((await runCli(['ls', '--json'], env, 20_000)).stdout || '[]') as SessionInfo[])
+        .find((i) => i.name === name);
+    try {
+      // as the tester did: the agent started by a shell in the project (the session's command
+      // is sh, the agent its foreground process)
+      const started = await runCli(
+        [
+          'run',
+          '--detach',
+          '--name',
+          name,
+          '--no-desktop',
+          '--notify-done',
+          '--notify-cmd',
+          script,
+          '--',
+          'sh',
+          '-c',
+          `cd '${home.project}' && exec '${QWEN_BIN}'`,
+        ],
+        { ...home.env, AGENTWATCH_DIR: dir },
+        30_000,
+      );
+      assert.is(started.code, 0, started.stderr);
+      await until(
+        'qwen idle',
+        async () => (await listed())?.state === 'idle' && (await listed())?.agent === 'qwen',
+        90_000,
+        500,
+      );
+      assert.equal(kinds(log), { blocked: 0, done: 0 }, 'its start-up is no turn');
+      for (let k = 1; k <= 3; k++) {
+        const sent = await runCli(['send', name, `task-question short turn ${k}`], env, 30_000);
+        assert.is(sent.code, 0, sent.stderr);
+        await until(`the done of turn ${k}`, () => kinds(log).done >= k, 30_000);
+      }
+      assert.equal(kinds(log), { blocked: 0, done: 3 });
+    } finally {
+      await runCli(['kill', name], env, 20_000);
       await server.close();
       home.cleanup();
       rmSync(dir, { recursive: true, force: true });

@@ -380,6 +380,16 @@ test('done: an agent starting up (working from its start until its first idle) i
     info('idle'),
   ]]);
   assert.is(joined.length, 1);
+  // an agent started in a session's shell (`sh -c 'cd DIR && exec qwen'`, or typed at a bash
+  // prompt): its start-up is working by a rule, not by 'start'; its first idle is fresh
+  const inShell = replay(new NotifyGate({ done: true }), [
+    [0, info('idle')],
+    [1_000, info('working', { reason: "rule 6 'starting'" })],
+    [5_000, info('idle', { fresh: true })],
+    [9_000, info('working', { lastInput: 8_900 })],
+    [9_500, info('idle', { lastInput: 8_900 })],
+  ]);
+  assert.equal(inShell.map(({ t }) => t), [9_500]);
 });
 
 test('a session first seen is the baseline; exited forgets it; sessions are apart', () => {

@@ -33,7 +33,7 @@
  *   hysteresis between two ends is flicker, and at most {@link FLAP_MAX} such done notices per
  *   session in {@link FLAP_WINDOW_MS}; a turn someone asked for (typed, `send`) is announced
  *   however short. An agent's start-up (working from its start, `by: 'start'`, until it first
- *   reads idle) is no turn.
+ *   reads idle; or an idle that says `fresh`: an agent started in a shell) is no turn.
  * - A session is first seen without a notice (the baseline); `exited` forgets it.
  */
 import type { SessionInfo } from './protocol.ts';
@@ -238,7 +238,9 @@ export class NotifyGate {
       if (prev !== 'blocked') t.waitingSince = t.enteredAt = t.since = now;
       return this.#blocked(t, now);
     }
-    if (info.state === 'idle' && prev === 'working' && this.#o.done && started) {
+    // `fresh`: idle, and no turn since the agent (re)started (one started in a shell is a new
+    // run, its start-up no turn)
+    if (info.state === 'idle' && prev === 'working' && this.#o.done && started && !info.fresh) {
       return this.#done(t, now);
     }
     return null;
