@@ -167,13 +167,33 @@ test('a prompt redrawn at another size (rewrapped, its top cut) after a resize i
   // not resized: a prompt that reads differently is another prompt, announced
   const moved = replay(new NotifyGate(), [[0, info('working')], [1_000, wide], [4_000, narrow]]);
   assert.is(moved.length, 2);
-  // resized long before, or typed into since the prompt appeared: announced
+  // read long after the resize (a slow --interval, a loaded machine): the same question and
+  // options are still that prompt, clipped (Qwen at 40 columns) or cut to its first options
+  // (10 rows) too; another question, or other options, is another prompt
   const late = replay(new NotifyGate(), [
     [0, info('working')],
     [1_000, wide],
     [4_000 + HYSTERESIS_MS, at(narrow, 3_900)],
+    [9_000, at(blocked({ options: ['1. Yes', '2. Yes, and always allow access to…'] }), 6_000)],
   ]);
-  assert.is(late.length, 2);
+  assert.is(late.length, 1);
+  const other = (over: Partial<SessionInfo>) =>
+    replay(new NotifyGate(), [
+      [0, info('working')],
+      [1_000, wide],
+      [4_000 + HYSTERESIS_MS, at(blocked({ ...over, details: narrow.details }), 3_900)],
+    ]).length;
+  assert.is(other({ question: 'Do you want to make this edit?' }), 2);
+  assert.is(other({ options: ['1. Allow once', '2. Deny'] }), 2);
+  // announced before its dialog could be read (a slow sweep), the dialog read, then resized
+  const blind = replay(new NotifyGate(), [
+    [0, info('working')],
+    [1_000, info('blocked')],
+    [3_500, wide],
+    [9_000, at(narrow, 6_000)],
+  ]);
+  assert.equal(blind.map(({ n }) => n.content), [false]);
+  // typed into since the prompt appeared: announced
   const typed = replay(new NotifyGate(), [
     [0, info('working')],
     [1_000, wide],
