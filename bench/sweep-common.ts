@@ -1,9 +1,20 @@
 /**
  * What bench/sweep.ts's cases share: the figures, the simulated user's delays, the seeded
- * PRNG and the scoring of published states against the agents' truth.
+ * PRNG, the scoring of published states against the agents' truth, the in-process panes and
+ * their sweep (synthetic-N, replay-N) and the CPU profile of a window.
  */
+import { writeFileSync } from 'node:fs';
+import { Session as Inspector } from 'node:inspector/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
+import {
+  DEFAULT_INTERVAL_MS,
+  Sweep,
+  type SweepTimers,
+  type SweptSession,
+} from '../src/runtime/sweep.ts';
+import { Terminal } from '../src/vt/terminal.ts';
 
 /** A full garbage collection (V8's `gc`, exposed on first use). */
 let gc: (() => void) | undefined;
@@ -159,5 +170,105 @@ export function truthClock(): { wrote(): number; stateAt(t: number): number } {
       return (wroteAt = Date.now());
     },
     stateAt: (t) => (wroteAt === undefined ? t : Math.min(t, wroteAt)),
+  };
+}
+
+/**
+ * Starts V8's CPU profiler when `file` is given (`--profile PREFIX`: a case's measured window);
+ * the function returned stops it and writes the profile to `file` (a `.cpuprofile`, for
+ * Chrome's DevTools or bench/profile.ts). Without `file`, both do nothing.
+ */
+export async function profileWindow(file: string | undefined): Promise<() => Promise<void>> {
+  if (!file) return async () => {};
+  const inspector = new Inspector();
+  inspector.connect();
+  await inspector.post('Profiler.enable');
+  await inspector.post('Profiler.start');
+  return async () => {
+    const { profile } = await inspector.post('Profiler.stop');
+    inspector.disconnect();
+    writeFileSync(file, JSON.stringify(profile));
+  };
+}
+
+/**
+ * A session of the in-process cases (synthetic-N, replay-N): our Terminal, fed by the case,
+ * standing in for a PTY session; the agent is Claude Code, in front all along.
+ */
+export interface InProcessSession extends SweptSession {
+  readonly terminal: Terminal;
+  /** When output last came (ms since the epoch). */
+  lastOutput: number;
+  /** The sweep's output listeners (called by {@link InProcessSweep.feed}). */
+  readonly listeners: ((data: Uint8Array) => void)[];
+}
+
+/** The in-process cases' panes and their sweep. */
+export interface InProcessSweep {
+  sweep: Sweep<InProcessSession>;
+  sessions: InProcessSession[];
+  /**
+   * Writes `bytes` to session `i`'s screen at `t` (ms since the epoch), then calls its output
+   * listeners; returns the wall time spent in the listeners (ms).
+   */
+  feed(i: number, bytes: Uint8Array, t: number): number;
+}
+
+/**
+ * `n` in-process sessions (32x120) followed by one Sweep with the bundled manifests, in
+ * `adaptive` mode or not; `onTransition` hears of every state change (session index and
+ * state); `now` and `timers` for a virtual clock.
+ */
+export function inProcessSweep(
+  n: number,
+  options: {
+    adaptive: boolean;
+    onTransition: (i: number, state: string) => void;
+    now?: () => number;
+    timers?: SweepTimers;
+  },
+): InProcessSweep {
+  const manifests = loadBundledManifests();
+  const fg = { pgid: 1, name: 'claude', argv: ['claude'] };
+  const sweep = new Sweep<InProcessSession>({
+    intervalMs: DEFAULT_INTERVAL_MS,
+    adaptive: options.adaptive,
+    manifests: () => manifests,
+    foreground: () => fg,
+    now: options.now,
+    timers: options.timers,
+    onTransition: (pane) => options.onTransition(Number(pane.session.id), pane.record.state),
+  });
+  const sessions: InProcessSession[] = [];
+  for (let i = 0; i < n; i++) {
+    const listeners: ((data: Uint8Array) => void)[] = [];
+    sessions.push({
+      id: String(i),
+      spec: { agent: 'claude', command: 'claude', args: [] },
+      terminal: new Terminal(32, 120),
+      inputsVersion: 0,
+      exit: null,
+      report: null,
+      lastOutput: 0,
+      listeners,
+      onOutput(l) {
+        listeners.push(l);
+        return () => {};
+      },
+      onExit: () => () => {},
+    });
+    sweep.add(sessions[i]);
+  }
+  return {
+    sweep,
+    sessions,
+    feed(i, bytes, t) {
+      const s = sessions[i];
+      s.terminal.write(bytes);
+      s.lastOutput = t;
+      const t0 = performance.now();
+      for (const l of s.listeners) l(bytes);
+      return performance.now() - t0;
+    },
   };
 }

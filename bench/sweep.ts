@@ -21,7 +21,9 @@
  *   0.2-1.2 s after the agent goes idle, a prompt answered ('1') 0.2-0.6 s after the host
  *   published it blocked (at least 0.5 s after it was drawn; after 5 s without it, answered
  *   anyway and counted as missed). CPU: process.cpuUsage of this process over the window minus
- *   the harness's own callbacks, as % of one core.
+ *   the harness's reading of the truth, as % of one core; the keys it types (through the
+ *   host's session, as a person's) and its bookkeeping of what the host published (a few map
+ *   operations per transition) count as the host's.
  *
  * Figures per case: blocked latency (prompt drawn, truth time -> `blocked` published) median
  * and max; missed prompts (never published blocked while shown); false blocked (published
@@ -31,7 +33,11 @@
  * blockedMedianMs, blockedMaxMs, missed, falseBlocked, rssMB}]}` instead of the table.
  * Options: `--seconds S` (measured window; default 30 s synthetic, 20 s host), `--mode
  * adaptive|default` (the sweep: adaptive, or the 700 ms interval alone; default adaptive),
- * `--agents farm|node`, `--tsx` (node agents started from the sources).
+ * `--agents farm|node`, `--tsx` (node agents started from the sources), `--profile PREFIX`
+ * (a V8 CPU profile of each case's measured window, written to PREFIX + case + `.cpuprofile`;
+ * the profiler's sampling adds to the CPU measured; `node --import tsx bench/profile.ts FILE`
+ * sums it by function), `--repeat K` (replay-N: the recording replayed K times, the least CPU
+ * kept).
  *
  * Each host session takes about 3 file descriptors in this process (PTY master, control
  * socket, its listening socket) and the farm one per agent: host-1000 needs a limit of at
@@ -50,12 +56,13 @@ import { sessionForeground } from '../src/runtime/default-host.ts';
 import { type HostOptions, SessionHost } from '../src/runtime/host.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import type { Session } from '../src/runtime/session.ts';
-import { DEFAULT_INTERVAL_MS, Sweep } from '../src/runtime/sweep.ts';
-import { Terminal } from '../src/vt/terminal.ts';
+import { DEFAULT_INTERVAL_MS } from '../src/runtime/sweep.ts';
 import {
   type CaseFigures,
   type Followed,
+  inProcessSweep,
   memoryAfterGc,
+  profileWindow,
   quantile,
   type Result,
   rng,
@@ -188,6 +195,8 @@ interface HostPane extends Followed {
   screens: { t: number; text: string }[];
 }
 
+const log = (s: string) => process.stderr.write(s);
+
 /** Runs a host case: `n` sessions, the sweep mode, a measured window of `windowMs`. */
 async function runHost(
   n: number,
@@ -195,6 +204,7 @@ async function runHost(
   windowMs: number,
   agents: { kind: 'farm'; relay: string; speed: number } | { kind: 'node'; command: string[] },
   name = `host-${n}`,
+  profile?: string,
 ): Promise<Result> {
   const dir = mkdtempSync(join(tmpdir(), 'aw-bench-sweep-'));
   const manifests = loadBundledManifests();
@@ -212,7 +222,10 @@ async function runHost(
   const random = rng(n * 7 + (adaptive ? 1 : 0));
   const between = ([lo, hi]: readonly [number, number]) => lo + (hi - lo) * random();
   let driving = false;
-  let harnessMs = 0; // CPU time (process.cpuUsage) this harness spends in its own callbacks
+  // CPU time (process.cpuUsage) this harness spends reading the agents' truth. A cpuUsage call
+  // costs about 20 µs here: getrusage(2) sums every thread of the process, and node-pty runs
+  // one per child (its waitpid), so it times only this 5 Hz poller.
+  let harnessMs = 0;
   /** Runs `f`, adding the CPU time it takes to the harness's account. */
   const harness = (f: () => void) => {
     const c0 = process.cpuUsage();
@@ -221,19 +234,20 @@ async function runHost(
     harnessMs += (c.user + c.system) / 1000;
   };
 
+  const debug = Boolean(process.env.AGENTWATCH_BENCH_FALSE);
+  // Not timed (counted as the host's): a few map operations per transition, and the keys the
+  // simulated person types, which go through the host's session as a person's do.
   host.onTransition(({ info }) => {
     const pane = panes.get(info.id);
     if (!pane) return;
-    harness(() => {
-      const at = Date.now();
-      pane.published.push({ t: at, state: info.state });
-      if (info.state !== 'blocked') return;
-      pane.screens.push({ t: at, text: pane.session.terminal.screenText() });
-      if (pane.open && pane.open.publishedAt === undefined) {
-        pane.open.publishedAt = at;
-        schedule(pane, Math.max(pane.open.shownAt + ANSWER_MIN_MS - at, between(ANSWER_DELAY_MS)));
-      }
-    });
+    const at = Date.now();
+    pane.published.push({ t: at, state: info.state });
+    if (info.state !== 'blocked') return;
+    if (debug) pane.screens.push({ t: at, text: pane.session.terminal.screenText() });
+    if (pane.open && pane.open.publishedAt === undefined) {
+      pane.open.publishedAt = at;
+      schedule(pane, Math.max(pane.open.shownAt + ANSWER_MIN_MS - at, between(ANSWER_DELAY_MS)));
+    }
   });
 
   /** Replaces the pane's pending action. */
@@ -241,7 +255,7 @@ async function runHost(
     if (pane.timer) clearTimeout(pane.timer);
     pane.timer = setTimeout(() => {
       pane.timer = undefined;
-      if (driving) harness(act);
+      if (driving) act();
     }, Math.max(0, ms));
   };
   const answer = (pane: HostPane) => {
@@ -327,7 +341,11 @@ async function runHost(
     const startS = (Date.now() - t0) / 1000;
     await sleep(800); // start-up redraws settle; every pane has been swept once
 
-    // the measured window
+    // the measured window ('measuring' on stderr: an outside profiler may start now)
+    log('measuring ');
+    const stopProfile = await profileWindow(profile);
+    const bytesOut = () => [...panes.values()].reduce((n, p) => n + p.session.bytesOut, 0);
+    const bytes0 = bytesOut();
     const cpu0 = process.cpuUsage();
     const stats0 = { ...host.sweepStats };
     const w0 = Date.now();
@@ -346,6 +364,8 @@ async function runHost(
     const w1 = Date.now();
     const cpu = process.cpuUsage(cpu0);
     const stats = { ...host.sweepStats };
+    const bytes = bytesOut() - bytes0;
+    await stopProfile();
     const mem1 = memoryAfterGc();
     await sleep(TRUTH_GRACE_MS);
     drain();
@@ -366,7 +386,11 @@ async function runHost(
       windowS: ms / 1000,
       evalsPerS: (stats.evaluations - stats0.evaluations) / (ms / 1000),
       workingPct: scored.workingPct,
-      note: `started in ${startS.toFixed(0)} s, harness ${(harnessMs / ms * 100).toFixed(1)}%` +
+      // the work done (output read, evaluations) falls when a loaded machine slows the agents
+      note:
+        `${(bytes / 1024 / (ms / 1000)).toFixed(0)} KB/s read, started in ${
+          startS.toFixed(0)
+        } s, harness ${(harnessMs / ms * 100).toFixed(1)}%` +
         (agents.kind === 'node' ? ', node agents' : ''),
     };
   } finally {
@@ -405,38 +429,24 @@ function reportFalse(name: string, falses: { pane: HostPane; at: number }[]): vo
   }
 }
 
-/** A pane of the synthetic case: our Terminal, fed by the farm, standing in for a session. */
+/** A pane of the synthetic case: an in-process session fed by the farm. */
 interface SynthPane extends Followed {
   index: number;
-  session: SynthSession;
   timer?: ReturnType<typeof setTimeout>;
-  /** When the prompt on screen was drawn (truth), while one is. */
-  shownAt?: number;
-}
-
-/** The part of a Session the sweep reads, without a PTY. */
-interface SynthSession {
-  id: string;
-  spec: { agent: string; command: string; args: string[] };
-  terminal: Terminal;
-  inputsVersion: number;
-  exit: null;
-  report: null;
-  lastOutput: number;
-  listeners: ((data: Uint8Array) => void)[];
-  onOutput(l: (data: Uint8Array) => void): () => void;
-  onExit(l: (exit: never) => void): () => void;
 }
 
 /** Runs the synthetic case: `n` in-process panes, the sweep mode, a window of `windowMs`. */
-async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Promise<Result> {
+async function runSynthetic(
+  n: number,
+  adaptive: boolean,
+  windowMs: number,
+  profile?: string,
+): Promise<Result> {
   const dir = mkdtempSync(join(tmpdir(), 'aw-bench-synth-'));
-  const manifests = loadBundledManifests();
   const random = rng(n * 11 + (adaptive ? 1 : 0));
   const between = ([lo, hi]: readonly [number, number]) => lo + (hi - lo) * random();
   const panes: SynthPane[] = [];
   let driving = false;
-  const fg = { pgid: 1, name: 'claude', argv: ['claude'] };
   // The sweep's own CPU time: its timers' callbacks (ticks and the adaptive slot, each serving
   // many panes) and direct evaluations, from process.cpuUsage around each (nested calls counted
   // once); its output listener (a few map operations per frame) by wall time, as a cpuUsage
@@ -464,15 +474,9 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
       sweepMs += performance.now() - t0;
     }
   };
-  const sweep = new Sweep<SynthSession>({
-    intervalMs: DEFAULT_INTERVAL_MS,
+  const { sweep, feed } = inProcessSweep(n, {
     adaptive,
-    manifests: () => manifests,
-    foreground: () => fg,
-    onTransition: (w) => {
-      const pane = panes[Number(w.session.id)];
-      pane.published.push({ t: Date.now(), state: w.record.state });
-    },
+    onTransition: (i, state) => panes[i].published.push({ t: Date.now(), state }),
     timers: {
       setTimeout: (f, ms) => setTimeout(timed(f), ms),
       clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
@@ -480,11 +484,11 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
       clearInterval: (h) => clearInterval(h as ReturnType<typeof setInterval>),
     },
   });
-  /** Times a pane's own looks outside the sweep's timers (a look the typing guard asks for). */
-  const timePane = (pane: ReturnType<typeof sweep.add>) => {
+  // a pane's own looks outside the sweep's timers (a look the typing guard asks for) timed too
+  for (const pane of sweep.panes.values()) {
     pane.evaluateIfDue = timed(pane.evaluateIfDue.bind(pane));
     pane.classifyNow = timed(pane.classifyNow.bind(pane));
-  };
+  }
   let vtMs = 0;
 
   let farm: { child: ChildProcess; socket: string } | undefined;
@@ -515,25 +519,7 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
   };
   try {
     farm = await startFarm(dir, SYNTH_SPEED);
-    for (let i = 0; i < n; i++) {
-      const session: SynthSession = {
-        id: String(i),
-        spec: { agent: 'claude', command: 'claude', args: [] },
-        terminal: new Terminal(32, 120),
-        inputsVersion: 0,
-        exit: null,
-        report: null,
-        lastOutput: 0,
-        listeners: [],
-        onOutput(l) {
-          this.listeners.push(l);
-          return () => {};
-        },
-        onExit: () => () => {},
-      };
-      panes.push({ index: i, session, truth: [], published: [], answers: [] });
-      timePane(sweep.add(session));
-    }
+    for (let i = 0; i < n; i++) panes.push({ index: i, truth: [], published: [], answers: [] });
     socket = connect(farm.socket);
     await new Promise<void>((r) => socket!.once('connect', () => r()));
     let pending: Buffer = Buffer.alloc(0);
@@ -546,14 +532,10 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
         const pane = panes[pending.readUInt32LE(off)];
         const payload = pending.subarray(off + 9, off + 9 + len);
         if (pending.readUInt8(off + 4) === 0) {
-          const s = pane.session;
           const t0 = performance.now();
-          s.terminal.write(payload);
-          vtMs += performance.now() - t0;
-          s.lastOutput = Date.now();
-          const t1 = performance.now();
-          for (const l of s.listeners) l(payload);
-          listenerMs += performance.now() - t1;
+          const inListeners = feed(pane.index, payload, Date.now());
+          listenerMs += inListeners;
+          vtMs += performance.now() - t0 - inListeners;
         } else onTruth(pane, JSON.parse(payload.toString()) as TruthEvent);
         off += 9 + len;
       }
@@ -568,6 +550,7 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
     sweep.start();
     await sleep(1500);
     // the measured window
+    const stopProfile = await profileWindow(profile);
     const w0 = Date.now();
     const cpu0 = process.cpuUsage();
     const evals0 = sweep.stats.evaluations;
@@ -586,6 +569,7 @@ async function runSynthetic(n: number, adaptive: boolean, windowMs: number): Pro
     const w1 = Date.now();
     const cpu = process.cpuUsage(cpu0);
     const evals = sweep.stats.evaluations - evals0;
+    await stopProfile();
     const mem = memoryAfterGc();
     await sleep(TRUTH_GRACE_MS);
     const scored = score(panes, w0, w1);
@@ -707,6 +691,8 @@ async function main(): Promise<void> {
       agents: { type: 'string', default: 'farm' },
       json: { type: 'boolean', default: false },
       tsx: { type: 'boolean', default: false },
+      profile: { type: 'string' },
+      repeat: { type: 'string', default: '1' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -714,6 +700,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       'usage: npm run bench:sweep -- [--case synthetic-N|host-N|replay-N[,...]] [--seconds S]\n' +
         '                              [--mode adaptive|default] [--agents farm|node] [--json]\n' +
+        '                              [--profile PREFIX] [--repeat K]\n' +
         'default cases: synthetic-1000,host-10,host-100,host-1000 (see the top of bench/sweep.ts)\n',
     );
     return;
@@ -732,7 +719,6 @@ async function main(): Promise<void> {
   const adaptive = values.mode === 'adaptive';
   const dir = mkdtempSync(join(tmpdir(), 'aw-bench-agent-'));
   const load0 = loadavg()[0];
-  const log = (s: string) => process.stderr.write(s);
   try {
     let agents: Parameters<typeof runHost>[3] | undefined;
     if (names.some((c) => c.startsWith('host-'))) {
@@ -760,11 +746,12 @@ async function main(): Promise<void> {
         );
         continue;
       }
+      const profile = values.profile ? `${values.profile}${name}.cpuprofile` : undefined;
       const r = kind === 'host'
-        ? await runHost(n, adaptive, windowMs, agents!)
+        ? await runHost(n, adaptive, windowMs, agents!, name, profile)
         : kind === 'replay'
-        ? await runReplay(n, adaptive, windowMs)
-        : await runSynthetic(n, adaptive, windowMs);
+        ? await runReplay(n, adaptive, windowMs, profile, Number(values.repeat))
+        : await runSynthetic(n, adaptive, windowMs, profile);
       log(`${r.prompts} prompts in ${r.windowS.toFixed(0)} s (${r.note})\n`);
       results.push(r);
     }

@@ -106,14 +106,37 @@ export function ruleEvaluation(
   text: string,
   activity?: string,
 ): Evaluation {
+  return evaluationOf(rule, decisive, findMatch(decisive, text), activity);
+}
+
+/** The reason of each rule by its deciding pattern (the same words every time). */
+const reasons = new WeakMap<Rule, Map<Pattern, string>>();
+
+/**
+ * {@link ruleEvaluation} with the matched text already found (`match`: the leftmost match of
+ * `decisive` in the rule's region text, as {@link findMatch} gives it).
+ */
+export function evaluationOf(
+  rule: Rule,
+  decisive: Pattern,
+  match: string | null,
+  activity?: string,
+): Evaluation {
+  let byPattern = reasons.get(rule);
+  if (!byPattern) reasons.set(rule, byPattern = new Map());
+  let reason = byPattern.get(decisive);
+  if (reason === undefined) {
+    reason = `${describeRule(rule)}: ${matchedBecause(rule, decisive)} in ${rule.regionLabel}`;
+    byPattern.set(decisive, reason);
+  }
   return {
     ...(activity ? { activity } : {}),
     state: rule.state,
     rule: rule.index,
     pattern: decisive.source,
-    match: findMatch(decisive, text),
+    match,
     region: rule.regionLabel,
-    reason: `${describeRule(rule)}: ${matchedBecause(rule, decisive)} in ${rule.regionLabel}`,
+    reason,
   };
 }
 

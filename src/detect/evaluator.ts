@@ -4,13 +4,14 @@
  * (most of them) are answered from the bits of its region's lines ({@link LineFacts}: each
  * distinct line is tested once, so a spinner frame tests one new line); a rule's other
  * patterns run on its region's text only when the bits did not already reject it, and again
- * only when that text differs from the text they last ran on; the matched text is extracted
- * again only when the deciding rule or its text changed. Pure: no I/O.
+ * only when that text differs from the text they last ran on (told by its lines, without
+ * joining them); the matched text is extracted again only when the deciding rule or its text
+ * changed. Pure: no I/O.
  */
 import type { Manifest, Rule } from './manifest.ts';
-import { activityIn, activityText, NO_MATCH, ruleEvaluation } from './evaluate.ts';
+import { activityIn, activityText, evaluationOf, NO_MATCH } from './evaluate.ts';
 import { type Bits, hasBit, type LineFacts, lineFactsOf, maskOfBits } from './line-facts.ts';
-import { hasLiterals, type Pattern, testPattern } from './patterns.ts';
+import { findMatch, hasLiterals, type Pattern, testPattern } from './patterns.ts';
 import { RegionTexts, widestBottom } from './regions.ts';
 import type { Evaluation, Region, ScreenInput } from './types.ts';
 
@@ -154,9 +155,33 @@ function matchWithBits(
   return null;
 }
 
+/**
+ * What a region's text is made of, to tell whether it changed without joining it: the region's
+ * lines (the text is their join with '\n', and no line holds a '\n': equal lines, equal text),
+ * or the text itself for the title and OSC regions. Keeps references to the screen's line
+ * strings, not a joined copy of them.
+ */
+type TextKey = string | readonly string[];
+
+/** The {@link TextKey} of `region`'s text on the screen of `texts`. */
+function keyOf(region: Region, texts: RegionTexts): TextKey {
+  return region.kind === 'title' || region.kind === 'osc'
+    ? texts.text(region)
+    : texts.linesOf(region);
+}
+
+/** True when the texts of keys `a` and `b` are equal. */
+function sameKey(a: TextKey, b: TextKey): boolean {
+  if (typeof a === 'string' || typeof b === 'string') return a === b;
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+}
+
 /** What one rule gave on the region text it was last tested on. */
 interface Tested {
-  text: string;
+  key: TextKey;
   decisive: Pattern | null;
 }
 
@@ -172,8 +197,17 @@ interface Layout {
   widest: number;
 }
 
-/** The {@link Layout} of `manifest`. */
+const layouts = new WeakMap<Manifest, Layout>();
+
+/** The {@link Layout} of `manifest`, made once per manifest object and shared by every pane. */
 function layoutOf(manifest: Manifest): Layout {
+  let layout = layouts.get(manifest);
+  if (!layout) layouts.set(manifest, layout = makeLayout(manifest));
+  return layout;
+}
+
+/** The {@link Layout} of `manifest`, made afresh. */
+function makeLayout(manifest: Manifest): Layout {
   const facts = lineFactsOf(manifest);
   const regions: Region[] = [];
   const keys: string[] = [];
@@ -200,9 +234,10 @@ function layoutOf(manifest: Manifest): Layout {
 
 /**
  * One pane's evaluator. Its cache is keyed by the manifest: a different manifest object (a
- * reload, another agent in the foreground) starts it afresh. Memory: one reference per rule
- * to a region text of the last screen (strings the screen's regions share); the line bits
- * are kept per manifest, shared by every pane ({@link LineFacts}).
+ * reload, another agent in the foreground) starts it afresh. Memory: per rule tested, the
+ * lines of its region's text it was tested on (references to the screen's line strings, not
+ * a joined copy: {@link TextKey}); the line bits are kept per manifest, shared by every pane
+ * ({@link LineFacts}).
  */
 export class Evaluator {
   #manifest: Manifest | null = null;
@@ -219,7 +254,7 @@ export class Evaluator {
   /** By rule position in `manifest.rules`. */
   #tested: (Tested | undefined)[] = [];
   /** The last evaluation that a rule decided, with the rule's position and text. */
-  #last: { position: number; text: string; decisive: Pattern; evaluation: Evaluation } | null =
+  #last: { position: number; key: TextKey; decisive: Pattern; evaluation: Evaluation } | null =
     null;
   /** The `[activity]` region's text last read, and what the agent said in it (a pattern that is not line-local). */
   #activity: { text: string; said: string | undefined } | null = null;
@@ -261,31 +296,37 @@ export class Evaluator {
         decisive = plan.needsText ? null : matchWithBits(rule, plan, bits, at, noText);
         this.stats.skipped++;
       } else {
-        const text = texts.text(rule.region);
+        const key = keyOf(rule.region, texts);
         const tested = this.#tested[i];
-        if (tested && tested.text === text) {
+        if (tested && sameKey(tested.key, key)) {
           decisive = tested.decisive;
           this.stats.skipped++;
         } else {
+          const text = texts.text(rule.region);
           decisive = matchWithBits(rule, plan, bits, at, () => text);
-          this.#tested[i] = { text, decisive };
+          this.#tested[i] = { key, decisive };
           this.stats.tested++;
         }
       }
       if (!decisive) continue;
-      const text = texts.text(rule.region);
+      const key = keyOf(rule.region, texts);
       const activity = rule.state === 'working'
         ? this.#said(texts, manifest, generation)
         : undefined;
       const last = this.#last;
       if (
-        last && last.position === i && last.decisive === decisive && last.text === text &&
+        last && last.position === i && last.decisive === decisive && sameKey(last.key, key) &&
         last.evaluation.activity === activity
       ) {
         return last.evaluation;
       }
-      const evaluation = ruleEvaluation(rule, decisive, text, activity);
-      this.#last = { position: i, text, decisive, evaluation };
+      const evaluation = evaluationOf(
+        rule,
+        decisive,
+        this.#matchOf(decisive, rule.region, texts),
+        activity,
+      );
+      this.#last = { position: i, key, decisive, evaluation };
       return evaluation;
     }
     return NO_MATCH;
@@ -343,6 +384,23 @@ export class Evaluator {
       }
     }
     return masks;
+  }
+
+  /**
+   * The leftmost match of `decisive` in region `region`'s text on the screen of `texts`, as
+   * {@link findMatch} gives it: when the pattern's matches lie in one line, the match in the
+   * first of the region's lines with its bit (a line's match is kept by {@link LineFacts});
+   * else RE2 on the text.
+   */
+  #matchOf(decisive: Pattern, region: Region, texts: RegionTexts): string | null {
+    const facts = this.#layout!.facts;
+    const bit = facts.bitOf(decisive);
+    if (decisive.matchesInLine && bit >= 0) {
+      for (const line of texts.linesOf(region)) {
+        if (hasBit(facts.lineMask(line), bit)) return facts.firstMatch(decisive, line);
+      }
+    }
+    return findMatch(decisive, texts.text(region));
   }
 
   /**

@@ -46,6 +46,12 @@ export interface Prompt {
   detailsCut?: boolean;
 }
 
+/**
+ * The background tags of each row's code units (Terminal.rowBackgrounds): per row, or a
+ * function of the row index that gives them when asked (only a button row is asked).
+ */
+export type Backgrounds = readonly (readonly number[])[] | ((row: number) => readonly number[]);
+
 /** A line saying rows of a dialog are scrolled out of sight (`↑ 8 more lines`, `… +3 lines`). */
 const HIDDEN_ROWS = /^(?:[↑↓]\s*\d+ more lines?|…\s*\+?\d+ (?:more )?lines?)\b/u;
 
@@ -92,7 +98,7 @@ const BUTTON_ROW =
  */
 function readButtonRow(
   rows: readonly string[],
-  backgrounds: readonly (readonly number[])[] | undefined,
+  backgrounds: Backgrounds | undefined,
 ): Prompt | null {
   for (let i = rows.length - 1; i >= 0 && i >= rows.length - 6; i--) {
     const m = BUTTON_ROW.exec(rows[i]);
@@ -102,7 +108,7 @@ function readButtonRow(
     for (let l = re.exec(m[2]); l; l = re.exec(m[2])) {
       labels.push({ text: l[0], at: m[1].length + l.index });
     }
-    const tags = backgrounds?.[i];
+    const tags = typeof backgrounds === 'function' ? backgrounds(i) : backgrounds?.[i];
     let selected = -1;
     if (tags) {
       // the gap between the first two buttons belongs to neither: the selected button is the
@@ -176,12 +182,12 @@ function unnumberedOptions(
 
 /**
  * Finds the prompt on `rows` (visible rows, top first). `backgrounds` (optional, per row the
- * background tag of each code unit: Terminal.rowBackgrounds) lets it see a selection drawn
- * with a colour alone.
+ * background tag of each code unit: Terminal.rowBackgrounds, or a function giving a row's)
+ * lets it see a selection drawn with a colour alone.
  */
 export function readPrompt(
   rows: readonly string[],
-  backgrounds?: readonly (readonly number[])[],
+  backgrounds?: Backgrounds,
 ): Prompt {
   // The options: the last run of consecutively numbered lines 1., 2., ... on the screen.
   // An option's text wraps onto the next rows, indented at least as deep as its text starts

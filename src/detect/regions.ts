@@ -152,7 +152,9 @@ export class RegionTexts {
   #lines: string[] | null = null;
   #whole: string | null = null;
   #belowRule: string | null = null;
-  #bottom: Map<number, string> | null = null;
+  /** Bottom texts computed: `bottom = #bottomLines[k]` gives `#bottomTexts[k]` (a few at most). */
+  #bottomLines: number[] | null = null;
+  #bottomTexts: string[] | null = null;
   /** The last {@link #widest} non-blank lines joined, and where each starts in it. */
   #widestText: { text: string; starts: number[] } | null = null;
   /** The last {@link #widest} non-blank lines, top first. */
@@ -184,12 +186,13 @@ export class RegionTexts {
       case 'below_last_rule':
         return (this.#belowRule ??= this.#computeBelowRule());
       case 'bottom': {
-        this.#bottom ??= new Map();
-        let t = this.#bottom.get(region.lines);
-        if (t === undefined) {
-          t = this.#computeBottom(region.lines);
-          this.#bottom.set(region.lines, t);
-        }
+        const lines = (this.#bottomLines ??= []);
+        const texts = (this.#bottomTexts ??= []);
+        const k = lines.indexOf(region.lines);
+        if (k >= 0) return texts[k];
+        const t = this.#computeBottom(region.lines);
+        lines.push(region.lines);
+        texts.push(t);
         return t;
       }
     }

@@ -264,17 +264,21 @@ export function ptyMasterFd(pty: IPty): number | undefined {
  *
  * Synchronous: the addon and /proc cost microseconds; the ps fallback runs up to three
  * short `ps` processes (timeout 1 s each). With the addon and `options.previous` answering
- * for the same group, a call is two system calls (kill(pid, 0) and tcgetpgrp); /proc is
- * read only when the group changed or {@link LEADER_REREAD_MS} passed.
+ * for the same group, a call is one system call (tcgetpgrp); kill(pid, 0) and /proc are read
+ * only when the group changed, and the leader's name when {@link LEADER_REREAD_MS} passed.
  */
 export function foreground(master: PtyMaster, options: ForegroundOptions = {}): Foreground | null {
   const { pid, fd } = master;
   if (!Number.isInteger(pid) || pid < 1) {
     throw new RangeError(`foreground: pid must be a positive integer, got ${pid}`);
   }
+  const useAddon = fd !== undefined && !addonDisabled() && loadedAddon().addon !== undefined;
+  if (useAddon && (options.via === undefined || options.via === 'addon')) {
+    const same = sameGroupViaAddon(fd, options.previous);
+    if (same) return same;
+  }
   if (!signalable(pid)) return null;
 
-  const useAddon = fd !== undefined && !addonDisabled() && loadedAddon().addon !== undefined;
   const sources: ForegroundVia[] = options.via !== undefined
     ? [options.via]
     : [...(useAddon ? ['addon' as const] : []), defaultFallback()];
@@ -320,6 +324,31 @@ function isZombie(pid: number): boolean {
   if (process.platform !== 'linux') return false;
   const stat = readProc(`/proc/${pid}/stat`);
   return stat === undefined || statFields(stat)?.[0] === 'Z';
+}
+
+/**
+ * The answer for the foreground group of the addon's `previous` answer when tcgetpgrp(fd) still
+ * gives that group, without kill(pid, 0) or /proc: a PTY child leads its session, and a session
+ * leader's exit clears its terminal's foreground group (see {@link viaAddon}), so a group
+ * still in front means the child is alive. Its leader is read again as {@link stillLeader}
+ * says. undefined when there is no such previous answer, the group changed or the addon
+ * failed (the full path then decides).
+ */
+function sameGroupViaAddon(
+  fd: number | undefined,
+  previous: Foreground | null | undefined,
+): Foreground | undefined {
+  if (fd === undefined || !previous || previous.via !== 'addon') return undefined;
+  const addon = loadedAddon().addon!;
+  let pgid: number;
+  try {
+    pgid = addon.foregroundPgid(fd);
+  } catch {
+    return undefined;
+  }
+  if (pgid <= 0 || pgid !== previous.pgid) return undefined;
+  return stillLeader(previous, pgid, 'addon') ??
+    withLeader(pgid, leaderOrGone(() => addon.processInfo(pgid)), 'addon');
 }
 
 function viaAddon(

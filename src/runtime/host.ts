@@ -313,7 +313,8 @@ export class SessionHost {
     const ttys: string[] = [];
     for (const { pane } of this.#served.values()) {
       if (pane.pid > 0) agents.push(pane.pid);
-      const tty = pane.info().tty;
+      // a PTY pane's tty without its whole info (read for every pane at every start)
+      const tty = pane instanceof PtyPane ? pane.session.tty : pane.info().tty;
       if (tty) ttys.push(tty);
     }
     registerSessions(this, { agents, ttys });

@@ -20,6 +20,7 @@ import {
   validSize,
 } from './protocol.ts';
 import type { Pane } from './pane.ts';
+import type { Prompt } from '../detect/prompt.ts';
 import { ScreenPane, type ScreenPaneOptions } from './screen-pane.ts';
 import type { ExitInfo, Session } from './session.ts';
 import type { StateRecord } from './signals.ts';
@@ -50,6 +51,9 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
   #promptSince = 0;
   /** The episode of the prompt now published (see {@link promptEpisode}). */
   #promptEpisode = 0;
+  /** The prompt read off the screen at terminal version {@link #promptVersion}. */
+  #promptRead?: Prompt;
+  #promptVersion = -1;
 
   constructor(session: Session, readonly options: PtyPaneOptions) {
     super(session, options);
@@ -104,7 +108,7 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
    * by field: an evaluation that changes nothing builds no info.
    */
   #classified(prev: StateRecord): void {
-    const next = published(this);
+    const next = published(this, () => this.#prompt());
     if (next.prompt !== this.#published?.prompt) {
       this.#promptSince = Date.now();
       if (next.prompt) this.#promptEpisode++;
@@ -148,12 +152,25 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
     const activity = this.record.state === 'working' ? this.record.evaluation?.activity : undefined;
     if (activity) info.activity = activity;
     if (this.record.state === 'blocked') {
-      const p = promptOn(s.terminal);
+      const p = this.#prompt();
       if (p.question) info.question = p.question;
       if (p.options.length) info.options = p.options;
       if (p.details.length) info.details = p.details;
     }
     return info;
+  }
+
+  /**
+   * The prompt on the screen ({@link promptOn}), read once per screen version: an evaluation
+   * that publishes reads it for its comparison and for the info.
+   */
+  #prompt(): Prompt {
+    const version = this.session.terminal.version;
+    if (this.#promptVersion !== version || !this.#promptRead) {
+      this.#promptRead = promptOn(this.session.terminal);
+      this.#promptVersion = version;
+    }
+    return this.#promptRead;
   }
 
   screen(): ScreenReply {
@@ -314,12 +331,15 @@ interface Published {
   prompt: string;
 }
 
-/** The {@link Published} fields of `pane` now (the prompt read only when it is blocked). */
-function published(pane: PtyPane): Published {
+/**
+ * The {@link Published} fields of `pane` now; `promptNow` reads the prompt on its screen, only
+ * when it is blocked.
+ */
+function published(pane: PtyPane, promptNow: () => Prompt): Published {
   const r = pane.record;
   let prompt = '';
   if (r.state === 'blocked') {
-    const p = promptOn(pane.session.terminal);
+    const p = promptNow();
     prompt = `${p.question}\0${p.options.join('\0')}\0\0${p.details.join('\0')}`;
   }
   return {

@@ -2,7 +2,9 @@
  * The sweep schedules panes ({@link ScreenPane}: each classifies itself): every `intervalMs`
  * (default 700 ms, the seed's SWEEP_INTERVAL) each pane refreshes its inputs (manifests,
  * foreground) and, when its screen or inputs changed since its last evaluation, is classified
- * again; unchanged panes cost one integer compare. In adaptive mode a session that changes is
+ * again; unchanged panes cost one integer compare. Past {@link PANES_PER_TICK_PART} panes that
+ * round is spread over the interval in parts, so that it never holds the event loop for all
+ * panes at once. In adaptive mode a session that changes is
  * also evaluated soon after its output, at most once every {@link ADAPTIVE_MIN_MS}; one timer
  * serves every such look at the end of its {@link ADAPTIVE_SLOT_MS} slot (a look already due
  * waits for the end of the current slot), so a thousand spinning panes share at most 40
@@ -28,9 +30,31 @@ export const ADAPTIVE_MIN_MS = 100;
  */
 export const ADAPTIVE_SLOT_MS = 25;
 
+/**
+ * A periodic sweep of more panes than this is spread over the interval in parts (at most
+ * {@link MAX_TICK_PARTS}), each visiting its share of the panes, so that a thousand panes'
+ * foreground reads and looks do not hold the event loop in one go; every pane is still
+ * visited once per interval.
+ */
+export const PANES_PER_TICK_PART = 32;
+/** The most parts one periodic sweep is spread over. */
+export const MAX_TICK_PARTS = 28;
+
 /** The end of the slot that holds time `t` (ms since the epoch). */
 function slotEnd(t: number): number {
   return Math.ceil(t / ADAPTIVE_SLOT_MS) * ADAPTIVE_SLOT_MS;
+}
+
+/**
+ * A periodic sweep under way: the panes it visits, the index of the next, the parts it is
+ * spread over, the parts taken and the timer of the next part.
+ */
+interface Round<S extends SweptSession> {
+  panes: ScreenPane<S>[];
+  next: number;
+  parts: number;
+  part: number;
+  timer?: unknown;
 }
 
 /**
@@ -88,6 +112,8 @@ export class Sweep<S extends SweptSession = Session> {
   /** The one timer serving {@link #slots}, and the time it fires at. */
   #slotTimer?: unknown;
   #slotAt = Infinity;
+  /** The periodic sweep under way, if any. */
+  #round?: Round<S>;
   /** What to undo when a pane is removed. */
   readonly #offs = new Map<ScreenPane<S>, () => void>();
   /** Totals, for the benchmark. */
@@ -128,15 +154,21 @@ export class Sweep<S extends SweptSession = Session> {
     this.panes.delete(id);
   }
 
-  /** Starts the periodic sweep. */
+  /**
+   * Starts the periodic sweep: every `intervalMs` a round visits every pane ({@link tick}'s
+   * work), spread in parts over the interval when there are more than
+   * {@link PANES_PER_TICK_PART} panes.
+   */
   start(): void {
-    this.#timer ??= this.#timers.setInterval(() => this.tick(), this.intervalMs);
+    this.#timer ??= this.#timers.setInterval(() => this.#startRound(), this.intervalMs);
     unref(this.#timer);
   }
 
   stop(): void {
     if (this.#timer) this.#timers.clearInterval(this.#timer);
     this.#timer = undefined;
+    if (this.#round?.timer !== undefined) this.#timers.clearTimeout(this.#round.timer);
+    this.#round = undefined;
     if (this.#slotTimer !== undefined) this.#timers.clearTimeout(this.#slotTimer);
     this.#slotTimer = undefined;
     this.#slotAt = Infinity;
@@ -216,21 +248,72 @@ export class Sweep<S extends SweptSession = Session> {
     if (next < Infinity) this.#arm(next);
   }
 
-  /** One sweep: refreshes every pane (manifests, foreground), evaluates those that are due. */
+  /** One sweep now: refreshes every pane (manifests, foreground), evaluates those that are due. */
   tick(): void {
+    this.#refreshSources();
+    for (const pane of this.panes.values()) this.#visit(pane);
+  }
+
+  /** At the start of a sweep: the totals and the host's refresh (hot reload's stat check). */
+  #refreshSources(): void {
     this.stats.ticks++;
     try {
       this.options.refresh?.();
     } catch {
       // a reload's failure keeps the manifests in force; the sweep goes on
     }
-    for (const pane of this.panes.values()) {
-      try {
-        pane.refresh();
-        pane.evaluateIfDue();
-      } catch {
-        // One pane's failure must not stop the sweep of the others; it is retried next tick.
-      }
+  }
+
+  /** Refreshes `pane` and evaluates it when due. */
+  #visit(pane: ScreenPane<S>): void {
+    try {
+      pane.refresh();
+      pane.evaluateIfDue();
+    } catch {
+      // One pane's failure must not stop the sweep of the others; it is retried next tick.
     }
+  }
+
+  /**
+   * The periodic sweep's round: what is left of the previous round is visited first (its
+   * parts came late), then the panes of this one, in parts `intervalMs / parts` apart.
+   */
+  #startRound(): void {
+    const previous = this.#round;
+    if (previous) {
+      if (previous.timer !== undefined) this.#timers.clearTimeout(previous.timer);
+      previous.part = previous.parts;
+      this.#takePart(previous);
+    }
+    const panes = [...this.panes.values()];
+    const parts = Math.min(
+      MAX_TICK_PARTS,
+      Math.max(1, Math.ceil(panes.length / PANES_PER_TICK_PART)),
+    );
+    this.#refreshSources();
+    const round: Round<S> = { panes, next: 0, parts, part: 0 };
+    this.#round = round;
+    this.#takePart(round);
+  }
+
+  /** Visits the panes of `round`'s next part (all that are left after its last) and arms the part after. */
+  #takePart(round: Round<S>): void {
+    round.timer = undefined;
+    round.part++;
+    const end = round.part >= round.parts
+      ? round.panes.length
+      : Math.ceil(round.panes.length * round.part / round.parts);
+    for (; round.next < end; round.next++) {
+      const pane = round.panes[round.next];
+      if (this.panes.get(pane.id) === pane) this.#visit(pane);
+    }
+    if (round.next >= round.panes.length) {
+      if (this.#round === round) this.#round = undefined;
+      return;
+    }
+    round.timer = this.#timers.setTimeout(() => {
+      if (this.#round === round) this.#takePart(round);
+    }, this.intervalMs / round.parts);
+    unref(round.timer);
   }
 }

@@ -49,8 +49,8 @@ import { sendBytes } from './send-text.ts';
  * so `answer` types no digit into it and the board shows no notes as options.
  */
 export function promptOn(terminal: Terminal): Prompt {
-  const rows = terminal.snapshot().rows;
-  const p = readPrompt(rows, rows.map((_, y) => terminal.rowBackgrounds(y)));
+  // a row's background tags only when asked (a button row), not every row's each time
+  const p = readPrompt(terminal.snapshot().rows, (y) => terminal.rowBackgrounds(y));
   if (p.layout === 'vertical' && p.options.length && p.selected < 0) {
     return { question: '', options: [], selected: -1, layout: p.layout, details: [] };
   }

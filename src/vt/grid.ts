@@ -48,6 +48,21 @@ export const BLANK = 1 << WIDTH_SHIFT;
 /** Scratch UTF-16 buffer of {@link Grid.buildRowText} (grown on demand; shared: single-threaded). */
 let scratch = new Uint16Array(512);
 
+/**
+ * Plain arrays of UTF-16 code units by length, for String.fromCharCode.apply in
+ * {@link Grid.buildRowText} (shared: single-threaded; one per row length seen, at most
+ * {@link MAX_CODES_LENGTH}).
+ */
+const codesByLength: number[][] = [];
+/** Longer rows get a fresh array each time. */
+const MAX_CODES_LENGTH = 4096;
+
+/** A plain array of `n` small integers to fill (reused for the same `n`). */
+function codesOfLength(n: number): number[] {
+  if (n > MAX_CODES_LENGTH) return new Array<number>(n).fill(0);
+  return (codesByLength[n] ??= new Array<number>(n).fill(0));
+}
+
 /** Tab stop distance of the default stops (xterm `tabStopWidth`). */
 const TAB_WIDTH = 8;
 
@@ -305,7 +320,11 @@ export class Grid {
     }
     while (n > 0 && units[n - 1] === 0x20) n--;
     if (n === 0) return '';
-    return String.fromCharCode.apply(null, units.subarray(0, n) as unknown as number[]);
+    // apply() on a typed array first copies it into a list of arguments (8 bytes a unit, then
+    // garbage); on a plain array of exactly n small integers V8 passes the elements as they are
+    const codes = codesOfLength(n);
+    for (let k = 0; k < n; k++) codes[k] = units[k];
+    return String.fromCharCode.apply(null, codes);
   }
 
   /**
