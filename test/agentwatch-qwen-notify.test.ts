@@ -82,7 +82,7 @@ if (!existsSync(QWEN_BIN)) {
     const script = join(dir, 'notice.sh');
     writeFileSync(
       script,
-      `#!/bin/sh\nnode -e 'const e=process.env;console.log(JSON.stringify({kind:e.AGENTWATCH_NOTICE,question:e.AGENTWATCH_QUESTION,action:e.AGENTWATCH_ACTION,options:e.AGENTWATCH_OPTIONS}))' >> '${log}'\n`,
+      `#!/bin/sh\nnode -e 'const e=process.env;console.log(JSON.stringify({kind:e.AGENTWATCH_NOTICE,question:e.AGENTWATCH_QUESTION,action:e.AGENTWATCH_ACTION,options:e.AGENTWATCH_OPTIONS,t:Date.now()}))' >> '${log}'\n`,
     );
     chmodSync(script, 0o755);
     const name = 'qwen-notify';
@@ -91,7 +91,7 @@ if (!existsSync(QWEN_BIN)) {
     const context = () =>
       `\n--- notices ---\n${existsSync(log) ? readFileSync(log, 'utf8') : ''}\n--- infos ---\n${
         (f?.received ?? []).map((r) =>
-          `${r.t} ${r.info.state} ${r.info.cols}x${r.info.rows} ${
+          `${r.t} ${r.info.state} ${r.info.cols}x${r.info.rows} resized ${r.info.resizedAt} input ${r.info.lastInput} ${
             JSON.stringify([r.info.question, r.info.options, r.info.details])
           }`
         ).join('\n')
@@ -235,8 +235,24 @@ if (existsSync(QWEN_BIN)) {
       );
       assert.equal(kinds(log), { blocked: 0, done: 0 }, 'its start-up is no turn');
       for (let k = 1; k <= 3; k++) {
-        const sent = await runCli(['send', name, `task-question short turn ${k}`], env, 30_000);
-        assert.is(sent.code, 0, sent.stderr);
+        // idle is read before Qwen's input box is drawn, now and then: send refuses (nothing
+        // typed, exit 3) until the box shows
+        let why = '';
+        await until(
+          `turn ${k} sent`,
+          async () => {
+            const sent = await runCli(['send', name, `task-question short turn ${k}`], env, 30_000);
+            why = sent.stderr;
+            if (sent.code !== 0 && sent.code !== 3) {
+              throw new Error(`send exited ${sent.code}: ${why}`);
+            }
+            return sent.code === 0;
+          },
+          30_000,
+          500,
+        ).catch((e: Error) => {
+          throw new Error(`${e.message}: ${why}`);
+        });
         await until(`the done of turn ${k}`, () => kinds(log).done >= k, 30_000);
       }
       assert.equal(kinds(log), { blocked: 0, done: 3 });
