@@ -18,6 +18,12 @@
  *    again about a second later: every prompt is announced, though each looks like the last,
  *    on the desktop too (`send` and `answer` come from another terminal: not focus).
  *
+ * 4. `--notify-done` and short turns: three `task-question` turns (a reply in under a second),
+ *    each sent with `agentwatch send` once the one before was announced: three done notices.
+ *
+ * In 1, the pane is resized 120 -> 100 -> 90 -> 120 columns while the first prompt shows: still
+ * one notice for it.
+ *
  * Prints, for the report: prompts shown, notices sent, notices with the right question,
  * duplicates. Skipped (with a printed reason) only when node_modules/.bin/claude is missing.
  */
@@ -50,6 +56,7 @@ import { CLAUDE_BIN, claudeArgs, type ClaudeHome, makeClaudeHome } from './suppo
 import { type PtyDriver, startPty } from './support/pty-driver.ts';
 import { sleep, until } from './support/until.ts';
 import { NOTIFY_DEFAULTS } from '../src/runtime/notify-config.ts';
+import type { SessionInfo } from '../src/runtime/protocol.ts';
 
 /** Claude Code drops keys typed in the first ~100-200 ms after a prompt shows. */
 const ANSWER_DELAY_MS = 600;
@@ -180,7 +187,7 @@ interface Notified {
  * Starts real Claude Code as session `nt` under `agentwatch run --notify-cmd` against the fake
  * API with `rules`, and waits for its input box. The caller must call `close`.
  */
-async function startNotified(rules: ScriptRule[]): Promise<Notified> {
+async function startNotified(rules: ScriptRule[], runArgs: string[] = []): Promise<Notified> {
   const dir = mkdtempSync(join(tmpdir(), 'aw-notify-e2e-'));
   const log = join(dir, 'notices.jsonl');
   const bin = join(dir, 'bin');
@@ -218,6 +225,7 @@ async function startNotified(rules: ScriptRule[]): Promise<Notified> {
         'nt',
         '--notify-cmd',
         `${JSON.stringify(process.execPath)} ${JSON.stringify(script)}`,
+        ...runArgs,
         '--',
         CLAUDE_BIN,
         ...claudeArgs({ permissionMode: 'manual' }),
@@ -267,6 +275,35 @@ test('real Claude Code under run: one notice per prompt, each with its command o
       );
       shown++;
       await f.waitFor('blocked', 10_000, from);
+      if (word === WORDS[0]) {
+        // the pane resized while the prompt shows (a terminal resized, a board attaching):
+        // Claude Code draws the dialog again; the same prompt, no second notice
+        await until('the first notice', () => logged(log).length >= 1, 10_000);
+        for (const cols of [100, 90, 120]) {
+          pty.resize(cols, 32);
+          await until(
+            `the session resized to ${cols} columns, still blocked`,
+            async () => {
+              const ls = await runCli(
+                ['ls', '--json'],
+                { ...process.env, AGENTWATCH_DIR: s.dir },
+                20_000,
+              );
+              return (JSON.parse(ls.stdout || '[]') as SessionInfo[]).some((i) =>
+                i.name === 'nt' && i.cols === cols && i.state === 'blocked' &&
+                (i.options?.length ?? 0) > 0
+              );
+            },
+            30_000,
+            300,
+          );
+          await until(
+            'the dialog drawn',
+            () => /Do you want to proceed\?/.test(pty!.screen()),
+            10_000,
+          );
+        }
+      }
       await sleep(ANSWER_DELAY_MS);
       pty.send('1');
       await until(
@@ -411,6 +448,35 @@ test('real Claude Code: the same prompt asked again 1.5 s after its answer is an
       desktop === shown,
       `${desktop} desktop notices; terminal replies at ${replies} ms, blocked at ${blockedAt} ms${context()}`,
     );
+  } finally {
+    await s.close();
+  }
+});
+
+test('real Claude Code with --notify-done: every short turn is announced when it ends', async () => {
+  if (!existsSync(CLAUDE_BIN)) {
+    console.log(`  skipped: ${CLAUDE_BIN} is missing (npm ci installs Claude Code)`);
+    return;
+  }
+  const s = await startNotified([], ['--notify-done']);
+  const { log, pty, f } = s;
+  const cliEnv = { ...process.env, AGENTWATCH_DIR: s.dir };
+  const context = () =>
+    `\n--- notices ---\n${
+      existsSync(log) ? readFileSync(log, 'utf8') : ''
+    }\n--- screen ---\n${pty.screen()}\n--- states ---\n${f.states().join(' -> ')}`;
+  const done = () => logged(log).filter((n) => n.notice === 'done').length;
+  try {
+    for (let k = 1; k <= 3; k++) {
+      const from = mark(f);
+      const sent = await runCli(['send', 'nt', `task-question short turn ${k}`], cliEnv, 20_000);
+      assert.is(sent.code, 0, sent.stderr);
+      await f.waitFor('idle', 30_000, from + 1).catch(() => {});
+      await until(`the done notice of turn ${k}`, () => done() >= k, 30_000).catch((e: Error) => {
+        throw new Error(`${e.message}${context()}`);
+      });
+    }
+    assert.is(done(), 3, context());
   } finally {
     await s.close();
   }

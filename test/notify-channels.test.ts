@@ -310,6 +310,68 @@ test('push: an endpoint that never answers times out, and is reported', async ()
   }
 });
 
+test('push: a notice sent while the endpoint is down is delivered once it is back', async () => {
+  // a port nothing listens on (connection refused), then a server on that same port
+  const probe = await server((_q, res) => res.end());
+  const port = (probe.srv.address() as AddressInfo).port;
+  await probe.close();
+  const alive = setInterval(() => {}, 1_000); // the channel's timers never hold the process
+  const reported: string[] = [];
+  const push = new PushChannel({ url: probe.url, backoffMs: 20, retries: 1 });
+  const n = new Notifier({ desktop: false, push }, {}, (_c, why) => reported.push(why));
+  const made = Date.now();
+  const r = await n.deliver(notice('blocked', prompt('rm -rf build/'), true));
+  assert.match(r.push!, /ECONNREFUSED/, 'the first round failed');
+  assert.match(n.failures().push ?? '', /ECONNREFUSED/, 'shown');
+  assert.ok(push.down);
+  assert.is(push.waiting, 1, 'kept for a retry');
+  const bodies: string[] = [];
+  const back = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      bodies.push(body);
+      res.end();
+    });
+  });
+  await new Promise<void>((ok) => back.listen(port, '127.0.0.1', ok));
+  try {
+    await until('the kept notice delivered', () => bodies.length >= 1, 30_000);
+    await until('the failure cleared', () => !n.failures().push, 5_000);
+    const body = JSON.parse(bodies[0]);
+    assert.is(body.state, 'blocked');
+    assert.ok(Date.parse(body.time) <= made + 1_000, `the time it was made: ${body.time}`);
+    assert.not.ok(push.down);
+    assert.is(push.waiting, 0);
+    assert.is(bodies.length, 1, 'delivered once');
+    assert.equal(reported.length, 1, 'the failure shown once');
+  } finally {
+    n.close();
+    clearInterval(alive);
+    back.closeAllConnections();
+    await new Promise<void>((ok) => back.close(() => ok()));
+  }
+});
+
+test('push: a notice the endpoint never takes is given up once too old, and told', async () => {
+  const probe = await server((_q, res) => res.end());
+  await probe.close();
+  const alive = setInterval(() => {}, 1_000); // the channel's timers never hold the process
+  const late: Array<string | null> = [];
+  const push = new PushChannel({ url: probe.url, backoffMs: 20, retries: 0, maxAgeMs: 1_500 });
+  push.onLate = (why) => late.push(why);
+  try {
+    assert.match((await push.send(notice('blocked', prompt('ls'), true)))!, /ECONNREFUSED/);
+    await until('given up', () => late.length > 0, 30_000);
+    assert.match(late[0]!, /gave up: not delivered within 2 s/);
+    assert.is(push.waiting, 0);
+    assert.is(push.dropped, 1);
+  } finally {
+    push.close();
+    clearInterval(alive);
+  }
+});
+
 test('push: endpoint down while 20 sessions flap: a bounded number of requests', async () => {
   const s = await server((_q, res) => res.end());
   const url = s.url;

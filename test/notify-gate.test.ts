@@ -167,13 +167,33 @@ test('a prompt redrawn at another size (rewrapped, its top cut) after a resize i
   // not resized: a prompt that reads differently is another prompt, announced
   const moved = replay(new NotifyGate(), [[0, info('working')], [1_000, wide], [4_000, narrow]]);
   assert.is(moved.length, 2);
-  // resized long before, or typed into since the prompt appeared: announced
+  // read long after the resize (a slow --interval, a loaded machine): the same question and
+  // options are still that prompt, clipped (Qwen at 40 columns) or cut to its first options
+  // (10 rows) too; another question, or other options, is another prompt
   const late = replay(new NotifyGate(), [
     [0, info('working')],
     [1_000, wide],
     [4_000 + HYSTERESIS_MS, at(narrow, 3_900)],
+    [9_000, at(blocked({ options: ['1. Yes', '2. Yes, and always allow access to…'] }), 6_000)],
   ]);
-  assert.is(late.length, 2);
+  assert.is(late.length, 1);
+  const other = (over: Partial<SessionInfo>) =>
+    replay(new NotifyGate(), [
+      [0, info('working')],
+      [1_000, wide],
+      [4_000 + HYSTERESIS_MS, at(blocked({ ...over, details: narrow.details }), 3_900)],
+    ]).length;
+  assert.is(other({ question: 'Do you want to make this edit?' }), 2);
+  assert.is(other({ options: ['1. Allow once', '2. Deny'] }), 2);
+  // announced before its dialog could be read (a slow sweep), the dialog read, then resized
+  const blind = replay(new NotifyGate(), [
+    [0, info('working')],
+    [1_000, info('blocked')],
+    [3_500, wide],
+    [9_000, at(narrow, 6_000)],
+  ]);
+  assert.equal(blind.map(({ n }) => n.content), [false]);
+  // typed into since the prompt appeared: announced
   const typed = replay(new NotifyGate(), [
     [0, info('working')],
     [1_000, wide],
@@ -380,6 +400,16 @@ test('done: an agent starting up (working from its start until its first idle) i
     info('idle'),
   ]]);
   assert.is(joined.length, 1);
+  // an agent started in a session's shell (`sh -c 'cd DIR && exec qwen'`, or typed at a bash
+  // prompt): its start-up is working by a rule, not by 'start'; its first idle is fresh
+  const inShell = replay(new NotifyGate({ done: true }), [
+    [0, info('idle')],
+    [1_000, info('working', { reason: "rule 6 'starting'" })],
+    [5_000, info('idle', { fresh: true })],
+    [9_000, info('working', { lastInput: 8_900 })],
+    [9_500, info('idle', { lastInput: 8_900 })],
+  ]);
+  assert.equal(inShell.map(({ t }) => t), [9_500]);
 });
 
 test('a session first seen is the baseline; exited forgets it; sessions are apart', () => {

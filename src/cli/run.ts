@@ -155,7 +155,9 @@ export const runCommand: Command & {
     });
     if (tty) setRaw(stdin, true);
     stdin.on('data', (d: Buffer) => {
-      host.noteInput(session.id);
+      // the terminal's answers to the agent's queries (a cursor position, device attributes:
+      // Qwen Code asks after a resize) are no typing of the person's
+      if (!isTerminalReport(d)) host.noteInput(session.id);
       session.write(tap.input ? tap.input(d) : d);
     });
     // Piped input that ends (`echo cmd | agentwatch run -- bash`): the PTY's end-of-file key
@@ -224,4 +226,17 @@ function sendEofWhenQuiet(session: Session, classifyNow: () => string): void {
     setTimeout(tick, EOF_GAP_MS).unref();
   };
   tick();
+}
+
+/**
+ * True when `d` holds only a terminal's reports, the answers to a program's queries (ECMA-48
+ * and xterm ctlseqs): cursor position `CSI row;col R`, device attributes `CSI ? ... c` /
+ * `CSI > ... c`, mode reports `CSI ? n;m $ y`, window reports `CSI n;n;n t`, focus `CSI I` /
+ * `CSI O`, OSC answers (colours) and DCS answers (XTGETTCAP, DECRQSS).
+ */
+export function isTerminalReport(d: Uint8Array): boolean {
+  const s = Buffer.from(d).toString('latin1');
+  return s.length > 0 &&
+    /^(?:\x1b\[\??\d+(?:;\d+)*R|\x1b\[[?>=][\d;]*c|\x1b\[\?\d+;\d+\$y|\x1b\[\d+(?:;\d+)*t|\x1b\[[IO]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1bP[^\x1b]*\x1b\\)+$/
+      .test(s);
 }

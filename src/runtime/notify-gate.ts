@@ -13,7 +13,8 @@
  *   resized (`resizedAt`), with nobody typing since the episode's prompt appeared, is the same
  *   prompt redrawn at the new size (rewrapped, its top cut or back in sight), in one episode
  *   or back after a flicker: not announced again (Qwen Code 0.24.4 redraws its dialog on
- *   every resize).
+ *   every resize). Read later than that (a slow sweep, a loaded machine), it is still that
+ *   prompt when it shows the same question and options ({@link sameDialog}).
  * - **Flicker**: the same prompt (identical question, options and details) back within
  *   {@link HYSTERESIS_MS} of leaving blocked continues the episode before it (not announced),
  *   but only when nothing happened in between: nobody typed or answered since that prompt
@@ -33,7 +34,7 @@
  *   hysteresis between two ends is flicker, and at most {@link FLAP_MAX} such done notices per
  *   session in {@link FLAP_WINDOW_MS}; a turn someone asked for (typed, `send`) is announced
  *   however short. An agent's start-up (working from its start, `by: 'start'`, until it first
- *   reads idle) is no turn.
+ *   reads idle; or an idle that says `fresh`: an agent started in a shell) is no turn.
  * - A session is first seen without a notice (the baseline); `exited` forgets it.
  */
 import type { SessionInfo } from './protocol.ts';
@@ -91,6 +92,27 @@ export function promptKey(info: SessionInfo): string {
   return JSON.stringify([info.question ?? '', info.options ?? [], info.details ?? []]);
 }
 
+/**
+ * True when `a` and `b` are one dialog drawn at two sizes: the same question and options,
+ * whitespace aside, where a line may be cut short (a narrow pane clips it, with or without an
+ * ellipsis) and the options of one may be the first ones of the other (a short pane, or a look
+ * mid-redraw, shows only the first). An empty question matches any (unread at that size); both
+ * must show options. Qwen Code 0.24.4 clips `2. Switch to Default Mode and allow once
+ * (recommended)` to `2. Switch to Default Mode and…` at 40 columns.
+ */
+export function sameDialog(a: SessionInfo, b: SessionInfo): boolean {
+  const flat = (s: string) => s.replace(/\s+/gu, '').replace(/(?:…|\.\.\.)$/u, '');
+  const like = (x: string, y: string) => {
+    const p = flat(x), q = flat(y);
+    return p.startsWith(q) || q.startsWith(p);
+  };
+  const oa = a.options ?? [], ob = b.options ?? [];
+  if (!oa.length || !ob.length) return false;
+  const n = Math.min(oa.length, ob.length);
+  for (let i = 0; i < n; i++) if (!flat(oa[i]) || !flat(ob[i]) || !like(oa[i], ob[i])) return false;
+  return like(a.question ?? '', b.question ?? '');
+}
+
 /** True when the dialog's text was read: its numbered options are there. */
 function readable(info: SessionInfo): boolean {
   return (info.options?.length ?? 0) > 0;
@@ -143,6 +165,8 @@ interface Track {
   latest: SessionInfo;
   /** The prompt announced (or taken as announced) in the current blocked episode. */
   announced?: string;
+  /** The info whose notice went out in this episode (what a redraw is compared with). */
+  announcedInfo?: SessionInfo;
   /** When the current blocked episode began, ms. */
   enteredAt?: number;
   /** When the current episode's prompt first appeared, ms (kept through a held flicker). */
@@ -155,7 +179,14 @@ interface Track {
    * When the state last left blocked, the prompt of that episode and when it first appeared,
    * and whether a turn passed since (idle, or working for {@link TURN_MS}).
    */
-  left?: { at: number; key?: string; since?: number; turn: boolean; blind?: boolean };
+  left?: {
+    at: number;
+    key?: string;
+    since?: number;
+    turn: boolean;
+    blind?: boolean;
+    info?: SessionInfo;
+  };
   /** When the last blocked notice was sent, per prompt key (the latest 64 keys). */
   announcedAt: Map<string, number>;
   /** When the state last became working. */
@@ -216,8 +247,15 @@ export class NotifyGate {
     t.latest = info;
     if (prev === 'blocked' && info.state !== 'blocked') {
       const turn = info.state === 'idle';
-      t.left = { at: now, key: t.announced, since: t.since, turn, blind: t.blind };
-      t.announced = undefined;
+      t.left = {
+        at: now,
+        key: t.announced,
+        since: t.since,
+        turn,
+        blind: t.blind,
+        info: t.announcedInfo,
+      };
+      t.announced = t.announcedInfo = undefined;
       t.blind = false;
       t.waitingSince = undefined;
     }
@@ -238,7 +276,9 @@ export class NotifyGate {
       if (prev !== 'blocked') t.waitingSince = t.enteredAt = t.since = now;
       return this.#blocked(t, now);
     }
-    if (info.state === 'idle' && prev === 'working' && this.#o.done && started) {
+    // `fresh`: idle, and no turn since the agent (re)started (one started in a shell is a new
+    // run, its start-up no turn)
+    if (info.state === 'idle' && prev === 'working' && this.#o.done && started && !info.fresh) {
       return this.#done(t, now);
     }
     return null;
@@ -282,14 +322,17 @@ export class NotifyGate {
       // past the wait): the same prompt, now readable; not announced twice.
       t.blind = false;
       t.announced = key;
+      t.announcedInfo = info; // what a redraw of it is compared with
       return null;
     }
     const fresh = t.announced === undefined;
     t.waitingSince = undefined;
     t.announced = key;
     if (!fresh && this.#redrawn(info, t.since, now)) return null; // the same prompt, resized
+    if (!fresh && this.#resizedAlike(info, t.announcedInfo, t.since)) return null;
     if (fresh && this.#flicker(t, key, info, now)) {
       t.since = t.left!.since; // the same prompt flickered back: the episode before goes on
+      t.announcedInfo = t.left!.info;
       return null;
     }
     // The same prompt again with no keystroke since its last notice: the screen flaps.
@@ -301,6 +344,7 @@ export class NotifyGate {
     if (t.announcedAt.size > 64) t.announcedAt.delete(t.announcedAt.keys().next().value!);
     if (!flap) this.#count(t, key, now); // the window counts every notice of the prompt
     t.blind = !ready;
+    t.announcedInfo = info;
     return notice('blocked', info, ready);
   }
 
@@ -314,7 +358,8 @@ export class NotifyGate {
     // flicker is the prompt it announced; a prompt read differently after a resize is the
     // one before it, redrawn
     const same = left?.key === key || (left?.blind === true && readable(info)) ||
-      (left !== undefined && this.#redrawn(info, left.since, now));
+      (left !== undefined && this.#redrawn(info, left.since, now)) ||
+      (left !== undefined && this.#resizedAlike(info, left.info, left.since));
     if (!left || !same || left.turn) return false;
     if ((t.enteredAt ?? left.at) - left.at > this.#o.hysteresisMs) return false;
     const typed = info.lastInput !== undefined && info.lastInput >= (left.since ?? -Infinity);
@@ -331,6 +376,23 @@ export class NotifyGate {
     if (at === undefined || since === undefined) return false;
     if (at < since || now - at > this.#o.hysteresisMs) return false;
     return !(info.lastInput !== undefined && info.lastInput >= since);
+  }
+
+  /**
+   * True when `info`'s pane was resized since `since` (when the episode's prompt appeared),
+   * nobody typed since, and it shows the dialog `was` announced ({@link sameDialog}: the same
+   * question and options, however the lines wrap or clip): that prompt redrawn, however late
+   * the sweep read it (a slow `--interval`, a loaded machine).
+   */
+  #resizedAlike(
+    info: SessionInfo,
+    was: SessionInfo | undefined,
+    since: number | undefined,
+  ): boolean {
+    const at = info.resizedAt;
+    if (!was || at === undefined || since === undefined || at < since) return false;
+    if (info.lastInput !== undefined && info.lastInput >= since) return false;
+    return readable(info) && sameDialog(was, info);
   }
 
   #done(t: Track, now: number): Notice | null {

@@ -201,6 +201,8 @@ export class Notifier {
   ) {
     this.gate = new NotifyGate(options);
     this.#env = channels.env ?? process.env;
+    // a push delivered on a later try (the endpoint came back), or given up: shown like any
+    if (channels.push) channels.push.onLate = (why) => this.#record('push', why);
   }
 
   /** Takes an info a session published (state change or not). Returns the notice sent, if any. */

@@ -2,10 +2,14 @@
  * The push channel: `--notify-url URL` POSTs each notice to a web endpoint (a webhook, ntfy,
  * a chat bridge). One request at a time, a timeout per request, retries with exponential
  * backoff, and no retry storm when the endpoint is down: once a notice failed every attempt,
- * the endpoint counts as down, later notices get one attempt each, no sooner than a backoff
- * that doubles up to {@link MAX_DOWN_BACKOFF_MS}, and at most {@link MAX_QUEUE} wait (the
- * oldest are dropped). The prompt's text (question, action, options) leaves the machine only
- * with `includeText` (`--notify-include-text`).
+ * the endpoint counts as down and that notice stays first in the queue; it is tried again,
+ * one attempt at a time, no sooner than a backoff that doubles up to
+ * {@link MAX_DOWN_BACKOFF_MS}, until it is delivered (then the ones behind it follow) or is
+ * {@link MAX_AGE_MS} old (given up). At most {@link MAX_QUEUE} wait (the oldest are dropped).
+ * Nothing here blocks the caller: {@link PushChannel.send} resolves with the first outcome,
+ * and a later delivery or giving up is told to {@link PushChannel.onLate}. Each notice keeps
+ * the time it was made (`time`). The prompt's text (question, action, options) leaves the
+ * machine only with `includeText` (`--notify-include-text`).
  */
 import { hostname } from 'node:os';
 import type { Notice } from './notify-gate.ts';
@@ -24,12 +28,16 @@ export interface PushOptions {
   backoffMs?: number;
   /** The host name sent (default os.hostname()). */
   host?: string;
+  /** A notice not delivered this long after it was made is given up (default {@link MAX_AGE_MS}). */
+  maxAgeMs?: number;
 }
 
 /** The most notices waiting to be pushed; older ones are dropped. */
 export const MAX_QUEUE = 10;
 /** The longest wait between attempts while the endpoint is down, ms. */
 export const MAX_DOWN_BACKOFF_MS = 60_000;
+/** A notice not delivered this long after it was made is given up, ms. */
+export const MAX_AGE_MS = 10 * 60_000;
 
 /**
  * The request body for `n`: JSON `{session, name, agent, state, kind, title, host, time}`
@@ -69,15 +77,27 @@ export function pushBody(
 
 interface Job {
   notice: Notice;
-  resolve: (why: string | null) => void;
+  /** When it was queued (the notice's time), ms since the epoch. */
+  at: number;
+  /** The test notice: one round of attempts, never kept for later. */
+  once: boolean;
+  /** Settles the caller's promise; only the first call counts. */
+  settle: (why: string | null) => void;
+  /** True once the caller's promise settled. */
+  told: boolean;
 }
 
 /** Pushes notices to a URL (see the file's comment). */
 export class PushChannel {
   /** Requests made so far (for tests and the report). */
   requests = 0;
-  /** Notices dropped because the queue was full. */
+  /** Notices dropped because the queue was full or they grew too old. */
   dropped = 0;
+  /**
+   * Told the outcome of a notice whose {@link send} already resolved with a failure: null
+   * when a later attempt delivered it, else why it was given up.
+   */
+  onLate?: (why: string | null, n: Notice) => void;
   readonly #o: Required<PushOptions>;
   readonly #queue: Job[] = [];
   #running = false;
@@ -104,13 +124,19 @@ export class PushChannel {
       retries: options.retries ?? 2,
       backoffMs: options.backoffMs ?? 500,
       host: options.host ?? hostname(),
+      maxAgeMs: options.maxAgeMs ?? MAX_AGE_MS,
     };
   }
 
   /** Drops every waiting notice (each resolves 'closed'); later sends resolve the same at once. */
   close(): void {
     this.#closed = true;
-    for (const job of this.#queue.splice(0)) job.resolve('closed');
+    for (const job of this.#queue.splice(0)) job.settle('closed');
+  }
+
+  /** Notices waiting (being tried, or kept for a retry while the endpoint is down). */
+  get waiting(): number {
+    return this.#queue.length;
   }
 
   /** True while the endpoint counts as down. */
@@ -120,22 +146,52 @@ export class PushChannel {
 
   /**
    * Queues `n`; resolves with null once it was delivered (a 2xx answer), or why not (the
-   * last error, or that it was dropped). Never rejects. `now` skips the down backoff (the
-   * test notice).
+   * last error of its first round of attempts, or that it was dropped). Never rejects. A
+   * notice that failed stays queued and is tried again while the endpoint is down (see the
+   * file's comment); its later outcome goes to {@link onLate}. `now` (the test notice) skips
+   * the down backoff and is never kept for later.
    */
   send(n: Notice, now = false): Promise<string | null> {
     return new Promise((resolve) => {
       if (this.#closed) return resolve('closed');
       if (now && this.#down) this.#down.nextAt = 0;
-      this.#queue.push({ notice: n, resolve });
+      const job: Job = {
+        notice: n,
+        at: Date.now(),
+        once: now,
+        told: false,
+        settle: (why) => {
+          if (job.told) return this.#late(why, n);
+          job.told = true;
+          resolve(why);
+        },
+      };
+      if (now) this.#queue.unshift(job); // the test notice goes before any kept for a retry
+      else this.#queue.push(job);
       while (this.#queue.length > MAX_QUEUE) {
         this.dropped++;
-        this.#queue.shift()!.resolve(
+        this.#queue.shift()!.settle(
           `dropped: ${MAX_QUEUE} notices were waiting for ${this.#o.url}`,
         );
       }
       void this.#run();
     });
+  }
+
+  #late(why: string | null, n: Notice): void {
+    if (this.#closed) return; // closing is no news
+    try {
+      this.onLate?.(why, n);
+    } catch {
+      // a listener's failure never stops the queue
+    }
+  }
+
+  /** Takes `job` out of the queue (wherever it is now) and settles it with `why`. */
+  #finish(job: Job, why: string | null): void {
+    const i = this.#queue.indexOf(job);
+    if (i >= 0) this.#queue.splice(i, 1);
+    job.settle(why);
   }
 
   async #run(): Promise<void> {
@@ -147,34 +203,47 @@ export class PushChannel {
           const wait = this.#down.nextAt - Date.now();
           if (wait > 0) await sleep(wait);
         }
-        const job = this.#queue.shift();
-        if (!job) break; // closed while waiting
+        const job = this.#queue[0];
+        if (!job) break; // closed, or dropped, while waiting
+        if (Date.now() - job.at >= this.#o.maxAgeMs) {
+          this.dropped++;
+          this.#finish(
+            job,
+            `gave up: not delivered within ${Math.round(this.#o.maxAgeMs / 1_000)} s (${
+              this.#down?.why ?? 'not sent'
+            })`,
+          );
+          continue;
+        }
         const attempts = this.#down ? 1 : 1 + this.#o.retries;
         let why: string | null = 'not sent';
         for (let i = 0; i < attempts; i++) {
           if (i > 0) await sleep(this.#o.backoffMs * 2 ** (i - 1));
-          why = await this.#post(job.notice);
+          why = await this.#post(job);
           if (why === null) break;
         }
-        if (why === null) this.#down = null;
-        else {
-          const backoff = Math.min(
-            MAX_DOWN_BACKOFF_MS,
-            this.#down ? this.#down.backoff * 2 : Math.max(1_000, this.#o.backoffMs * 2),
-          );
-          this.#down = { nextAt: Date.now() + backoff, backoff, why };
+        if (why === null) {
+          this.#down = null;
+          this.#finish(job, null);
+          continue;
         }
-        job.resolve(why);
+        const backoff = Math.min(
+          MAX_DOWN_BACKOFF_MS,
+          this.#down ? this.#down.backoff * 2 : Math.max(1_000, this.#o.backoffMs * 2),
+        );
+        this.#down = { nextAt: Date.now() + backoff, backoff, why };
+        if (job.once || this.#closed) this.#finish(job, why);
+        else if (!job.told) job.settle(why); // shown now; the notice stays for a retry
       }
     } finally {
       this.#running = false;
     }
   }
 
-  /** One POST; null on a 2xx answer, else why not. */
-  async #post(n: Notice): Promise<string | null> {
+  /** One POST of `job`'s notice (with the time it was made); null on a 2xx answer, else why not. */
+  async #post(job: Job): Promise<string | null> {
     this.requests++;
-    const { body, type } = pushBody(n, { ...this.#o, now: Date.now() });
+    const { body, type } = pushBody(job.notice, { ...this.#o, now: job.at });
     try {
       const res = await fetch(this.#o.url, {
         method: 'POST',
