@@ -342,6 +342,37 @@ test("1: a tool in a host of another socket folder (AGENTWATCH_DIR) cannot answe
   assert.not.ok(existsSync(file), 'the registry file is gone once its hosts ended');
 });
 
+test("1: a session that ended is no longer registered while its host lives on (its PTY's number is free for a person's terminal)", async () => {
+  if (process.platform !== 'linux') return;
+  const dir = mkdtempSync(join(tmpdir(), 'aw-reg-exit-'));
+  const host = createHost({ intervalMs: 100 }, personEnv(dir));
+  try {
+    const keep = await host.start({
+      command: 'sleep',
+      args: ['600'],
+      name: 'keep',
+      headless: true,
+    });
+    const ends = await host.start({
+      command: 'sh',
+      args: ['-c', 'read -r _'],
+      name: 'ends',
+      headless: true,
+    });
+    const reg = () => registeredSessions();
+    assert.ok(reg().ttys.includes(ends.tty!), 'a live session is registered');
+    assert.ok(reg().agents.includes(ends.pid));
+    ends.write('\r'); // it reads a line and ends
+    await until('the ended session to leave the registry', () => !reg().ttys.includes(ends.tty!));
+    assert.not.ok(reg().agents.includes(ends.pid), 'nor its pid');
+    assert.ok(reg().ttys.includes(keep.tty!), 'the live one stays registered');
+    assert.ok(host.pane(ends.id), 'the host still serves the ended session (its exit to report)');
+  } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('1: a host registry folder that is not private, or is a symlink, is refused (answer fails closed); stale files are removed', () => {
   if (process.platform !== 'linux') return;
   const dir = mkdtempSync(join(tmpdir(), 'aw-reg-'));

@@ -303,6 +303,9 @@ export class SessionHost {
     const served: Served = { pane, server, subscribers: new Set(), boards: new Set() };
     this.#served.set(pane.id, served);
     pane.onChange((prev) => this.#changed(served, prev));
+    // Its PTY closes with it and the slave's number is free for the next terminal opened on
+    // this machine (a person's own, from which they run `answer`): registered no longer.
+    if (pane instanceof PtyPane) pane.session.onExit(() => this.#register());
     this.#register();
     return served;
   }
@@ -312,6 +315,7 @@ export class SessionHost {
     const agents: number[] = [];
     const ttys: string[] = [];
     for (const { pane } of this.#served.values()) {
+      if (pane.exit) continue; // ended: its pid and PTY may name another process's now
       if (pane.pid > 0) agents.push(pane.pid);
       // a PTY pane's tty without its whole info (read for every pane at every start)
       const tty = pane instanceof PtyPane ? pane.session.tty : pane.info().tty;
