@@ -474,7 +474,8 @@ test('manifests pull prints what was adopted and what was refused and why', asyn
   assert.match(list.stdout, /toyagent +1 +catalog +yes/);
   assert.match(
     list.stdout,
-    /catalog: http:\/\/127\.0\.0\.1:\d+\/index\.toml \(.*config\.toml:1\); last check [\d:]+: adopted; last error: none/,
+    // the time of day, or date and time when the check was on another day (a run at midnight)
+    /catalog: http:\/\/127\.0\.0\.1:\d+\/index\.toml \(.*config\.toml:1\); last check (\d{4}-\d\d-\d\dT\d\d:\d\d|\d\d:\d\d:\d\d): adopted; last error: none/,
   );
   routes = {};
   const failed = await runCli(['manifests', 'pull'], env);
