@@ -84,9 +84,18 @@ test('run --detach: ls shows the session, kill ends it, the host ends after the 
     const b = await cli(['run', '--detach', '--', 'sleep', '600'], env);
     assert.is(b.code, 0, b.stderr);
     const idB = b.stdout.trim();
-    const ls = await cli(['ls'], env);
-    assert.match(ls.stdout, new RegExp(`^${idA} .*shell`, 'm'));
-    assert.match(ls.stdout, new RegExp(`^${idB} .*running +\\S+ +sleep`, 'm'));
+    // A session reads its foreground at the host's first look after it started (up to one
+    // sweep interval): ls shows both as they are once that look was taken.
+    const want = [
+      new RegExp(`^${idA} .*shell`, 'm'),
+      new RegExp(`^${idB} .*running +\\S+ +sleep`, 'm'),
+    ];
+    let ls = await cli(['ls'], env);
+    await until('ls to show the shell and the sleep', async () => {
+      ls = await cli(['ls'], env);
+      return want.every((w) => w.test(ls.stdout));
+    }, 15_000).catch(() => undefined);
+    for (const w of want) assert.match(ls.stdout, w);
     const infos = await sessions(env);
     assert.is(infos.length, 2);
     const host = infos[0].host;
