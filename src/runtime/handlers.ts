@@ -80,9 +80,25 @@ function checkSameUser(socket: Socket, op: Op): void {
  * an ancestor's) is a session's PTY ({@link answerRefusal}), whatever its environment says.
  */
 async function checkAnswerer(ctx: HandlerContext, socket: Socket): Promise<void> {
+  const why = await answererRefusal(ctx, socket);
+  if (!why) return;
+  // A session that ended elsewhere a moment ago may still be listed while the kernel already
+  // gave its PTY's number to the person's new terminal: facts read afresh after
+  // REFUSAL_RECHECK_MS must refuse too. Nothing is relaxed: every check runs again in full.
+  await new Promise((r) => setTimeout(r, REFUSAL_RECHECK_MS));
+  const again = await answererRefusal(ctx, socket);
+  if (again) throw new UserError(`refused: ${again}`, GUARD_EXIT);
+}
+
+/** How long {@link checkAnswerer} waits before it reads the sessions again after a refusal, ms. */
+const REFUSAL_RECHECK_MS = 500;
+
+/** Why the peer on `socket` may not answer ({@link answerRefusal}), from the facts read now. */
+async function answererRefusal(ctx: HandlerContext, socket: Socket): Promise<string | null> {
   const agents = new Set<number>();
   const ttys: string[] = [];
   for (const pane of ctx.panes()) {
+    if (pane.exit) continue; // ended: its PTY's number may be another terminal's now
     if (pane.pid > 0) agents.add(pane.pid);
     const tty = pane.info().tty;
     if (tty) ttys.push(tty);
@@ -105,8 +121,7 @@ async function checkAnswerer(ctx: HandlerContext, socket: Socket): Promise<void>
   }
   for (const p of registered.agents) agents.add(p);
   ttys.push(...registered.ttys);
-  const why = answerRefusal(connectionPeer(socket), { agents, ttys });
-  if (why) throw new UserError(`refused: ${why}`, GUARD_EXIT);
+  return answerRefusal(connectionPeer(socket), { agents, ttys });
 }
 
 /** One handler per op. */
