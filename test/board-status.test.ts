@@ -6,7 +6,6 @@
  */
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -15,7 +14,7 @@ import { BoardUi, STATUS_MS } from '../src/cli/board/ui.ts';
 import type { SessionHost } from '../src/runtime/host.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import { SessionDirectory } from '../src/runtime/session-directory.ts';
-import { fakeInfo } from './support/fake-session.ts';
+import { fakeInfo, promptStub } from './support/fake-session.ts';
 import { until } from './support/until.ts';
 
 /** A host serving the infos of `infos` (by id). */
@@ -69,19 +68,7 @@ test('board: the answer panel closes when its prompt is answered elsewhere, and 
   const dir = mkdtempSync(join(tmpdir(), 'aw-elsewhere-'));
   const path = join(dir, 'bd1-0001.sock');
   const ops: string[] = [];
-  const server = createServer((c) => {
-    c.on('error', () => {});
-    c.once('data', (d) => {
-      const op = JSON.parse(d.toString('utf8').split('\n')[0]).op;
-      ops.push(op);
-      c.end(
-        JSON.stringify(
-          op === 'prompt' ? { ok: true, op, ...PROMPT } : { ok: true, op, answered: '1. Yes' },
-        ) + '\n',
-      );
-    });
-  });
-  await new Promise<void>((r) => server.listen(path, r));
+  const server = await promptStub(path, () => PROMPT, ops);
   const blocked = fakeInfo('bd1-0001', path, {
     name: 'bd1',
     state: 'blocked',

@@ -30,7 +30,7 @@ import type { SessionInfo } from '../src/runtime/protocol.ts';
 import type { TruthEvent } from '../src/sim/user.ts';
 import { startPty } from './support/pty-driver.ts';
 import { sleep, until } from './support/until.ts';
-import { fakeInfo, type FakeSession, fakeSession } from './support/fake-session.ts';
+import { fakeInfo, type FakeSession, fakeSession, promptStub } from './support/fake-session.ts';
 import { agentwatchCommand } from './support/cli.ts';
 
 /** The little of a SessionHost a directory of remote sessions uses. */
@@ -356,19 +356,7 @@ test('board: the answer panel shows what is approved; y on a prompt now about so
     details: ['Bash command', 'touch hello.txt'],
     episode: 1,
   };
-  const server = createServer((c) => {
-    c.on('error', () => {});
-    c.once('data', (d) => {
-      const op = JSON.parse(d.toString('utf8').split('\n')[0]).op;
-      ops.push(op);
-      c.end(
-        JSON.stringify(
-          op === 'prompt' ? { ok: true, op, ...prompt } : { ok: true, op, answered: '1. Yes' },
-        ) + '\n',
-      );
-    });
-  });
-  await new Promise<void>((r) => server.listen(path, r));
+  const server = await promptStub(path, () => prompt, ops);
   const hosted = new Map<string, SessionInfo>([
     [
       'w-0001',

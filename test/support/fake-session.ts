@@ -85,3 +85,29 @@ export function fakeSession(
       }))
   );
 }
+
+/**
+ * A session socket at `path` that answers one request per connection, as the board's answer
+ * panel asks: `prompt` with `prompt()`'s fields, any other op (`answer`) with
+ * `answered: '1. Yes'`. Each request's op is pushed to `ops`, in order.
+ */
+export async function promptStub(
+  path: string,
+  prompt: () => Record<string, unknown>,
+  ops: string[],
+): Promise<Server> {
+  const server = createServer((c) => {
+    c.on('error', () => {});
+    c.once('data', (d) => {
+      const op = JSON.parse(d.toString('utf8').split('\n')[0]).op;
+      ops.push(op);
+      c.end(
+        JSON.stringify(
+          op === 'prompt' ? { ok: true, op, ...prompt() } : { ok: true, op, answered: '1. Yes' },
+        ) + '\n',
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(path, r));
+  return server;
+}
