@@ -200,7 +200,11 @@ test('background host: a crashed session leaves the host and the others running'
     const host = infos[0].host;
     hosts.add(host);
     process.kill(infos.find((s) => s.name === 'crash')!.pid, 'SIGSEGV');
-    await until('the crashed session to go', async () => (await sessions(env)).length === 1, 30_000);
+    await until(
+      'the crashed session to go',
+      async () => (await sessions(env)).length === 1,
+      30_000,
+    );
     assert.ok(alive(host));
     const left = await sessions(env);
     assert.is(left[0].name, 'keep');
