@@ -47,6 +47,8 @@ export interface HostOptions {
   foreground: (session: Session) => ForegroundRead | null;
   intervalMs?: number;
   adaptive?: boolean;
+  /** How long a blocked waits for its dialog before it is published without it, ms (PtyPane's default). */
+  promptWaitMs?: number;
   /** False to start agents without the hooks their manifest declares. */
   hooks?: boolean;
   /** Environment for the socket directory (tests point AGENTWATCH_DIR elsewhere). */
@@ -292,6 +294,7 @@ export class SessionHost {
       manifests: this.options.manifests,
       foreground: this.options.foreground,
       sourceOf: this.options.sourceOf,
+      promptWaitMs: this.options.promptWaitMs,
     });
     this.#add(pane, server);
     this.#sweep.addPane(pane);
