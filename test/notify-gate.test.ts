@@ -193,11 +193,14 @@ test('a prompt redrawn at another size (rewrapped, its top cut) after a resize i
     [9_000, at(narrow, 6_000)],
   ]);
   assert.equal(blind.map(({ n }) => n.content), [false]);
-  // typed into since the prompt appeared: announced
+  // typed into since the prompt appeared, and then it reads another command: announced
   const typed = replay(new NotifyGate(), [
     [0, info('working')],
     [1_000, wide],
-    [4_000, { ...at(narrow, 3_900), lastInput: 2_000 }],
+    [4_000, {
+      ...at(blocked({ details: ['? Shell rm hello.txt (Remove hello.txt) ←'] }), 3_900),
+      lastInput: 2_000,
+    }],
   ]);
   assert.is(typed.length, 2);
   // a resize before the prompt appeared says nothing about it
@@ -207,6 +210,40 @@ test('a prompt redrawn at another size (rewrapped, its top cut) after a resize i
     [1_500, at(narrow, 900)],
   ]);
   assert.is(before.length, 2);
+});
+
+test('the answer key pressed as the dialog is redrawn after a resize: the redraw read after it is the same prompt, not a second notice', () => {
+  // Seen once in CI (agentwatch-qwen-notify): resized to 120x32, the person's Enter came as Qwen
+  // redrew its dialog, and the look after the key read the redraw: the gate took the key for
+  // typing since the prompt appeared and announced it again.
+  const wide = blocked({ details: ['? Shell touch hello.txt (Create an empty hello.txt) ←'] });
+  const narrow = blocked({ details: ['? Shell touch hello.txt (Create an empty', 'hello.txt) ←'] });
+  const at = (i: SessionInfo, resizedAt: number, lastInput?: number) => ({
+    ...i,
+    resizedAt,
+    lastInput,
+  });
+  const steps = (back: SessionInfo): Array<[number, SessionInfo]> => [
+    [0, info('working')],
+    [1_000, wide],
+    [4_000, at(narrow, 3_900)], // resized: held, nobody typed
+    // resized back at 6 000; Enter at 6 050, as the dialog is redrawn; the look at 6 100 reads it
+    [6_100, at(back, 6_000, 6_050)],
+    [6_400, at(info('working'), 6_000, 6_050)], // the answer takes effect
+  ];
+  assert.equal(replay(new NotifyGate(), steps(wide)).map(({ t }) => t), [1_000]);
+  // read long after the resize, and clipped to its first options (a short pane): the same
+  assert.equal(
+    replay(new NotifyGate(), [
+      [0, info('working')],
+      [1_000, wide],
+      [9_000, at({ ...narrow, options: PROCEED.options.slice(0, 2) }, 3_000, 8_000)],
+    ]).length,
+    1,
+  );
+  // the same question and options about another command after a key: a new prompt
+  const other = blocked({ details: ['? Shell rm hello.txt (Remove hello.txt) ←'] });
+  assert.equal(replay(new NotifyGate(), steps(other)).map(({ t }) => t), [1_000, 6_100]);
 });
 
 test('the same prompt asked again 1.5 s after its answer is announced, each time', () => {

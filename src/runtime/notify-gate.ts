@@ -14,7 +14,9 @@
  *   prompt redrawn at the new size (rewrapped, its top cut or back in sight), in one episode
  *   or back after a flicker: not announced again (Qwen Code 0.24.4 redraws its dialog on
  *   every resize). Read later than that (a slow sweep, a loaded machine), it is still that
- *   prompt when it shows the same question and options ({@link sameDialog}).
+ *   prompt when it shows the same question and options ({@link sameDialog}); and so it is,
+ *   when someone typed since it appeared (the answer key pressed as it was redrawn), when it
+ *   also shows the same details ({@link sameDetails}).
  * - **Flicker**: the same prompt (identical question, options and details) back within
  *   {@link HYSTERESIS_MS} of leaving blocked continues the episode before it (not announced),
  *   but only when nothing happened in between: nobody typed or answered since that prompt
@@ -111,6 +113,22 @@ export function sameDialog(a: SessionInfo, b: SessionInfo): boolean {
   const n = Math.min(oa.length, ob.length);
   for (let i = 0; i < n; i++) if (!flat(oa[i]) || !flat(ob[i]) || !like(oa[i], ob[i])) return false;
   return like(a.question ?? '', b.question ?? '');
+}
+
+/**
+ * True when the details of `a` and `b` (what the prompt is about) are one text drawn at two
+ * sizes: every line of one, whitespace aside and a trailing ellipsis cut, is inside the other's
+ * lines joined (a line wrapped into two, clipped, or out of sight). A prompt about another
+ * command or file has a line the other lacks.
+ */
+export function sameDetails(a: SessionInfo, b: SessionInfo): boolean {
+  const flat = (s: string) => s.replace(/\s+/gu, '').replace(/(?:…|\.\.\.)$/u, '');
+  const inside = (x: readonly string[], y: readonly string[]) => {
+    const whole = y.map(flat).join('');
+    return x.every((line) => whole.includes(flat(line)));
+  };
+  const da = a.details ?? [], db = b.details ?? [];
+  return inside(da, db) || inside(db, da);
 }
 
 /** True when the dialog's text was read: its numbered options are there. */
@@ -379,10 +397,12 @@ export class NotifyGate {
   }
 
   /**
-   * True when `info`'s pane was resized since `since` (when the episode's prompt appeared),
-   * nobody typed since, and it shows the dialog `was` announced ({@link sameDialog}: the same
-   * question and options, however the lines wrap or clip): that prompt redrawn, however late
-   * the sweep read it (a slow `--interval`, a loaded machine).
+   * True when `info`'s pane was resized since `since` (when the episode's prompt appeared) and
+   * it shows the dialog `was` announced ({@link sameDialog}: the same question and options,
+   * however the lines wrap or clip): that prompt redrawn, however late the sweep read it (a slow
+   * `--interval`, a loaded machine). When someone typed since `since` (an answer key pressed as
+   * the dialog was redrawn), its details must be the same text too ({@link sameDetails}): a
+   * prompt asked after an answer names another command or file.
    */
   #resizedAlike(
     info: SessionInfo,
@@ -391,8 +411,9 @@ export class NotifyGate {
   ): boolean {
     const at = info.resizedAt;
     if (!was || at === undefined || since === undefined || at < since) return false;
-    if (info.lastInput !== undefined && info.lastInput >= since) return false;
-    return readable(info) && sameDialog(was, info);
+    if (!readable(info) || !sameDialog(was, info)) return false;
+    const typed = info.lastInput !== undefined && info.lastInput >= since;
+    return !typed || sameDetails(was, info);
   }
 
   #done(t: Track, now: number): Notice | null {
