@@ -41,12 +41,12 @@ import {
  * its `✳` title about 0.1 s before its dialog shows (fixtures/claude-code/README.md "Hooks",
  * README "watch --json").
  */
-export const PROMPT_WAIT_MS = 500;
+export const PROMPT_WAIT_MS = 300;
 /**
  * While such a blocked is held, the pane looks again this long after the agent's output went
  * quiet (a dialog drawn in several writes is read once whole), at most once per output burst, ms.
  */
-export const PROMPT_LOOK_MS = 30;
+export const PROMPT_LOOK_MS = 50;
 
 /** A blocked waiting for its dialog: since when (ms), its timers, its output listener's removal. */
 interface Hold {
