@@ -203,11 +203,12 @@ test('a prompt redrawn at another size (rewrapped, its top cut) after a resize i
     }],
   ]);
   assert.is(typed.length, 2);
-  // a resize before the prompt appeared says nothing about it
+  // a resize before the prompt appeared says nothing about it (read past the hysteresis: a
+  // dialog read again as it is drawn is the same one)
   const before = replay(new NotifyGate(), [
     [0, info('working')],
     [1_000, at(wide, 900)],
-    [1_500, at(narrow, 900)],
+    [1_500 + HYSTERESIS_MS, at(narrow, 900)],
   ]);
   assert.is(before.length, 2);
 });
@@ -244,6 +245,41 @@ test('the answer key pressed as the dialog is redrawn after a resize: the redraw
   // the same question and options about another command after a key: a new prompt
   const other = blocked({ details: ['? Shell rm hello.txt (Remove hello.txt) ←'] });
   assert.equal(replay(new NotifyGate(), steps(other)).map(({ t }) => t), [1_000, 6_100]);
+});
+
+test('a dialog read while it was drawn, then whole: one notice; another question, or a key since, is another prompt', () => {
+  // Claude Code 2.1.332's AskUserQuestion dialog read before its last option was drawn whole
+  // (agentwatch-claude-notify, under load): `4. Chat`, then `4. Chat about this`.
+  const ask = {
+    question: 'Which test framework should I use?',
+    details: ['Framework'],
+  };
+  const options = ['1. pytest The common choice', '2. unittest In the standard library'];
+  const part = blocked({ ...ask, options: [...options, '3. Type something.', '4. Chat'] });
+  const whole = blocked({
+    ...ask,
+    options: [...options, '3. Type something.', '4. Chat about this'],
+  });
+  const first = blocked({ ...ask, options: options.slice(0, 1) });
+  const run = (...reads: Array<[number, SessionInfo]>) =>
+    replay(new NotifyGate(), [[0, info('working')], ...reads]).map(({ t }) => t);
+  assert.equal(run([1_000, part], [1_200, whole]), [1_000]);
+  assert.equal(run([1_000, first], [1_100, part], [1_300, whole]), [1_000]);
+  // another question with the same options: another prompt
+  assert.equal(
+    run([1_000, part], [
+      1_200,
+      blocked({ ...ask, question: 'Which linter?', options: whole.options }),
+    ]),
+    [1_000, 1_200],
+  );
+  // someone typed since it appeared (an answer, then the agent asked on): announced
+  assert.equal(run([1_000, part], [1_500, { ...whole, lastInput: 1_300 }]), [1_000, 1_500]);
+  // long after it appeared: not a dialog being drawn
+  assert.equal(run([1_000, part], [1_000 + HYSTERESIS_MS + 100, whole]), [
+    1_000,
+    1_000 + HYSTERESIS_MS + 100,
+  ]);
 });
 
 test('the same prompt asked again 1.5 s after its answer is announced, each time', () => {

@@ -17,6 +17,10 @@
  *   prompt when it shows the same question and options ({@link sameDialog}); and so it is,
  *   when someone typed since it appeared (the answer key pressed as it was redrawn), when it
  *   also shows the same details ({@link sameDetails}).
+ * - **Drawn in parts**: a prompt read within {@link HYSTERESIS_MS} after the episode's prompt
+ *   appeared, with nobody typing since, that shows the same question, options and details as
+ *   the one announced, cut short or whole ({@link sameDialog}, {@link sameDetails}), is that
+ *   dialog read while it was drawn: not announced again.
  * - **Flicker**: the same prompt (identical question, options and details) back within
  *   {@link HYSTERESIS_MS} of leaving blocked continues the episode before it (not announced),
  *   but only when nothing happened in between: nobody typed or answered since that prompt
@@ -348,6 +352,7 @@ export class NotifyGate {
     t.announced = key;
     if (!fresh && this.#redrawn(info, t.since, now)) return null; // the same prompt, resized
     if (!fresh && this.#resizedAlike(info, t.announcedInfo, t.since)) return null;
+    if (!fresh && this.#completed(info, t.announcedInfo, t.since, now)) return null;
     if (fresh && this.#flicker(t, key, info, now)) {
       t.since = t.left!.since; // the same prompt flickered back: the episode before goes on
       t.announcedInfo = t.left!.info;
@@ -414,6 +419,23 @@ export class NotifyGate {
     if (!readable(info) || !sameDialog(was, info)) return false;
     const typed = info.lastInput !== undefined && info.lastInput >= since;
     return !typed || sameDetails(was, info);
+  }
+
+  /**
+   * True when `info` is the dialog `was` announced, read again while it was still being drawn
+   * or once it was whole (an option cut short, `4. Chat` then `4. Chat about this`; the last
+   * options missing): the same question and options ({@link sameDialog}) and details
+   * ({@link sameDetails}), within the hysteresis after the prompt appeared, nobody typing since.
+   */
+  #completed(
+    info: SessionInfo,
+    was: SessionInfo | undefined,
+    since: number | undefined,
+    now: number,
+  ): boolean {
+    if (!was || since === undefined || now - since > this.#o.hysteresisMs) return false;
+    if (info.lastInput !== undefined && info.lastInput >= since) return false;
+    return readable(info) && sameDialog(was, info) && sameDetails(was, info);
   }
 
   #done(t: Track, now: number): Notice | null {
