@@ -282,6 +282,34 @@ test('a dialog read while it was drawn, then whole: one notice; another question
   ]);
 });
 
+test("opencode's edit prompt: its panel, then its diff a frame later, is one notice; a fragment read as the answer erases it is none", () => {
+  // tester 3, opencode 1.18.33: every edit prompt was announced twice 50-150 ms apart, and
+  // `answer` (Right, Right, Enter) drew one more notice with only the options, 20 ms before
+  // working.
+  const panel = {
+    question: 'Permission required',
+    options: ['1. Allow once', '2. Allow always', '3. Reject'],
+  };
+  const head = blocked({ ...panel, details: ['→ Edit hello.txt'] });
+  const diff = blocked({ ...panel, details: ['→ Edit hello.txt', '1 - hello', '1 + hello world'] });
+  const fragment = blocked({ question: '', options: panel.options, details: [] });
+  const notices = replay(new NotifyGate(), [
+    [0, info('working')],
+    [1_000, head],
+    [1_120, diff],
+    [9_000, { ...fragment, lastInput: 8_980 }],
+    [9_020, info('working', { lastInput: 8_980 })],
+  ]);
+  assert.equal(notices.map(({ t }) => t), [1_000]);
+  // a fragment with another question, or details, is not a fragment of it
+  const other = replay(new NotifyGate(), [
+    [0, info('working')],
+    [1_000, diff],
+    [9_000, { ...fragment, question: 'Always allow', lastInput: 8_980 }],
+  ]);
+  assert.is(other.length, 2);
+});
+
 test('the same prompt asked again 1.5 s after its answer is announced, each time', () => {
   // The repro on real Claude Code: `Bash: touch same.txt`, answered 1.5 s after it showed
   // (`answer` notes input), asked again about 1.5 s after the answer; six times.

@@ -135,6 +135,23 @@ export function sameDetails(a: SessionInfo, b: SessionInfo): boolean {
   return inside(da, db) || inside(db, da);
 }
 
+/**
+ * True when `part` is a fragment of the dialog `whole`: its options the first ones of `whole`'s
+ * (each the same or cut short), its question empty or the start of `whole`'s, and nothing about
+ * what it approves (no details): nothing in it tells of another prompt. Whitespace aside and a
+ * trailing ellipsis cut. opencode 1.18 erases its permission panel in parts as an answer takes
+ * effect (a read showed its options alone).
+ */
+export function partOf(part: SessionInfo, whole: SessionInfo): boolean {
+  const flat = (s: string) => s.replace(/\s+/gu, '').replace(/(?:…|\.\.\.)$/u, '');
+  const starts = (x: string, y: string) => flat(y).startsWith(flat(x));
+  const po = part.options ?? [], wo = whole.options ?? [];
+  if (!po.length || po.length > wo.length) return false;
+  if (!po.every((o, i) => flat(o) !== '' && starts(o, wo[i]))) return false;
+  if ((part.details ?? []).some((d) => flat(d) !== '')) return false;
+  return starts(part.question ?? '', whole.question ?? '');
+}
+
 /** True when the dialog's text was read: its numbered options are there. */
 function readable(info: SessionInfo): boolean {
   return (info.options?.length ?? 0) > 0;
@@ -353,6 +370,8 @@ export class NotifyGate {
     if (!fresh && this.#redrawn(info, t.since, now)) return null; // the same prompt, resized
     if (!fresh && this.#resizedAlike(info, t.announcedInfo, t.since)) return null;
     if (!fresh && this.#completed(info, t.announcedInfo, t.since, now)) return null;
+    // a fragment of the prompt announced (erased in part as an answer takes effect): no news
+    if (!fresh && t.announcedInfo && partOf(info, t.announcedInfo)) return null;
     if (fresh && this.#flicker(t, key, info, now)) {
       t.since = t.left!.since; // the same prompt flickered back: the episode before goes on
       t.announcedInfo = t.left!.info;
