@@ -45,8 +45,11 @@ const CTRL_BRACKET = 0x1d;
 /** How a {@link BoardUi} is set up. */
 export interface BoardUiOptions {
   directory: SessionDirectory;
-  /** Starts a session from a typed command line (the `n` key); throws UserError/UsageError. */
-  startSession?: (s: NewSession) => Promise<void>;
+  /**
+   * Starts a session from a typed command line (the `n` key); throws UserError/UsageError.
+   * Resolves with a warning to show beside `started ...` (config.toml is broken), if any.
+   */
+  startSession?: (s: NewSession) => Promise<string | void>;
   /** Ask before quitting while hosted sessions are alive (default true). */
   confirmQuit?: boolean;
   title?: string;
@@ -437,8 +440,9 @@ export class BoardUi {
     try {
       const typed = parseNewSession(splitCommandLine(line));
       if (!typed.argv.length) return;
-      await this.options.startSession!(typed);
-      this.#message = `started ${typed.name ? `${typed.name}: ` : ''}${typed.argv.join(' ')}`;
+      const warning = await this.options.startSession!(typed);
+      this.#message = `started ${typed.name ? `${typed.name}: ` : ''}${typed.argv.join(' ')}` +
+        (warning ? ` · ${warning}` : '');
     } catch (e) {
       this.#message = `cannot start: ${(e as Error).message}`;
     }
