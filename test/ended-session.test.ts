@@ -5,6 +5,7 @@
  * last screen; the board's `x` forgets it. Real processes in PTYs and a real background host
  * in a temporary AGENTWATCH_DIR; readiness is awaited.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,6 +78,27 @@ test('a detached session that exits at once: ls, explain and the board show why;
     assert.match(x.stdout, /^command: bash --norc -c/m);
     assert.match(x.stdout, /^ {2}1 │fake-agent 1\.0 starting$/m);
     assert.match(x.stdout, /^ {2}2 │Error: no API key found \(set FAKE_API_KEY\)$/m);
+    // wait for it, with no timeout: it waits (a new 'fresh' may come), saying this one ended.
+    const waiter = spawn(
+      process.execPath,
+      agentwatchArgv(['wait', 'fresh', '--until', 'blocked']),
+      {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let waitErr = '';
+    waiter.stderr.on('data', (d: Buffer) => (waitErr += d.toString()));
+    const waitEnded = new Promise((r) => waiter.on('close', r));
+    await until('wait to say the session ended', () => /shows why/.test(waitErr), 30_000);
+    waiter.kill();
+    await waitEnded;
+    assert.match(
+      waitErr,
+      new RegExp(
+        `no session 'fresh' yet; waiting for it \\(Ctrl-C to stop\\); a session 'fresh' \\(${id}\\) ended \\S+ ago, exited with code 1: 'agentwatch explain ${id}' shows why`,
+      ),
+    );
     // The board saw it end: its row says how, with the last line; Enter shows the screen.
     await board.waitForScreen(/fresh .*exited with code 1 · Error: no API key found/, 30_000);
     board.send('\r');
