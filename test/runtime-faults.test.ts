@@ -41,10 +41,15 @@ const MANIFESTS = loadBundledManifests();
 
 /**
  * Writes random printable text, cursor moves, erases, SGR colours and UTF-8 characters as
- * fast as the PTY takes them, up to RATE bytes/s, for MS ms; then FLOOD-END and the byte count.
+ * fast as the PTY takes them, up to RATE bytes/s, until it reads a key (raw mode); then
+ * FLOOD-END and the byte count. It floods until told to stop, not for a time of its own: on a
+ * loaded machine a flood timed by its own clock could end before the test had looked.
  */
 const FLOOD = String.raw`
-const RATE = Number(process.argv[2]), MS = Number(process.argv[3]);
+const RATE = Number(process.argv[2]);
+let stop = false;
+process.stdin.setRawMode(true);
+process.stdin.once('data', () => (stop = true));
 const words = ['lorem', 'ipsum', '─────', '❯', '✻ Working…', 'é', '🚀', 'done', '12345'];
 function chunk(size) {
   let s = '';
@@ -66,15 +71,18 @@ const t0 = Date.now();
 let sent = 0, k = 0;
 function pump() {
   const elapsed = Date.now() - t0;
-  if (elapsed >= MS) {
+  if (stop) {
     process.stdout.write('\x1b[0m\x1b[H\x1b[2JFLOOD-END ' + sent);
+    process.stdin.pause();
     setInterval(() => {}, 1000);
     return;
   }
   if (sent > (RATE * (elapsed + 10)) / 1000) return void setTimeout(pump, 2);
   const buf = pool[k++ % pool.length];
   sent += buf.length;
-  process.stdout.write(buf, pump); // synchronous on a TTY: the PTY's reader sets the pace
+  // synchronous on a TTY: the PTY's reader sets the pace; the next chunk after a turn of the
+  // event loop, in which the key is read
+  process.stdout.write(buf, () => setImmediate(pump));
 }
 pump();
 `;
@@ -321,22 +329,27 @@ test('fault: a 50 MB/s flood for 2 s; two other sessions keep being classified a
     await fb.next('idle');
     const flooder = await host.start({
       command: process.execPath,
-      args: [flood, String(50 * 2 ** 20), '2000'],
+      args: [flood, String(50 * 2 ** 20)],
       name: 'flood',
       headless: true,
     });
     const t0 = Date.now();
+    // the flood under way (its first MB through the PTY) before anything is measured
+    await until('the flood under way', () => flooder.bytesOut > 2 ** 20, 30_000).catch((e) => {
+      throw new Error(
+        `${e.message}: ${flooder.bytesOut} bytes read\n${flooder.terminal.screenText()}`,
+      );
+    });
     const infoMs: number[] = [];
     const transitions: number[] = [];
-    // while it floods: `info` on both sockets every 100 ms, and two state changes
+    // while it floods: `info` on both sockets every 100 ms for 2.2 s, and two state changes
+    const pollFrom = Date.now();
     const poll = (async () => {
-      while (Date.now() - t0 < 2200) {
+      while (Date.now() - pollFrom < 2200) {
         infoMs.push(...(await Promise.all([timedInfo(a), timedInfo(b)])));
         await sleep(100);
       }
     })();
-    // the flood under way (its first MB through the PTY) before the state changes
-    await until('the flood under way', () => flooder.bytesOut > 2 ** 20, 10_000);
     let t = Date.now();
     a.write('b');
     transitions.push((await fa.next('blocked', t)).at - t);
@@ -344,6 +357,7 @@ test('fault: a 50 MB/s flood for 2 s; two other sessions keep being classified a
     b.write('w');
     transitions.push((await fb.next('working', t)).at - t);
     await poll;
+    flooder.write('q'); // the flood ends after the state changes and 2.2 s of info answers
     await screenShows(flooder, 'FLOOD-END', 20000);
     const seconds = (Date.now() - t0) / 1000;
     const mb = flooder.bytesOut / 2 ** 20;
