@@ -245,12 +245,14 @@ export class SessionHost {
 
   /**
    * Starts a session and its control socket.
-   * @throws UserError when the command cannot be started or the socket cannot be made.
+   * @throws UserError when the command cannot be started or the socket cannot be made; with
+   *   exit code 2 for an unknown `agent`.
    */
   async start(opts: StartOptions): Promise<Session> {
     if (opts.agent && !this.options.manifests().has(opts.agent)) {
       const known = [...this.options.manifests().keys()].join(', ');
-      throw new UserError(`--agent ${opts.agent}: no such agent (known: ${known})`);
+      // exit 2: a usage error, as every other bad command line (the CLI's UsageError)
+      throw new UserError(`--agent ${opts.agent}: no such agent (known: ${known})`, 2);
     }
     ensureSocketDir(this.#env);
     const name = opts.name ?? basename(opts.command);
