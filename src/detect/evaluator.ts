@@ -73,32 +73,47 @@ export function matchCheapestFirst(rule: Rule, text: string): Pattern | null {
 
 /**
  * A rule split for {@link LineFacts}: the bits its region's lines must have (its line-local
- * `all`), must not have (its line-local `none`), its `any` in order with their bits (-1: not
- * line-local), and what must run on the region's text.
+ * `all`, and the literal groups of its other `all`), must not have (its line-local `none`),
+ * its `any` in order with their bits (-1: not line-local) or their literal groups' bits, and
+ * what must run on the region's text.
  */
 interface BitPlan {
   all: Bits;
   none: Bits;
-  any: { pattern: Pattern; bit: number }[];
+  any: { pattern: Pattern; bit: number; literals: Bits }[];
   /** Line-local `any` patterns as bits (when every `any` is line-local), else null. */
   anyBits: Bits | null;
   /** The `all` and `none` patterns that are not line-local (tested on the text). */
   textAll: Pattern[];
-  textNone: Pattern[];
+  textNone: { pattern: Pattern; literals: Bits }[];
   /** True when some pattern runs on the text. */
   needsText: boolean;
 }
 
 /** The {@link BitPlan} of `rule` under `facts`. */
 function bitPlan(rule: Rule, facts: LineFacts): BitPlan {
+  const words = facts.words;
   const bits = (patterns: readonly Pattern[]) =>
-    maskOfBits(patterns.map((p) => facts.bitOf(p)), facts.words);
+    maskOfBits(patterns.map((p) => facts.bitOf(p)), words);
   const local = (p: Pattern) => facts.bitOf(p) >= 0;
-  const any = rule.any.map((pattern) => ({ pattern, bit: facts.bitOf(pattern) }));
+  const literalBits = (p: Pattern) => facts.literalBitsOf(p) ?? maskOfBits([], words);
+  const any = rule.any.map((pattern) => ({
+    pattern,
+    bit: facts.bitOf(pattern),
+    literals: literalBits(pattern),
+  }));
   const textAll = rule.all.filter((p) => !local(p));
-  const textNone = rule.none.filter((p) => !local(p));
+  const textNone = rule.none.filter((p) => !local(p)).map((pattern) => ({
+    pattern,
+    literals: literalBits(pattern),
+  }));
+  const all = bits(rule.all);
+  for (const p of textAll) {
+    const m = literalBits(p);
+    for (let k = 0; k < words; k++) all[k] |= m[k];
+  }
   return {
-    all: bits(rule.all),
+    all,
     none: bits(rule.none),
     any,
     anyBits: any.every((a) => a.bit >= 0) ? bits(rule.any) : null,
@@ -122,11 +137,18 @@ function hasAny(mask: Bits, at: number, want: Bits): boolean {
 
 /**
  * True when the bits of a region's lines (the mask at `mask[at ..]`) alone show that the rule
- * of `plan` does not match.
+ * of `plan` does not match: a line-local `all` or a literal of another `all` missing, a
+ * line-local `none` there, or no `any` that could match (a line-local one's bit, or every
+ * literal of another).
  */
 function rejectedByBits(plan: BitPlan, mask: Bits, at: number): boolean {
-  return !hasAll(mask, at, plan.all) || hasAny(mask, at, plan.none) ||
-    (plan.anyBits !== null && plan.any.length > 0 && !hasAny(mask, at, plan.anyBits));
+  if (!hasAll(mask, at, plan.all) || hasAny(mask, at, plan.none)) return true;
+  if (plan.any.length === 0) return false;
+  if (plan.anyBits !== null) return !hasAny(mask, at, plan.anyBits);
+  for (const a of plan.any) {
+    if (a.bit >= 0 ? hasBit(mask, a.bit, at) : hasAll(mask, at, a.literals)) return false;
+  }
+  return true;
 }
 
 /**
@@ -142,15 +164,21 @@ function matchWithBits(
   text: () => string,
 ): Pattern | null {
   if (rejectedByBits(plan, mask, at)) return null;
-  if (plan.needsText) {
-    const t = text();
-    for (const p of plan.textAll) if (!hasLiterals(p, t)) return null;
-    for (const p of plan.textAll) if (!testPattern(p, t)) return null;
-    for (const p of plan.textNone) if (testPattern(p, t)) return null;
+  // the literals of the text patterns are known present (or, for `none` and `any`, checked
+  // first): the text is joined only for a pattern that could match
+  for (const p of plan.textAll) if (!testPattern(p, text())) return null;
+  for (const n of plan.textNone) {
+    if (hasAll(mask, at, n.literals) && testPattern(n.pattern, text())) return null;
   }
   if (!plan.any.length) return rule.all[0] ?? null;
   for (const a of plan.any) {
-    if (a.bit >= 0 ? hasBit(mask, a.bit, at) : testPattern(a.pattern, text())) return a.pattern;
+    if (
+      a.bit >= 0
+        ? hasBit(mask, a.bit, at)
+        : hasAll(mask, at, a.literals) && testPattern(a.pattern, text())
+    ) {
+      return a.pattern;
+    }
   }
   return null;
 }
@@ -302,9 +330,14 @@ export class Evaluator {
         decisive = this.#tested[i];
         this.stats.skipped++;
       } else {
-        texts ??= new RegionTexts(screen, layout.widest, this.#lines);
-        const text = texts.text(rule.region);
-        decisive = matchWithBits(rule, plan, bits, at, () => text);
+        const region = rule.region;
+        decisive = matchWithBits(
+          rule,
+          plan,
+          bits,
+          at,
+          () => (texts ??= new RegionTexts(screen, layout.widest, this.#lines)).text(region),
+        );
         this.#testedAt[i] = generation;
         this.#tested[i] = decisive;
         this.#testedText[i] = this.#ownText(r, screen);
