@@ -163,10 +163,10 @@ export class Session {
     // answers (OSC 7501): always ours.
     const replies = this.terminal.takeReplies();
     if (replies && this.headless && !this.exit) {
-      this.#safe(() => this.pty.write(Buffer.from(replies)));
+      this.#safe(() => this.#put(Buffer.from(replies)));
     }
     const ext = this.terminal.takeExtensionReplies();
-    if (ext && !this.exit) this.#safe(() => this.pty.write(Buffer.from(ext)));
+    if (ext && !this.exit) this.#safe(() => this.#put(Buffer.from(ext)));
     for (const l of this.#outputListeners) this.#safe(() => l(data));
   }
 
@@ -286,11 +286,23 @@ export class Session {
    */
   writeNow(data: Uint8Array): number {
     if (this.exit) return 0;
-    const { fd, socket, queue } = this.#internals;
-    if (fd === undefined || !queue) {
+    const n = this.#writeDirect(data);
+    if (n < 0) {
       this.write(data);
       return data.length;
     }
+    if (n > 0 && this.#inputListeners.size) this.#inputWritten(data.subarray(0, n));
+    return n;
+  }
+
+  /**
+   * write(2) of `data` on the PTY master, as much as the terminal's input buffer takes: the
+   * bytes written; 0 when node-pty still has queued writes (they go first) or the PTY is
+   * gone; -1 without node-pty's internals.
+   */
+  #writeDirect(data: Uint8Array): number {
+    const { fd, socket, queue } = this.#internals;
+    if (fd === undefined || !queue) return -1;
     if (!socket || socket.destroyed || queue.length) return 0;
     let off = 0;
     while (off < data.length) {
@@ -302,16 +314,26 @@ export class Session {
         break; // EAGAIN: the input buffer is full; EIO: the child is gone
       }
     }
-    if (off > 0 && this.#inputListeners.size) this.#inputWritten(data.subarray(0, off));
     return off;
   }
 
-  /** Writes input bytes (keys, paste) to the agent. Ignored once it exited. */
+  /**
+   * Writes input bytes (keys, paste) to the agent. Ignored once it exited. Written at once
+   * with write(2) when node-pty has nothing queued (node-pty 1.1 writes on libuv's thread
+   * pool: a thread hand-off and a wake-up of this loop per write); what the terminal's input
+   * buffer does not take then goes through node-pty's queue, after it.
+   */
   write(data: string | Uint8Array): void {
     if (this.exit) return;
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
-    this.pty.write(bytes);
+    this.#put(bytes);
     if (this.#inputListeners.size) this.#inputWritten(bytes);
+  }
+
+  /** Writes `bytes` with write(2) when node-pty has nothing queued, the rest through its queue. */
+  #put(bytes: Buffer): void {
+    const n = this.#writeDirect(bytes);
+    if (n < bytes.length) this.pty.write(n > 0 ? bytes.subarray(n) : bytes);
   }
 
   /** Resizes the PTY and the screen, in cells, clamped to {@link SIZE_LIMITS}. */
