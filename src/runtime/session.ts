@@ -89,6 +89,8 @@ export class Session {
   resizedAt = 0;
   /** Output bytes so far. */
   bytesOut = 0;
+  /** Output chunks so far (reads of the PTY master that returned bytes). */
+  chunksOut = 0;
   exit: ExitInfo | null = null;
   /** The latest report from the agent's hooks (`agentwatch report` / `notify`), null when none came. */
   report: Report | null = null;
@@ -157,6 +159,7 @@ export class Session {
   #onData(data: Uint8Array): void {
     this.lastOutput = Date.now();
     this.bytesOut += data.length;
+    this.chunksOut++;
     this.ring.push(data);
     this.terminal.write(data);
     // Queries a real terminal answers: ours only when none is attached. Queries no terminal
