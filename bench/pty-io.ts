@@ -14,7 +14,7 @@
  * CPU is process.cpuUsage (user + system, every thread: node-pty's and libuv's included).
  * Per chunk and per write, these figures hold on a loaded machine better than % of a core
  * (a starved process reads fewer, larger chunks). `--json` prints `{sessions, chunkUs,
- * writeUs, chunksPerS, gc}`. Needs a C compiler (cc).
+ * writeUs, chunksPerS, rssMB, gc}` (rssMB: this process's RSS at the end). Needs a C compiler (cc).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -122,6 +122,7 @@ async function main(): Promise<void> {
     log('. ');
     const c = await measure(sessions, WINDOW_MS, 0);
     log('\n');
+    const rssMB = Math.round(process.memoryUsage().rss / 2 ** 20);
     const chunkUs = (a.cpuMs + c.cpuMs) * 1000 / (a.chunks + c.chunks);
     const readMs = chunkUs * b.chunks / 1000; // the read path's share of window b
     const writeUs = b.writes ? (b.cpuMs - readMs) * 1000 / b.writes : NaN;
@@ -133,6 +134,7 @@ async function main(): Promise<void> {
         chunkUs: Math.round(chunkUs * 10) / 10,
         writeUs: Math.round(writeUs * 10) / 10,
         chunksPerS: Math.round((a.chunks + c.chunks) / ((a.wall + c.wall) / 1000)),
+        rssMB,
         gc: { read: a.gc, write: b.gc, readAgain: c.gc },
       }));
       return;
@@ -149,7 +151,7 @@ async function main(): Promise<void> {
     }
     console.log(
       `per chunk read: ${chunkUs.toFixed(1)} µs CPU; per write: ${writeUs.toFixed(1)} µs CPU ` +
-        `(${N} sessions; Node ${process.version}, ${cpus().length} CPUs, load average ` +
+        `(${N} sessions, RSS ${rssMB} MB; Node ${process.version}, ${cpus().length} CPUs, load average ` +
         `${load0.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after)`,
     );
   } finally {

@@ -1,6 +1,7 @@
 /**
- * A session: one agent process in a PTY (node-pty), our emulated screen of it, a 64 KB ring
- * of its raw bytes and the time of its last output. The child gets `AGENTWATCH_SESSION` and
+ * A session: one agent process in a PTY (node-pty), our emulated screen of it and the time of
+ * its last output (its raw bytes go to the output listeners: a recording, an attached
+ * terminal). The child gets `AGENTWATCH_SESSION` and
  * `AGENTWATCH_SOCKET` in its environment, so its hooks can reach the session.
  *
  * When no real terminal is attached (`headless`), the session answers terminal queries (DSR,
@@ -10,7 +11,6 @@
  */
 import * as pty from 'node-pty';
 import { Terminal } from '../vt/terminal.ts';
-import { ByteRing } from './ring.ts';
 import type { Report } from './signals.ts';
 import { accessSync, constants, readSync, statSync, writeSync } from 'node:fs';
 import { ptyMasterFd } from './foreground.ts';
@@ -80,7 +80,6 @@ export interface ExitInfo {
 /** One agent in a PTY, with its screen. */
 export class Session {
   readonly terminal: Terminal;
-  readonly ring = new ByteRing();
   readonly pty: pty.IPty;
   readonly startedAt = Date.now();
   /** Time of the last output, ms since the epoch. */
@@ -160,7 +159,6 @@ export class Session {
     this.lastOutput = Date.now();
     this.bytesOut += data.length;
     this.chunksOut++;
-    this.ring.push(data);
     this.terminal.write(data);
     // Queries a real terminal answers: ours only when none is attached. Queries no terminal
     // answers (OSC 7501): always ours.
@@ -250,7 +248,7 @@ export class Session {
   /**
    * Reads the output already waiting on the PTY master now, synchronously (node-pty's master
    * fd is non-blocking: read(2) until EAGAIN), and handles it exactly as node-pty's own reader
-   * would (screen, ring, query replies, output listeners). The typing guard calls it right
+   * would (screen, query replies, output listeners). The typing guard calls it right
    * before classifying, so that what the agent has written is on the screen it classifies.
    * No byte is read twice or lost: each is read once, by this or by node-pty's reader (libuv
    * delivers what it reads at once; a read that finds the buffer empty is EAGAIN, which it
