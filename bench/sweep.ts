@@ -352,6 +352,19 @@ async function runHost(
     const stopProfile = await profileWindow(profile);
     const bytesOut = () => [...panes.values()].reduce((n, p) => n + p.session.bytesOut, 0);
     const bytes0 = bytesOut();
+    const chunksOut = () => [...panes.values()].reduce((n, p) => n + p.session.chunksOut, 0);
+    const chunks0 = chunksOut();
+    // garbage collections in the window: minor (scavenges) and the rest, each with its pause
+    const gcs = { minor: 0, major: 0, ms: 0 };
+    const gcObserver = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const kind = (e as { detail?: { kind?: number } }).detail?.kind;
+        if (kind === 1) gcs.minor++; // NODE_PERFORMANCE_GC_MINOR
+        else gcs.major++;
+        gcs.ms += e.duration;
+      }
+    });
+    gcObserver.observe({ entryTypes: ['gc'] });
     const cpu0 = process.cpuUsage();
     const stats0 = { ...host.sweepStats };
     const w0 = Date.now();
@@ -369,8 +382,10 @@ async function runHost(
     clearInterval(poller);
     const w1 = Date.now();
     const cpu = process.cpuUsage(cpu0);
+    gcObserver.disconnect();
     const stats = { ...host.sweepStats };
     const bytes = bytesOut() - bytes0;
+    const chunks = chunksOut() - chunks0;
     await stopProfile();
     const mem1 = memoryAfterGc();
     await sleep(TRUTH_GRACE_MS);
@@ -394,9 +409,15 @@ async function runHost(
       workingPct: scored.workingPct,
       // the work done (output read, evaluations) falls when a loaded machine slows the agents
       note:
-        `${(bytes / 1024 / (ms / 1000)).toFixed(0)} KB/s read, started in ${
-          startS.toFixed(0)
-        } s, harness ${(harnessMs / ms * 100).toFixed(1)}%` +
+        `${(bytes / 1024 / (ms / 1000)).toFixed(0)} KB/s read in ${
+          (chunks / (ms / 1000)).toFixed(0)
+        } chunks/s, started in ${startS.toFixed(0)} s, harness ${
+          (harnessMs / ms * 100).toFixed(1)
+        }%, ${
+          ((cpu.user + cpu.system) / Math.max(1, chunks)).toFixed(0)
+        } µs CPU/chunk, GC ${gcs.minor}+${gcs.major} in ${
+          (gcs.ms / ms * 100).toFixed(1)
+        }% (semi-space ${semiSpaceMB()})` +
         (agents.kind === 'node' ? ', node agents' : ''),
     };
   } finally {
@@ -413,6 +434,13 @@ async function runHost(
     farm?.child.kill();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The young generation's semi-space limit this process runs with (--max-semi-space-size). */
+function semiSpaceMB(): string {
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  const mb = flags.map((a) => /^--max-semi-space-size=(\d+)$/.exec(a)?.[1]).filter(Boolean).pop();
+  return mb ? `${mb} MB` : 'default';
 }
 
 /** With AGENTWATCH_BENCH_FALSE=1: prints each false blocked, with the screen published. */
