@@ -160,5 +160,16 @@ test('run --agent with an unknown agent is a usage error (2) naming the known ag
   clean({ err: r.stderr });
 });
 
+test('a blank --name is a usage error, as on the board; explain names a missing capture as missing', async () => {
+  for (const args of [['run', '--name=', '--', 'true'], ['watch', '--name', ' ', '--', 'true']]) {
+    const r = await run(args);
+    assert.is(r.code, 2, r.err);
+    assert.match(r.err, /: --name needs a value\n/);
+  }
+  const x = await run(['explain', join(dir, 'nope.raw')]);
+  assert.is(x.code, 1, x.err);
+  assert.match(x.err, /nope\.raw: no such file/);
+});
+
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 test.run();
