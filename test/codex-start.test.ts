@@ -18,7 +18,7 @@ import { evaluate } from '../src/detect/evaluate.ts';
 import { readPrompt } from '../src/detect/prompt.ts';
 import type { ScreenInput } from '../src/detect/types.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
-import { type Notice, NotifyGate } from '../src/runtime/notify-gate.ts';
+import { type Notice, NotifyGate, promptAction } from '../src/runtime/notify-gate.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import { readRecording } from '../src/runtime/recording.ts';
 import { decide, initialState, type StateRecord } from '../src/runtime/signals.ts';
@@ -66,6 +66,25 @@ test('the start screen: its own start-up work is idle; while it connects no rule
   const rows = [...s.rows];
   rows[5] = '› task-question q1';
   assert.is(evaluate({ ...s, rows }, codex).state, 'working');
+});
+
+test("the approval dialog's details: not the transcript line above it; its action a shell command", () => {
+  // codex.blocked.raw with the blank rows between `• Running ...` and the dialog taken out, as
+  // on a screen with more transcript (the tester's: the line was listed above `Environment`)
+  const rows = readFileSync(join(DIR, 'codex.blocked.screen.txt'), 'utf8').split('\n');
+  const close = [...rows.slice(0, 9), ...rows.slice(18)];
+  assert.ok(close.some((r) => r.startsWith('• Running touch ran_tests.txt')));
+  for (const screen of [rows, close]) {
+    const p = readPrompt(screen);
+    assert.is(p.question, 'Would you like to run the following command?');
+    assert.equal(p.details, [
+      'Environment: local',
+      'Reason: Run the test suite',
+      '$ touch ran_tests.txt && echo tests passed',
+    ]);
+    assert.not.ok(p.detailsCut);
+    assert.is(promptAction(p.details), 'Shell: touch ran_tests.txt && echo tests passed');
+  }
 });
 
 /** One published state, as a session publishes it (src/runtime/pty-pane.ts). */
