@@ -394,7 +394,13 @@ export function readPrompt(
     // and Gemini CLI's tool line `? Shell touch hello.txt ...` (Qwen 0.24 draws no box, and the
     // transcript above is not the dialog's).
     const header = (row: string) => /^\? \S/.test(strip(row));
-    while (start > 0 && top - start < 12 && !fullRule(rows[start - 1]) && !header(rows[start])) {
+    // Codex 0.171 draws no box: a transcript item (`• Running touch ...`, still waiting for
+    // this very approval) or a past prompt (`› ...`) at column 0 is above its dialog, not in it.
+    const transcript = (row: string) => /^[•›] \S/u.test(row);
+    while (
+      start > 0 && top - start < 12 && !fullRule(rows[start - 1]) && !header(rows[start]) &&
+      !transcript(rows[start - 1])
+    ) {
       start--;
     }
     if (start === 0 && !fullRule(rows[0]) && !header(rows[0])) detailsCut = true;
