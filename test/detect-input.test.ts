@@ -45,7 +45,7 @@ test('every idle and working fixture shows an empty input box, a typed draft a f
       assert.is(inputHoldsText(terminal.snapshot(), manifests.get(id)!), holds, `${dir}/${file}`);
       // Qwen Code 0.24.4 starting: no composer drawn yet; every other screen draws one
       const drawn = /initializing/.test(file) ? 'absent' : holds ? 'text' : 'empty';
-      if (id === 'qwen' || id === 'opencode') {
+      if (id === 'qwen' || id === 'opencode' || id === 'codex') {
         assert.is(inputBox(terminal.snapshot(), manifests.get(id)!), drawn, file);
       }
     }
@@ -112,6 +112,20 @@ test('a draft in the input box holds text; an agent drawing no input box yet hol
       opencode,
     ),
     'empty',
+  );
+  // Codex 0.171 starting: its logo and `loading`, no composer yet (no draft either)
+  const codex = manifests.get('codex')!;
+  assert.is(
+    inputBox(screen(['  >_ OpenAI Codex (v0.171.0)', 'loading', '  ⣀⣤⣤⣤⣀⣀', '  ⠈⠙⠛⠿⠿⠿⠿⠛⠉']), codex),
+    'absent',
+  );
+  assert.is(
+    inputBox(screen(['  ⠈⠙⠛⠿⠿⠿⠿⠛⠉', '› Ask Codex to do anything', '', '  ? for shortcuts']), codex),
+    'empty',
+  );
+  assert.is(
+    inputBox(screen(['› task-question q1', '', '', '  gpt-5-codex default · /p']), codex),
+    'text',
   );
   // `box`: an agent that draws no input box yet holds no draft
   const qwen = manifests.get('qwen')!;

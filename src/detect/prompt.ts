@@ -84,9 +84,11 @@ function fullRule(row: string): boolean {
 
 /**
  * A row without its box borders and without a scrollbar in its last column (Qwen Code 0.24
- * flashes `█`/`│` there for 1.5 s after the transcript scrolls).
+ * flashes `█`/`│` there for 1.5 s after the transcript scrolls; opencode 1.18.33 draws its edit
+ * panel's first frame with the diff's scrollbar, `█` rows ending in a half block `▀`, and drops
+ * it a frame later: fixtures/opencode/marked/ocdraft).
  */
-const strip = (row: string) => row.replace(/^[\s│┃|]+|[\s│┃|█]+$/g, '');
+const strip = (row: string) => row.replace(/^[\s│┃|]+|[\s│┃|█▀▄]+$/g, '');
 
 const OPTION = /^[\s│┃|]*([❯›>●◉▶→*]\s*)?(\d{1,2})[.)]\s+(.+?)[\s│┃|█]*$/u;
 /** {@link OPTION} with match indices, to know the column where an option's text starts. */
