@@ -15,6 +15,11 @@ import * as assert from 'uvu/assert';
 import { createHost } from '../src/runtime/default-host.ts';
 import { GUARD_EXIT, guardedAnswer } from '../src/runtime/typing-guard.ts';
 import type { UserError } from '../src/errors.ts';
+import type { SessionHost } from '../src/runtime/host.ts';
+import type { PtyPane } from '../src/runtime/pty-pane.ts';
+import type { Session } from '../src/runtime/session.ts';
+import { agentwatchArgv } from './support/cli.ts';
+import { startDialog } from './support/fake-dialog.ts';
 import { startPty } from './support/pty-driver.ts';
 import { until } from './support/until.ts';
 
@@ -53,6 +58,35 @@ out.on('resize', draw);
 draw();
 `;
 
+/**
+ * Starts DIALOG in `host` in a pane of 50x12 cells (too small for its command) until it reads
+ * blocked. Returns the session, its pane, and the key log's path.
+ */
+async function startSmallDialog(host: SessionHost, dir: string) {
+  const log = join(dir, 'log');
+  writeFileSync(log, '');
+  const started = await startDialog(host, dir, {
+    name: 'small',
+    program: DIALOG,
+    args: [log],
+    agent: 'claude',
+    rows: 12,
+    cols: 50,
+  });
+  return { ...started, log };
+}
+
+/** Makes the pane 50x32 cells and waits until the whole dialog (its title too) is read. */
+async function makeTaller(session: Session, w: PtyPane): Promise<void> {
+  w.resize(32, 50);
+  await until('the whole dialog read', () => {
+    w.classifyNow();
+    return w.info().details?.includes('Bash command');
+  }).catch((e) => {
+    throw new Error(`${e.message}\n${session.terminal.screenText()}\n${w.info().details}`);
+  });
+}
+
 test('answer: the pane made taller while it asks shows the prompt again; confirmed, it is answered', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-resize-'));
   const env: Record<string, string> = {};
@@ -62,29 +96,10 @@ test('answer: the pane made taller while it asks shows the prompt again; confirm
   const host = createHost({ intervalMs: 100 }, env);
   let cli: Awaited<ReturnType<typeof startPty>> | undefined;
   try {
-    const script = join(dir, 'dialog.cjs');
-    writeFileSync(script, DIALOG);
-    const log = join(dir, 'log');
-    writeFileSync(log, '');
-    const session = await host.start({
-      command: process.execPath,
-      args: [script, log],
-      name: 'small',
-      agent: 'claude',
-      headless: true,
-      rows: 12,
-      cols: 50,
-    });
-    const w = host.ptyPane(session.id)!;
-    await until('the dialog, blocked', () => {
-      w.classifyNow();
-      return w.record.state === 'blocked';
-    }).catch((e) => {
-      throw new Error(`${e.message}\n${session.terminal.screenText()}\n${w.record.reason}`);
-    });
+    const { log, session, w } = await startSmallDialog(host, dir);
     cli = await startPty({
       command: process.execPath,
-      args: ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts'), 'answer', 'small', '1'],
+      args: agentwatchArgv(['answer', 'small', '1']),
       cwd: ROOT,
       env,
       rows: 40,
@@ -92,13 +107,7 @@ test('answer: the pane made taller while it asks shows the prompt again; confirm
     });
     await cli.waitForScreen(/not all visible in the pane \(50x12\)[\s\S]*\[y\/N\]/, 30_000);
     // The person does as told: the pane is made taller, the whole dialog shows.
-    w.resize(32, 50);
-    await until('the whole dialog read', () => {
-      w.classifyNow();
-      return w.info().details?.includes('Bash command');
-    }).catch((e) => {
-      throw new Error(`${e.message}\n${session.terminal.screenText()}\n${w.info().details}`);
-    });
+    await makeTaller(session, w);
     await cli.type('y\r');
     const again = await cli.waitForScreen(
       /now shows other details[\s\S]*\| Bash command[\s\S]*Answer "1\. Yes"\? \[y\/N\]\s*$/,
@@ -128,31 +137,10 @@ test('the guard, given the prompt as it was before the resize: refused, saying n
   const dir = mkdtempSync(join(tmpdir(), 'aw-resize-'));
   const host = createHost({ intervalMs: 100 }, { ...process.env, AGENTWATCH_DIR: dir });
   try {
-    const script = join(dir, 'dialog.cjs');
-    writeFileSync(script, DIALOG);
-    const log = join(dir, 'log');
-    writeFileSync(log, '');
-    const session = await host.start({
-      command: process.execPath,
-      args: [script, log],
-      name: 'small',
-      agent: 'claude',
-      headless: true,
-      rows: 12,
-      cols: 50,
-    });
-    const w = host.ptyPane(session.id)!;
-    await until('the dialog, blocked', () => {
-      w.classifyNow();
-      return w.record.state === 'blocked';
-    });
+    const { log, session, w } = await startSmallDialog(host, dir);
     const confirmed = await w.prompt();
     assert.is(confirmed.detailsCut, true);
-    w.resize(32, 50);
-    await until('the whole dialog read', () => {
-      w.classifyNow();
-      return w.info().details?.includes('Bash command');
-    });
+    await makeTaller(session, w);
     const refused = await guardedAnswer(w, 0, confirmed).then(
       () => null,
       (e: UserError) => e,

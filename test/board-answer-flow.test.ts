@@ -1,17 +1,18 @@
 /**
  * The board's answer flow (src/cli/board/answering.ts) against a stub session socket (a real
- * Unix socket speaking the control protocol's `prompt` and `answer` lines): the status line
+ * Unix socket speaking the control protocol's `prompt` and `answer` lines:
+ * test/support/fake-session.ts's promptStub): the status line
  * says `answered` only for an answer the session confirmed, `refused` for the guard's exit 3
  * (nothing typed), and `answer not taken` for exit 5 (typed, but the prompt stayed).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AnswerFlow } from '../src/cli/board/answering.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
+import { promptStub } from './support/fake-session.ts';
 import { until } from './support/until.ts';
 
 const PROMPT = {
@@ -22,25 +23,10 @@ const PROMPT = {
   episode: 1,
 };
 
-/** A socket that answers `prompt` with PROMPT and `answer` with `reply`. */
-async function stub(path: string, reply: Record<string, unknown>): Promise<Server> {
-  const server = createServer((c) => {
-    c.on('data', (d) => {
-      const req = JSON.parse(d.toString().split('\n')[0]);
-      const line = req.op === 'prompt'
-        ? { ok: true, op: 'prompt', ...PROMPT }
-        : { op: 'answer', ...reply };
-      c.end(JSON.stringify(line) + '\n');
-    });
-  });
-  await new Promise<void>((r) => server.listen(path, r));
-  return server;
-}
-
 async function statusAfterYes(reply: Record<string, unknown>): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'aw-flow-'));
   const socket = join(dir, 's.sock');
-  const server = await stub(socket, reply);
+  const server = await promptStub(socket, () => PROMPT, [], () => reply);
   try {
     const info = {
       id: 'web-0001',
@@ -115,20 +101,10 @@ test('y on a prompt that now shows other details (its pane made taller): shown, 
   const taller = ['Bash command', 'cd /tmp/proj &&', 'touch hello.txt'];
   let prompt: Record<string, unknown> = { ...PROMPT, details: ['touch hello.txt'], episode: 1 };
   const answers: Record<string, unknown>[] = [];
-  const server = createServer((c) => {
-    c.on('data', (d) => {
-      const req = JSON.parse(d.toString().split('\n')[0]);
-      if (req.op === 'answer') answers.push(req.expect);
-      c.end(
-        JSON.stringify(
-          req.op === 'prompt'
-            ? { ok: true, op: 'prompt', ...prompt }
-            : { ok: true, op: 'answer', answered: '1. Yes' },
-        ) + '\n',
-      );
-    });
+  const server = await promptStub(socket, () => prompt, [], (req) => {
+    answers.push(req.expect as Record<string, unknown>);
+    return { ok: true, answered: '1. Yes' };
   });
-  await new Promise<void>((r) => server.listen(socket, r));
   try {
     const info = { id: 'web-0001', name: 'web', state: 'blocked', socket } as SessionInfo;
     let status = '';

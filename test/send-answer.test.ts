@@ -28,7 +28,7 @@ import { Rng } from '../src/sim/rng.ts';
 import type { TruthEvent } from '../src/sim/user.ts';
 import { UserError } from '../src/errors.ts';
 import { CLAUDE_DIALOG, startDialog } from './support/fake-dialog.ts';
-import { sleep, until } from './support/until.ts';
+import { until } from './support/until.ts';
 import { agentwatchCommand, cli as runCli, personRequest } from './support/cli.ts';
 
 /** Runs the CLI with no controlling terminal (setsid). */
@@ -105,14 +105,10 @@ test('send and answer through the CLI against the simulated agent', async () => 
       return w.record.state;
     };
     const last = () => truth(truthPath).at(-1);
-    // Every guarded write, as the keys it typed.
+    // Every write to the agent (the test's own and the host's, guarded or not), as the keys
+    // it typed: a refusal answered means nothing was typed for it, and nothing will be.
     const keys: string[] = [];
-    const writeNow = session.writeNow.bind(session);
-    session.writeNow = (d: Uint8Array) => {
-      const n = writeNow(d);
-      keys.push(Buffer.from(d.subarray(0, n)).toString());
-      return n;
-    };
+    session.onInput((d) => keys.push(Buffer.from(d).toString()));
     await until('the idle footer', () => screen().includes('? for shortcuts'), 20_000);
     assert.is(state(), 'idle');
 
@@ -120,6 +116,7 @@ test('send and answer through the CLI against the simulated agent', async () => 
     const notBlocked = await person(['answer', '--yes', id, '1'], env);
     assert.is(notBlocked.code, 3, notBlocked.stderr);
     assert.match(notBlocked.stderr, /is not waiting for an answer \(it is idle\)/);
+    assert.equal(keys, [], 'answer typed nothing');
     assert.is(truth(truthPath).length, 1, 'still only the first idle line');
 
     // a draft the person left in the input box: send refuses (it would submit the draft)
@@ -128,11 +125,12 @@ test('send and answer through the CLI against the simulated agent', async () => 
     const draft = await cli(['send', id, 'please create hello.txt'], env);
     assert.is(draft.code, 3, draft.stderr);
     assert.match(draft.stderr, /input box holds text someone typed; nothing was typed/);
-    await sleep(200);
+    assert.equal(keys, ['half a thought'], 'send typed nothing');
     assert.ok(/^❯ half a thought\s*$/m.test(screen()), 'the draft is untouched');
     assert.is(truth(truthPath).length, 1, 'no task started');
     session.write('\x03'); // the person clears it (Ctrl-C on a non-empty input)
     await until('the draft cleared', () => !screen().includes('half a thought'));
+    keys.length = 0;
 
     // send to an idle session: the text and Enter; the agent starts the task
     const sent = await cli(['send', id, 'please create hello.txt'], env);
@@ -157,7 +155,7 @@ test('send and answer through the CLI against the simulated agent', async () => 
     for (const o of ['1. Yes', "2. Yes, and don't ask again for touch commands", '3. No']) {
       assert.ok(refused.stderr.includes(o), refused.stderr);
     }
-    await sleep(300);
+    assert.equal(keys, ['please create hello.txt', '\r'], 'the refused send typed nothing');
     assert.is(truth(truthPath).length, lines, 'the prompt got no key');
     assert.is(state(), 'blocked');
     assert.ok(screen().includes('❯ 1. Yes'), 'the selection did not move');
@@ -200,13 +198,12 @@ test('send and answer through the CLI against the simulated agent', async () => 
       expect: first,
     }).then(() => null, (e: UserError) => e);
     assert.is(noConfirm?.exitCode, 3);
-    await sleep(200);
+    assert.equal(keys, ['please create hello.txt', '\r'], 'the refused answers typed nothing');
     assert.is(truth(truthPath).length, lines, 'the prompt got no key');
     assert.ok(screen().includes('❯ 1. Yes'), 'the selection did not move');
 
     // answer --yes SESSION 2: claude.toml's [answer] keys = "digit": the key '2'; the agent
     // got option 2
-    assert.equal(keys, ['please create hello.txt', '\r'], 'only the first send typed anything');
     const answered = await person(['answer', '--yes', id, '2'], env);
     assert.is(answered.code, 0, answered.stderr);
     assert.match(answered.stdout, /asks: Do you want to proceed\?/);
@@ -235,7 +232,11 @@ test('send and answer through the CLI against the simulated agent', async () => 
     }, env).then(() => null, (e: UserError) => e);
     assert.is(stale?.exitCode, 3);
     assert.match(stale!.message, /not the one you confirmed/);
-    await sleep(200);
+    assert.equal(
+      keys.slice(3),
+      ['clean up the build output', '\r'],
+      'the stale answer typed nothing',
+    );
     assert.is(truth(truthPath).length, lines2, 'the second prompt got no key');
 
     // choice by text: 'no' is option 3

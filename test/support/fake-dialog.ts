@@ -1,6 +1,7 @@
 /**
  * Claude-like permission dialogs as small plain-node programs (they start fast) in real PTYs,
- * for the answer tests (test/answer-confirm.test.ts, test/send-answer.test.ts): the dialog's
+ * for the answer tests (test/answer-confirm.test.ts, test/send-answer.test.ts,
+ * test/answer-resize.test.ts): the dialog's
  * drawing, and starting one in a SessionHost until it reads blocked.
  */
 import { writeFileSync } from 'node:fs';
@@ -39,13 +40,21 @@ function draw() {
 
 /**
  * Writes `program` (CommonJS source) to `dir/NAME.cjs`, starts it with `args` in `host` as a
- * headless session `name` of `agent`, and waits until its pane reads blocked (20 s; the error
- * then shows the screen and the state's reason).
+ * headless session `name` of `agent` (in a PTY of `rows` x `cols` cells when given, else the
+ * host's default size), and waits until its pane reads blocked (20 s; the error then shows the
+ * screen and the state's reason).
  */
 export async function startDialog(
   host: SessionHost,
   dir: string,
-  opts: { name: string; program: string; args: string[]; agent: string },
+  opts: {
+    name: string;
+    program: string;
+    args: string[];
+    agent: string;
+    rows?: number;
+    cols?: number;
+  },
 ): Promise<{ session: Session; w: PtyPane }> {
   const script = join(dir, `${opts.name}.cjs`);
   writeFileSync(script, opts.program);
@@ -55,6 +64,8 @@ export async function startDialog(
     name: opts.name,
     agent: opts.agent,
     headless: true,
+    rows: opts.rows,
+    cols: opts.cols,
   });
   const w = host.ptyPane(session.id)!;
   await until('the dialog, blocked', () => {

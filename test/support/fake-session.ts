@@ -88,23 +88,29 @@ export function fakeSession(
 
 /**
  * A session socket at `path` that answers one request per connection, as the board's answer
- * panel asks: `prompt` with `prompt()`'s fields, any other op (`answer`) with
- * `answered: '1. Yes'`. Each request's op is pushed to `ops`, in order.
+ * panel asks: `prompt` with `prompt()`'s fields, any other op (`answer`) with `answer(request)`'s
+ * (default: `ok`, `answered: '1. Yes'`). Each request's op is pushed to `ops`, in order.
  */
 export async function promptStub(
   path: string,
   prompt: () => Record<string, unknown>,
-  ops: string[],
+  ops: string[] = [],
+  answer: (request: Record<string, unknown>) => Record<string, unknown> = () => ({
+    ok: true,
+    answered: '1. Yes',
+  }),
 ): Promise<Server> {
   const server = createServer((c) => {
     c.on('error', () => {});
     c.once('data', (d) => {
-      const op = JSON.parse(d.toString('utf8').split('\n')[0]).op;
+      const request = JSON.parse(d.toString('utf8').split('\n')[0]);
+      const op = request.op;
       ops.push(op);
       c.end(
         JSON.stringify(
-          op === 'prompt' ? { ok: true, op, ...prompt() } : { ok: true, op, answered: '1. Yes' },
-        ) + '\n',
+          op === 'prompt' ? { ok: true, op, ...prompt() } : { op, ...answer(request) },
+        ) +
+          '\n',
       );
     });
   });

@@ -6,12 +6,14 @@ export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
 /**
  * Polls `read` every `stepMs` (default 20 ms) until it returns something truthy, and resolves
  * with it.
- * @throws Error naming `what` after `timeoutMs` (default 10 s).
+ * @throws Error naming `what` after `timeoutMs` (default 30 s: what a test waits for comes
+ *   within a second or two on an idle machine, and much later on CI's 2 cores shared with
+ *   other runs; only a failing test waits that long).
  */
 export async function until<T>(
   what: string,
   read: () => T | null | undefined | false | Promise<T | null | undefined | false>,
-  timeoutMs = 10_000,
+  timeoutMs = 30_000,
   stepMs = 20,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
