@@ -150,4 +150,31 @@ test('a screen pane replaying the session publishes one prompt per blocked spell
   assert.match(blocked[1], /Shell command/);
 });
 
+test('at 28x90 (3 spaces between the last button and the hints) the panel still has its options and selection', () => {
+  const dir = join(REPO_ROOT, 'fixtures', 'opencode-90');
+  const read = (file: string) => {
+    const t = new Terminal(28, 90);
+    t.write(new Uint8Array(readFileSync(join(dir, file))));
+    assert.match(t.screenText(), /┃ {3}Allow once {3}Allow always {3}Reject {3}ctrl\+f fullscreen/);
+    return promptOn(t);
+  };
+  for (
+    const [file, selected] of [['opencode.blocked.v118-90-bash.raw', 0], [
+      'opencode.blocked.v118-90-bash-always.raw',
+      1,
+    ]] as const
+  ) {
+    const p = read(file);
+    assert.is(p.question, 'Permission required', file);
+    assert.equal(p.options, ['1. Allow once', '2. Allow always', '3. Reject'], file);
+    assert.is(p.selected, selected, file);
+    assert.is(p.layout, 'horizontal');
+    assert.equal(
+      p.details,
+      ['# Shell command', '$ touch ran_tests_11.txt && echo tests passed'],
+      file,
+    );
+  }
+});
+
 test.run();
