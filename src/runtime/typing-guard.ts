@@ -217,7 +217,17 @@ export async function guardedSend(
   await drainPending();
   const idleBefore = w.classifyNow().state === 'idle';
   if (!append && w.record.state !== 'blocked' && w.manifest) {
-    const box = inputBox(w.session.terminal.snapshot(), w.manifest);
+    let box = inputBox(w.session.terminal.snapshot(), w.manifest);
+    if (box !== 'empty') {
+      // A draft stays; a screen caught while the agent redraws it (a dialog half erased, the
+      // box not yet drawn) does not: look again, on all the output written by then.
+      await sleep(KEY_GAP_MS);
+      await drainPending();
+      box = judgeFresh(w, () =>
+        w.record.state === 'blocked'
+          ? 'empty' // the dialog: the guarded write below refuses, naming it
+          : inputBox(w.session.terminal.snapshot(), w.manifest!));
+    }
     if (box === 'absent') {
       throw new UserError(
         `refused: ${w.session.spec.name} shows no input box (still starting, or a menu covers ` +
