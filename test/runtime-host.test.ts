@@ -58,7 +58,7 @@ class Follower {
   }
 
   /** Waits for a state line with `state` after the first `from` lines. */
-  next(state: string, from = 0, timeoutMs = 5000): Promise<SessionInfo> {
+  next(state: string, from = 0, timeoutMs = 30_000): Promise<SessionInfo> {
     return until(
       `state ${state} on the socket (seen: ${this.states.join(' ')})`,
       () => this.infos.slice(from).find((i) => i.state === state),
@@ -83,7 +83,7 @@ function startFake(host: SessionHost, agent: string, name = 'fake'): Promise<Ses
 }
 
 /** Waits until the screen of `session` contains `text`. */
-function screenShows(session: Session, text: string, timeoutMs = 5000): Promise<true> {
+function screenShows(session: Session, text: string, timeoutMs = 30_000): Promise<true> {
   return until(
     `'${text}' on the screen of ${session.id}`,
     () => session.terminal.screenText().includes(text),
@@ -293,7 +293,7 @@ test('agentwatch run, ls and wait as real processes', async () => {
     const listed = await until(
       'the run session in the socket dir',
       async () => (await listSessions(dir)).find((s) => s.name === 'fake-run'),
-      15000,
+      // until's default (30 s): a run process took longer than 15 s to start under load 68
     );
     assert.is(listed.host, run.pid, 'hosted by the run process');
     assert.is(listed.agent, 'claude');
