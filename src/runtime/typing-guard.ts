@@ -38,6 +38,7 @@ import { UserError } from '../errors.ts';
 import type { ConfirmedPrompt } from './protocol.ts';
 import type { PtyPane } from './pty-pane.ts';
 import type { Terminal } from '../vt/terminal.ts';
+import { SYNC_HOLD_MS } from './screen-pane.ts';
 import { sendBytes } from './send-text.ts';
 
 /**
@@ -158,12 +159,20 @@ async function guardedWrite(
   judge: () => ((written: number) => Error) | null,
 ): Promise<void> {
   const deadline = Date.now() + WRITE_WAIT_MS;
+  const frameDeadline = Date.now() + SYNC_HOLD_MS;
   let off = 0;
   while (off < data.length) {
     if (w.session.exit) throw new UserError(`session ${w.session.id} has exited`);
     await drainPending();
+    // Not into a frame drawn in part (a synchronized update, DEC mode 2026, read before its
+    // end: the pane is not classified on it): wait for its end, as long as the pane waits.
+    while (w.session.terminal.synchronizedUpdate && Date.now() < frameDeadline) {
+      await sleep(5);
+      w.session.readPending();
+    }
     const refuse = judgeFresh(w, judge);
     if (refuse) throw refuse(off);
+    if (w.session.terminal.synchronizedUpdate && Date.now() < frameDeadline) continue;
     const n = w.session.writeNow(data.subarray(off));
     off += n;
     if (off < data.length) {
@@ -206,8 +215,19 @@ export async function guardedSend(
   // A draft the person left in the input box would be submitted with our text: refuse,
   // unless told to append (only for agents whose manifest says where the input box is).
   await drainPending();
-  if (!append && w.classifyNow().state !== 'blocked' && w.manifest) {
-    const box = inputBox(w.session.terminal.snapshot(), w.manifest);
+  const idleBefore = w.classifyNow().state === 'idle';
+  if (!append && w.record.state !== 'blocked' && w.manifest) {
+    let box = inputBox(w.session.terminal.snapshot(), w.manifest);
+    if (box !== 'empty') {
+      // A draft stays; a screen caught while the agent redraws it (a dialog half erased, the
+      // box not yet drawn) does not: look again, on all the output written by then.
+      await sleep(KEY_GAP_MS);
+      await drainPending();
+      box = judgeFresh(w, () =>
+        w.record.state === 'blocked'
+          ? 'empty' // the dialog: the guarded write below refuses, naming it
+          : inputBox(w.session.terminal.snapshot(), w.manifest!));
+    }
     if (box === 'absent') {
       throw new UserError(
         `refused: ${w.session.spec.name} shows no input box (still starting, or a menu covers ` +
@@ -254,15 +274,57 @@ export async function guardedSend(
   }
   let written = bytes.length;
   if (enter) {
+    const pressEnter = async () => {
+      await guardedWrite(
+        w,
+        Buffer.from('\r'),
+        blocked(() => `a prompt appeared after the text was typed; the Enter was not sent`),
+      );
+      written++;
+    };
     await sleep(KEY_GAP_MS - PROMPT_AFTER_WRITE_MS);
-    await guardedWrite(
-      w,
-      Buffer.from('\r'),
-      blocked(() => `a prompt appeared after the text was typed; the Enter was not sent`),
-    );
-    written++;
+    await pressEnter();
+    // Sent to an idle agent, the text leaves its input box once submitted. Codex 0.171 takes
+    // an Enter that follows fast typing (our text arrives in one read) as a newline, not a
+    // submit (its paste-burst guard): the text stayed in its composer with a new empty line
+    // under it. One more Enter, once the agent has drawn the first, submits it.
+    if (idleBefore && w.manifest?.input && !(await leftInputBox(w))) {
+      w.session.log('send: the text is still in the input box after the Enter; one more Enter');
+      await pressEnter();
+      if (!(await leftInputBox(w))) {
+        throw new UserError(
+          `${w.session.spec.name}: the text was typed but not submitted: it is still in the ` +
+            'input box after two Enters; press Enter in the pane',
+          GUARD_EXIT,
+        );
+      }
+    }
   }
   return written;
+}
+
+/** How long `send` waits for a submitted text to leave an idle agent's input box, ms. */
+export const SUBMIT_WAIT_MS = 1500;
+
+/**
+ * Whether the text just submitted left `w`'s input box within {@link SUBMIT_WAIT_MS}: the box
+ * reads empty or is no longer drawn, or the pane is no longer idle (working on it, or a prompt
+ * shows), on two fresh looks {@link KEY_GAP_MS} apart (one frame may show the box mid-redraw).
+ */
+async function leftInputBox(w: PtyPane): Promise<boolean> {
+  const until = Date.now() + SUBMIT_WAIT_MS;
+  let seen = 0;
+  while (Date.now() < until) {
+    await sleep(KEY_GAP_MS);
+    if (w.session.exit) return true;
+    await drainPending();
+    const gone = judgeFresh(w, () =>
+      w.record.state !== 'idle' ||
+      inputBox(w.session.terminal.snapshot(), w.manifest!) !== 'text');
+    seen = gone ? seen + 1 : 0;
+    if (seen >= 2) return true;
+  }
+  return seen > 0;
 }
 
 /** How long after a write its screen is watched for a prompt drawn before it landed, ms. */
