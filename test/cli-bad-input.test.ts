@@ -86,7 +86,7 @@ test('a 1 GB capture is streamed: bounded memory, a state at the end', async () 
   const big = join(dir, 'claude.big.raw');
   writeFileSync(big, '');
   truncateSync(big, 1 << 30); // sparse: 1 GiB of NUL bytes, which a terminal ignores
-  const r = await cli(['classify', '--json', big], 120_000);
+  const r = await cli(['classify', '--json', big], 600_000);
   assert.is(r.code, 0, r.err);
   const [rec] = JSON.parse(r.out);
   assert.is(rec.state, 'idle');

@@ -72,7 +72,7 @@ test('a running session takes a saved file of the person at its next sweep', asy
       until(
         what,
         async () => (await listSessions(sock)).find((s) => s.name === 'toy' && want(s)),
-        20_000,
+        60_000,
       );
     await session(
       (s) => s.agent === '' && s.state === 'idle',
@@ -188,7 +188,7 @@ test('a running session takes a good catalog update within one poll; config erro
       until(
         what,
         async () => (await listSessions(sock)).find((s) => s.name === 'toy' && want(s)),
-        20_000,
+        60_000,
       );
     await session(
       (s) => s.agent === 'toyagent' && s.state === 'idle',
