@@ -415,6 +415,47 @@ test('fault: invalid UTF-8 and 2 MB of random bytes: nothing throws, invalid byt
   }
 });
 
+test('fault: keys typed while agents exit: no write to the closed PTY (no EBADF from node-pty), nothing thrown', async () => {
+  const s = scratch('aw-keys-exit-');
+  const host = newHost(s.env, 50);
+  // node-pty 1.1 reports a failed queued write with console.error ('Unhandled pty write
+  // error'), nowhere else.
+  const logged: unknown[][] = [];
+  const consoleError = console.error;
+  console.error = (...args: unknown[]) => void logged.push(args);
+  try {
+    // 20 agents that read no input and exit after 0.2 s, each typed at in every turn of the
+    // event loop until it has exited: the keys fill the terminal's input buffer (EAGAIN), and
+    // some are typed as the PTY closes.
+    const sessions = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        host.start({
+          command: '/bin/sh',
+          args: ['-c', 'sleep 0.2'],
+          name: `exits-${i}`,
+          headless: true,
+        })),
+    );
+    await Promise.all(sessions.map((session) =>
+      new Promise<void>((resolve) => {
+        const type = () => {
+          session.write('x'.repeat(64));
+          if (session.exit) resolve();
+          else setImmediate(type);
+        };
+        type();
+      })
+    ));
+    for (const x of sessions) assert.is(x.exit?.code, 0);
+    await host.close(); // turns of the event loop in which a write queued before could fail
+    assert.equal(logged, [], 'nothing logged');
+  } finally {
+    console.error = consoleError;
+    await host.close();
+    s.done();
+  }
+});
+
 test('fault: a resize storm (500 in 1 s through the socket and Session.resize): no crash, final size right', async () => {
   const s = scratch('aw-resize-');
   const host = newHost(s.env, 50);

@@ -101,6 +101,9 @@ export class Session {
   readonly #exitListeners = new Set<(exit: ExitInfo) => void>();
   /** Errors raised by listeners, counted, never thrown into node-pty. */
   listenerErrors = 0;
+  /** Input bytes the terminal's input buffer has not taken yet (EAGAIN), oldest first. */
+  readonly #unwritten: Buffer[] = [];
+  #retry: ReturnType<typeof setTimeout> | undefined;
 
   /**
    * Starts `spec.command` in a new PTY.
@@ -162,11 +165,9 @@ export class Session {
     // Queries a real terminal answers: ours only when none is attached. Queries no terminal
     // answers (OSC 7501): always ours.
     const replies = this.terminal.takeReplies();
-    if (replies && this.headless && !this.exit) {
-      this.#safe(() => this.pty.write(Buffer.from(replies)));
-    }
+    if (replies && this.headless && !this.exit) this.#send(Buffer.from(replies));
     const ext = this.terminal.takeExtensionReplies();
-    if (ext && !this.exit) this.#safe(() => this.pty.write(Buffer.from(ext)));
+    if (ext && !this.exit) this.#send(Buffer.from(ext));
     for (const l of this.#outputListeners) this.#safe(() => l(data));
   }
 
@@ -281,7 +282,7 @@ export class Session {
    * reach the agent after output that was read meanwhile). For the typing guard: the write
    * follows its classification with nothing read in between.
    * @returns the bytes written: all, fewer when the terminal's input buffer is full (EAGAIN),
-   *   0 when node-pty still has queued writes (they go first: try again) or the PTY is gone.
+   *   0 when earlier writes still wait (they go first: try again) or the PTY is gone.
    *   Without node-pty's internals, `data` goes through node-pty's queue (all counted).
    */
   writeNow(data: Uint8Array): number {
@@ -291,7 +292,7 @@ export class Session {
       this.write(data);
       return data.length;
     }
-    if (!socket || socket.destroyed || queue.length) return 0;
+    if (!socket || socket.destroyed || queue.length || this.#unwritten.length) return 0;
     let off = 0;
     while (off < data.length) {
       try {
@@ -306,12 +307,69 @@ export class Session {
     return off;
   }
 
-  /** Writes input bytes (keys, paste) to the agent. Ignored once it exited. */
+  /**
+   * Writes input bytes (keys, paste) to the agent, after any still waiting. Ignored once it
+   * exited or its PTY closed.
+   */
   write(data: string | Uint8Array): void {
     if (this.exit) return;
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
-    this.pty.write(bytes);
+    if (!this.#send(bytes)) return;
     if (this.#inputListeners.size) this.#inputWritten(bytes);
+  }
+
+  /**
+   * Hands `bytes` to the PTY: with write(2) on the master from this thread, right after
+   * checking that node-pty has not closed it (its reader closes the master fd when the child
+   * is gone, before it reports the exit); what the input buffer does not take (EAGAIN) waits
+   * in {@link #unwritten} and is tried again every millisecond, in order, while the PTY is
+   * open. Not node-pty 1.1's own write: that one runs fs.write on libuv's thread pool and
+   * retries EAGAIN later, so a write made as the child exits reached the fd after it was
+   * closed (EBADF, which node-pty prints to stderr) or, were the number reused, another file.
+   * Without node-pty's internals, node-pty's write.
+   * @returns false when the PTY is closed (nothing written, nothing kept).
+   */
+  #send(bytes: Buffer): boolean {
+    const { fd, socket, queue } = this.#internals;
+    if (fd === undefined || !queue) {
+      this.#safe(() => this.pty.write(bytes));
+      return true;
+    }
+    if (!socket || socket.destroyed) return false;
+    this.#unwritten.push(bytes);
+    this.#flush();
+    return true;
+  }
+
+  /** Writes {@link #unwritten} as far as the input buffer takes it; see {@link #send}. */
+  #flush(): void {
+    if (this.#retry) clearTimeout(this.#retry);
+    this.#retry = undefined;
+    const { fd, socket, queue } = this.#internals;
+    while (this.#unwritten.length) {
+      if (fd === undefined || !socket || socket.destroyed) {
+        this.#unwritten.length = 0; // the PTY closed: no one reads them
+        return;
+      }
+      if (queue?.length) break; // node-pty's own queue goes first
+      const head = this.#unwritten[0];
+      let n = 0;
+      try {
+        n = writeSync(fd, head);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') {
+          this.#unwritten.length = 0; // EIO: the child is gone
+          return;
+        }
+      }
+      if (n >= head.length) this.#unwritten.shift();
+      else if (n > 0) this.#unwritten[0] = head.subarray(n);
+      else break;
+    }
+    if (this.#unwritten.length) {
+      this.#retry = setTimeout(() => this.#flush(), 1);
+      this.#retry.unref();
+    }
   }
 
   /** Resizes the PTY and the screen, in cells, clamped to {@link SIZE_LIMITS}. */
