@@ -181,7 +181,7 @@ async function startFake(host: SessionHost, s: Scratch, name: string): Promise<S
 }
 
 /** Waits until the screen of `session` contains `text`. */
-function screenShows(session: Session, text: string, timeoutMs = 5000): Promise<true> {
+function screenShows(session: Session, text: string, timeoutMs = 30_000): Promise<true> {
   return until(
     `'${text}' on the screen of ${session.id}`,
     () => session.terminal.screenText().includes(text),
@@ -199,7 +199,7 @@ class Follower {
   }
 
   /** Waits for a state line with `state` received at or after `since` (ms). */
-  next(state: string, since = 0, timeoutMs = 5000): Promise<SessionInfo & { at: number }> {
+  next(state: string, since = 0, timeoutMs = 30_000): Promise<SessionInfo & { at: number }> {
     return until(
       `state ${state} (seen: ${this.infos.map((i) => i.state).join(' ')})`,
       () => this.infos.find((i) => i.state === state && i.at >= since),
@@ -779,10 +779,12 @@ test('fault: close() with a client that keeps its connection open and an agent t
     const t0 = Date.now();
     await host.close();
     const took = Date.now() - t0;
-    assert.ok(took < 3000, `close took ${took} ms`);
-    await until('the SIGKILL', () => stubborn!.exit, 3000);
+    // not held by the client that never closes (a hang would be for ever): the agent's grace,
+    // then SIGKILL; bounded for a loaded machine
+    assert.ok(took < 30_000, `close took ${took} ms`);
+    await until('the SIGKILL', () => stubborn!.exit, 30_000);
     assert.is(stubborn.exit!.signal, 9, 'SIGHUP ignored, then SIGKILL');
-    await until('no process left', () => !processLives(stubborn!.pid), 2000);
+    await until('no process left', () => !processLives(stubborn!.pid), 30_000);
     assert.ok(idle.destroyed || idle.readableEnded, 'the idle client was ended');
     idle.destroy();
   } finally {
