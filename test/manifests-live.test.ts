@@ -130,12 +130,12 @@ test('the board says rules updated, or why a saved file was refused', async () =
     env: penv,
   });
   try {
-    await pty.waitForScreen(/no sessions|agentwatch/, 15_000);
+    await pty.waitForScreen(/no sessions|agentwatch/, 30_000);
     const file = join(userDir, 'toyagent.toml');
     save(file, toyManifest('2026.12.02', 'blocked'));
-    await pty.waitForScreen(/rules updated: toyagent 2026\.12\.02 \(your folder\)/, 15_000);
+    await pty.waitForScreen(/rules updated: toyagent 2026\.12\.02 \(your folder\)/, 30_000);
     save(file, 'schema = 1\nid = "toyagent"\n');
-    await pty.waitForScreen(/rules refused: .*toyagent\.toml/, 15_000);
+    await pty.waitForScreen(/rules refused: .*toyagent\.toml/, 30_000);
   } finally {
     await pty.close();
     rmSync(dir, { recursive: true, force: true });

@@ -743,7 +743,7 @@ test('fault: a control client sending garbage gets error lines and the server ke
     socket.on('close', () => (closed = true));
     send('x'.repeat(1.5 * 2 ** 20) + '\n');
     send('{"op":"kill"}\n');
-    await until('the connection closed after the long line', () => closed, 20_000);
+    await until('the connection closed after the long line', () => closed, 30_000);
     assert.equal(lines.slice(before).map((l) => JSON.parse(l).error), [
       'request line longer than 1 MB',
     ]);
