@@ -325,8 +325,8 @@ test('run --detach: refusals are clear and start no session', async () => {
     assert.is(missing.code, 127, 'as a shell says: command not found');
     assert.match(missing.stderr, /no-such-command-aw/);
     const agent = await cli(['run', '--detach', '--agent', 'nope', '--', 'sleep', '1'], env);
-    assert.is(agent.code, 1);
-    assert.match(agent.stderr, /--agent nope: no such agent/);
+    assert.is(agent.code, 2, 'a usage error');
+    assert.match(agent.stderr, /--agent nope: no such agent \(known: claude, codex/);
     const wide = await cli(['run', '--detach', '--interval', '200', '--', 'sleep', '1'], env);
     assert.is(wide.code, 2);
     assert.match(wide.stderr, /--interval cannot go with --detach/);

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { agentwatchArgv, cliInProcess } from './support/cli.ts';
+import { agentwatchArgv, cli as cliProcess, cliInProcess } from './support/cli.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const BLOCKED = join(ROOT, 'fixtures', 'claude-code', 'claude.blocked.raw');
@@ -131,7 +131,7 @@ test('a catastrophic pattern runs in linear time on a real capture (re2js)', asy
 
 test('an unknown agent and a bad size are usage errors', async () => {
   const a = await run(['classify', '--agent', 'nobody', BLOCKED]);
-  assert.is(a.code, 1);
+  assert.is(a.code, 2);
   assert.match(
     a.err,
     /--agent nobody: no such agent \(known: claude, codex, gemini, opencode, qwen\)/,
@@ -141,6 +141,23 @@ test('an unknown agent and a bad size are usage errors', async () => {
   assert.match(s.err, /--size must be ROWSxCOLS/);
   clean(a);
   clean(s);
+});
+
+test('run --agent with an unknown agent is a usage error (2) naming the known agents', async () => {
+  const env = join(dir, 'run-agent');
+  const r = await cliProcess(['run', '--agent', 'bogus', '--', 'true'], {
+    ...process.env,
+    AGENTWATCH_DIR: join(env, 's'),
+    XDG_CONFIG_HOME: join(env, 'config'),
+    XDG_STATE_HOME: join(env, 'state'),
+    XDG_CACHE_HOME: join(env, 'cache'),
+  });
+  assert.is(r.code, 2, r.stderr);
+  assert.match(
+    r.stderr,
+    /^agentwatch run: --agent bogus: no such agent \(known: claude, codex, gemini, opencode, qwen\)\n/,
+  );
+  clean({ err: r.stderr });
 });
 
 test.after(() => rmSync(dir, { recursive: true, force: true }));

@@ -6,6 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { formatSummary, noticeStats, promptLatencies, timeIn } from '../src/cli/demo-stats.ts';
+import { maxDemoSpeed } from '../src/cli/demo.ts';
 
 const truth = [
   { t: 0, state: 'idle' },
@@ -53,6 +54,61 @@ test('noticeStats: announced, right question, duplicates and stray notices', () 
   assert.equal(s, { sent: 4, announced: 2, rightQuestion: 3, duplicates: 1, stray: 1 });
 });
 
+test('at a high --speed: a notice and a board episode go to their own prompt, not the one just answered', () => {
+  // Prompts of 150 ms with 100 ms of work between them (--speed 20): each notice and each
+  // board episode comes about 100 ms after its prompt showed, within the 800 ms tolerance of
+  // the prompt before (which took them all: "5/6 announced, 1 duplicate").
+  const fast = [
+    { t: 0, state: 'working' },
+    { t: 1000, state: 'blocked' },
+    { t: 1150, state: 'working' },
+    { t: 1250, state: 'blocked' },
+    { t: 1400, state: 'working' },
+    { t: 3000, state: 'blocked' },
+    { t: 3150, state: 'working' },
+  ];
+  const q = 'Do you want to proceed?';
+  const notices = [1100, 1350, 3100].map((t) => ({ t, question: q }));
+  assert.equal(noticeStats(fast, notices, q, 5000, 800), {
+    sent: 3,
+    announced: 3,
+    rightQuestion: 3,
+    duplicates: 0,
+    stray: 0,
+  });
+  // A late notice of the first prompt while the second shows, then the second's own.
+  const late = [{ t: 1200, question: q }, { t: 1300, question: q }, { t: 3100, question: q }];
+  assert.equal(noticeStats(fast, late, q, 5000, 800).duplicates, 0);
+  const board = [
+    { t: 0, state: 'working' },
+    { t: 1100, state: 'blocked' },
+    { t: 1200, state: 'working' },
+    { t: 1300, state: 'blocked' },
+    { t: 1500, state: 'working' },
+    { t: 3100, state: 'blocked' },
+    { t: 3200, state: 'working' },
+  ];
+  assert.equal(promptLatencies(fast, board, 5000, 800), {
+    latenciesMs: [100, 50, 100],
+    missed: 0,
+  });
+  // The sweep never saw the work between the first two: the board said blocked throughout.
+  const merged = [
+    { t: 0, state: 'working' },
+    { t: 1100, state: 'blocked' },
+    { t: 1500, state: 'working' },
+    { t: 3100, state: 'blocked' },
+    { t: 3200, state: 'working' },
+  ];
+  assert.equal(promptLatencies(fast, merged, 5000, 800), {
+    latenciesMs: [100, 0, 100],
+    missed: 0,
+  });
+  // A prompt the board never showed is missed, whatever came after it.
+  const none = [{ t: 0, state: 'working' }, { t: 3100, state: 'blocked' }];
+  assert.equal(promptLatencies(fast, none, 5000, 800), { latenciesMs: [100], missed: 2 });
+});
+
 test('formatSummary: one line per session with its figures', () => {
   const out = formatSummary([{
     name: 'backend',
@@ -72,6 +128,12 @@ test('formatSummary: one line per session with its figures', () => {
       'truth · board noticed 2/3 prompts, median 0.5 s after they appeared · 4 notices ' +
       "(2/3 prompts announced, 3 with the dialog's question, 1 duplicate, 1 stray)\n",
   );
+});
+
+test('maxDemoSpeed: the shortest simulated prompt lasts twice what the sweep takes to look', () => {
+  assert.is(maxDemoSpeed(700, true), 12); // 3000 ms / (2 x 125 ms)
+  assert.is(maxDemoSpeed(700, false), 2.1); // 3000 ms / (2 x 700 ms)
+  assert.is(maxDemoSpeed(50, false), 30);
 });
 
 test.run();

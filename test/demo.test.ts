@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { agentwatchArgv, cli } from './support/cli.ts';
+import { agentwatchArgv, cli, cliInProcess } from './support/cli.ts';
 import { until } from './support/until.ts';
 
 test("demo, piped: working, blocked with its question, idle; its sessions are not the person's", async () => {
@@ -45,6 +45,27 @@ test("demo, piped: working, blocked with its question, idle; its sessions are no
     assert.match(stdout, /working -> idle/);
     assert.match(stdout, /^agentwatch demo: 2 simulated sessions for/m);
     assert.match(stdout, /prompts answered/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('demo --speed beyond what the sweep can follow is a usage error saying the most it can', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-demo-'));
+  const env = { ...process.env, AGENTWATCH_DIR: join(dir, 's') };
+  try {
+    const fast = await cliInProcess(['demo', '--speed', '20'], env);
+    assert.is(fast.code, 2, fast.stderr);
+    assert.match(
+      fast.stderr,
+      /^agentwatch demo: --speed 20 is faster than the sweep can follow: the simulated person answers a prompt 150 ms after it shows, and the sweep looks at a changed screen up to 125 ms after it changed; with this sweep, at most --speed 12\n/,
+    );
+    const slow = await cliInProcess(['demo', '--speed', '4', '--no-adaptive'], env);
+    assert.is(slow.code, 2, slow.stderr);
+    assert.match(
+      slow.stderr,
+      /looks every 700 ms, up to 700 ms after it changed; .* at most --speed 2\.1/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

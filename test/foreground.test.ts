@@ -196,6 +196,31 @@ test("previous: a shell's command string (bash -c 'a; b') is read every time, so
   }
 });
 
+test("previous: a shell leading its own group under the PTY's shell (its fork for a command, not exec'd yet) is read every time", async () => {
+  // `( read; exec sleep 30 )`: bash forks a subshell into a group of its own, in front; it
+  // stays a shell until Enter, then execs sleep in its own place (same pid, same group), as a
+  // fork read before its exec would.
+  const p = spawnBash();
+  const groups: number[] = [];
+  try {
+    const m = { fd: ptyMasterFd(p), pid: p.pid };
+    await waitFor(() => foreground(m), (f) => f?.name === 'bash' && f.argv.length > 0);
+    p.write('( read -r _; exec sleep 30 )\r');
+    const sub = await waitFor(
+      () => foreground(m),
+      (f) => f !== null && f.pgid !== p.pid && f.name === 'bash' && f.argv.length > 0,
+    );
+    assert.ok(sub && sub.pgid !== p.pid, `the subshell in front: ${JSON.stringify(sub)}`);
+    groups.push(sub.pgid);
+    p.write('\r');
+    await waitFor(() => foreground(m), (f) => f?.name === 'sleep');
+    const after = foreground(m, { previous: sub });
+    assert.equal([after?.name, after?.pgid], ['sleep', sub.pgid]);
+  } finally {
+    await killAll(p, groups);
+  }
+});
+
 test('AGENTWATCH_NO_ADDON=1 and a missing fd fall back to /proc (Linux) or ps', async () => {
   const p = spawnBash();
   const fallback = process.platform === 'linux' ? 'proc' : 'ps';

@@ -327,6 +327,15 @@ test('live session (a blank screen: the reports alone decide): report working, r
     const from = changes.length;
     const r = await hook(args, e, probe, stdin);
     assert.is(r.code, 0, r.stderr);
+    // A blocked with no dialog on the screen is published once it has waited PROMPT_WAIT_MS
+    // for one (src/runtime/pty-pane.ts).
+    if (host.ptyPane(session.id)!.record.state === 'blocked') {
+      await until(
+        'the blocked published',
+        () => changes.slice(from).some((c) => c.state === 'blocked'),
+        10_000,
+      );
+    }
     const last = changes.slice(from).at(-1);
     const events = (await request<{ events: string[] }>(socket, { op: 'events' })).events;
     return {

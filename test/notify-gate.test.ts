@@ -193,20 +193,121 @@ test('a prompt redrawn at another size (rewrapped, its top cut) after a resize i
     [9_000, at(narrow, 6_000)],
   ]);
   assert.equal(blind.map(({ n }) => n.content), [false]);
-  // typed into since the prompt appeared: announced
+  // typed into since the prompt appeared, and then it reads another command: announced
   const typed = replay(new NotifyGate(), [
     [0, info('working')],
     [1_000, wide],
-    [4_000, { ...at(narrow, 3_900), lastInput: 2_000 }],
+    [4_000, {
+      ...at(blocked({ details: ['? Shell rm hello.txt (Remove hello.txt) ←'] }), 3_900),
+      lastInput: 2_000,
+    }],
   ]);
   assert.is(typed.length, 2);
-  // a resize before the prompt appeared says nothing about it
+  // a resize before the prompt appeared says nothing about it (read past the hysteresis: a
+  // dialog read again as it is drawn is the same one)
   const before = replay(new NotifyGate(), [
     [0, info('working')],
     [1_000, at(wide, 900)],
-    [1_500, at(narrow, 900)],
+    [1_500 + HYSTERESIS_MS, at(narrow, 900)],
   ]);
   assert.is(before.length, 2);
+});
+
+test('the answer key pressed as the dialog is redrawn after a resize: the redraw read after it is the same prompt, not a second notice', () => {
+  // Seen once in CI (agentwatch-qwen-notify): resized to 120x32, the person's Enter came as Qwen
+  // redrew its dialog, and the look after the key read the redraw: the gate took the key for
+  // typing since the prompt appeared and announced it again.
+  const wide = blocked({ details: ['? Shell touch hello.txt (Create an empty hello.txt) ←'] });
+  const narrow = blocked({ details: ['? Shell touch hello.txt (Create an empty', 'hello.txt) ←'] });
+  const at = (i: SessionInfo, resizedAt: number, lastInput?: number) => ({
+    ...i,
+    resizedAt,
+    lastInput,
+  });
+  const steps = (back: SessionInfo): Array<[number, SessionInfo]> => [
+    [0, info('working')],
+    [1_000, wide],
+    [4_000, at(narrow, 3_900)], // resized: held, nobody typed
+    // resized back at 6 000; Enter at 6 050, as the dialog is redrawn; the look at 6 100 reads it
+    [6_100, at(back, 6_000, 6_050)],
+    [6_400, at(info('working'), 6_000, 6_050)], // the answer takes effect
+  ];
+  assert.equal(replay(new NotifyGate(), steps(wide)).map(({ t }) => t), [1_000]);
+  // read long after the resize, and clipped to its first options (a short pane): the same
+  assert.equal(
+    replay(new NotifyGate(), [
+      [0, info('working')],
+      [1_000, wide],
+      [9_000, at({ ...narrow, options: PROCEED.options.slice(0, 2) }, 3_000, 8_000)],
+    ]).length,
+    1,
+  );
+  // the same question and options about another command after a key: a new prompt
+  const other = blocked({ details: ['? Shell rm hello.txt (Remove hello.txt) ←'] });
+  assert.equal(replay(new NotifyGate(), steps(other)).map(({ t }) => t), [1_000, 6_100]);
+});
+
+test('a dialog read while it was drawn, then whole: one notice; another question, or a key since, is another prompt', () => {
+  // Claude Code 2.1.332's AskUserQuestion dialog read before its last option was drawn whole
+  // (agentwatch-claude-notify, under load): `4. Chat`, then `4. Chat about this`.
+  const ask = {
+    question: 'Which test framework should I use?',
+    details: ['Framework'],
+  };
+  const options = ['1. pytest The common choice', '2. unittest In the standard library'];
+  const part = blocked({ ...ask, options: [...options, '3. Type something.', '4. Chat'] });
+  const whole = blocked({
+    ...ask,
+    options: [...options, '3. Type something.', '4. Chat about this'],
+  });
+  const first = blocked({ ...ask, options: options.slice(0, 1) });
+  const run = (...reads: Array<[number, SessionInfo]>) =>
+    replay(new NotifyGate(), [[0, info('working')], ...reads]).map(({ t }) => t);
+  assert.equal(run([1_000, part], [1_200, whole]), [1_000]);
+  assert.equal(run([1_000, first], [1_100, part], [1_300, whole]), [1_000]);
+  // another question with the same options: another prompt
+  assert.equal(
+    run([1_000, part], [
+      1_200,
+      blocked({ ...ask, question: 'Which linter?', options: whole.options }),
+    ]),
+    [1_000, 1_200],
+  );
+  // someone typed since it appeared (an answer, then the agent asked on): announced
+  assert.equal(run([1_000, part], [1_500, { ...whole, lastInput: 1_300 }]), [1_000, 1_500]);
+  // long after it appeared: not a dialog being drawn
+  assert.equal(run([1_000, part], [1_000 + HYSTERESIS_MS + 100, whole]), [
+    1_000,
+    1_000 + HYSTERESIS_MS + 100,
+  ]);
+});
+
+test("opencode's edit prompt: its panel, then its diff a frame later, is one notice; a fragment read as the answer erases it is none", () => {
+  // tester 3, opencode 1.18.33: every edit prompt was announced twice 50-150 ms apart, and
+  // `answer` (Right, Right, Enter) drew one more notice with only the options, 20 ms before
+  // working.
+  const panel = {
+    question: 'Permission required',
+    options: ['1. Allow once', '2. Allow always', '3. Reject'],
+  };
+  const head = blocked({ ...panel, details: ['→ Edit hello.txt'] });
+  const diff = blocked({ ...panel, details: ['→ Edit hello.txt', '1 - hello', '1 + hello world'] });
+  const fragment = blocked({ question: '', options: panel.options, details: [] });
+  const notices = replay(new NotifyGate(), [
+    [0, info('working')],
+    [1_000, head],
+    [1_120, diff],
+    [9_000, { ...fragment, lastInput: 8_980 }],
+    [9_020, info('working', { lastInput: 8_980 })],
+  ]);
+  assert.equal(notices.map(({ t }) => t), [1_000]);
+  // a fragment with another question, or details, is not a fragment of it
+  const other = replay(new NotifyGate(), [
+    [0, info('working')],
+    [1_000, diff],
+    [9_000, { ...fragment, question: 'Always allow', lastInput: 8_980 }],
+  ]);
+  assert.is(other.length, 2);
 });
 
 test('the same prompt asked again 1.5 s after its answer is announced, each time', () => {

@@ -191,6 +191,44 @@ test('an approved prompt: the tool runs, the screen shows working, the blocked r
   assert.equal(seq.map((s) => s.state), ['blocked', 'working']);
 });
 
+/** An in-band state read by an OSC rule (Claude Code's OSC 7501). */
+const osc = (state: RuleState): Evaluation => ({
+  ...screen(state),
+  region: 'osc 7501',
+  reason: `OSC 7501 ${state}`,
+});
+
+test("an in-band state unchanged since a working or idle report came does not contradict it (Claude Code's OSC 7501 says working while its Stop hook runs)", () => {
+  const done = rep('idle', 1000, 'report done');
+  const seq = run([
+    at(500, 'working', null, { evaluation: osc('working') }),
+    // the Stop hook's report: OSC 7501 still says working (Claude Code sends done later)
+    at(2000, 'working', done, { evaluation: osc('working') }),
+    at(1000 + REPORT_GRACE_MS + 500, 'working', done, { evaluation: osc('working') }),
+    at(1000 + REPORT_GRACE_MS + 900, 'idle', done, { evaluation: osc('idle') }),
+    // the next turn: the in-band state changed after the report, and it counts at once
+    at(1000 + REPORT_GRACE_MS + 5000, 'working', done, { evaluation: osc('working') }),
+  ]);
+  assert.equal(seq.map((s) => s.state), ['working', 'idle', 'idle', 'idle', 'working']);
+  assert.equal(seq.map((s) => s.by), ['osc', 'report', 'report', 'report', 'osc']);
+  // the same turn through screen rules only: the grace applies as before
+  const plain = run([
+    at(500, 'working', null),
+    at(2000, 'working', done),
+    at(1000 + REPORT_GRACE_MS + 500, 'working', done),
+  ]);
+  assert.equal(plain.map((s) => s.state), ['working', 'idle', 'working']);
+});
+
+test('a blocked report with no dialog is cleared after the grace even while the in-band state stays working', () => {
+  const r = rep('blocked', 0);
+  const seq = run([
+    at(100, 'working', r, { evaluation: osc('working') }),
+    at(REPORT_GRACE_MS, 'working', r, { evaluation: osc('working') }),
+  ]);
+  assert.equal(seq.map((s) => s.state), ['blocked', 'working']);
+});
+
 test('a report expires after the TTL unless the screen agrees', () => {
   const w = rep('working', 0);
   // screen shows no rule at all (nothing contradicts): the report lives until its TTL

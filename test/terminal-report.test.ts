@@ -16,6 +16,9 @@ test('reports: cursor position, device attributes, modes, window, focus, OSC, DC
       '\x1b[?62;22c',
       '\x1b[>0;95;0c',
       '\x1b[?2004;1$y',
+      '\x1b[4;2$y',
+      '\x1b[?0u',
+      '\x1b[?1u\x1b[?62;22c',
       '\x1b[8;32;120t',
       '\x1b[I',
       '\x1b]11;rgb:0000/0000/0000\x1b\\',
@@ -27,7 +30,19 @@ test('reports: cursor position, device attributes, modes, window, focus, OSC, DC
 });
 
 test('typing: keys, Enter, arrows, a paste, a report with a key after it', () => {
-  for (const s of ['', '1', '\r', 'y', '\x1b[A', '\x1b', '\x1b[200~hi\x1b[201~', '\x1b[12;40Rx']) {
+  for (
+    const s of [
+      '',
+      '1',
+      '\r',
+      'y',
+      '\x1b[A',
+      '\x1b',
+      '\x1b[200~hi\x1b[201~',
+      '\x1b[12;40Rx',
+      '\x1b[97u',
+    ]
+  ) {
     assert.not.ok(isTerminalReport(b(s)), JSON.stringify(s));
   }
 });

@@ -11,7 +11,7 @@ import { closeSync, createReadStream, createWriteStream, openSync } from 'node:f
 import { createInterface } from 'node:readline';
 import { type Command, UsageError } from './command.ts';
 import { type PromptReply, readPrompt, sendAnswer } from '../runtime/control-client.ts';
-import { compareShown, readAnswerablePrompt } from './board/answering.ts';
+import { compareShown, readAnswerablePrompt, whyNoOptions } from './board/answering.ts';
 import { findSession } from '../runtime/session-directory.ts';
 import { choiceIndex, GUARD_EXIT } from '../runtime/typing-guard.ts';
 import { UserError } from '../errors.ts';
@@ -100,10 +100,8 @@ export const answerCommand: Command = {
     let info = await findSession(key);
     let prompt = await readAnswerablePrompt(info.socket);
     if (!prompt.options.length) {
-      throw new UserError(
-        `${info.id} is blocked but shows no numbered options to choose from`,
-        GUARD_EXIT,
-      );
+      // Printable: the name and the screen's last line came from the session.
+      throw new UserError(printable(await whyNoOptions(info)), GUARD_EXIT);
     }
     const index = choiceIndex(choice, prompt.options, prompt.aliases);
     for (;;) {

@@ -32,7 +32,8 @@ export function manifestForFile(
   const known = [...manifests.keys()].join(', ');
   if (agent) {
     const m = manifests.get(agent);
-    if (!m) throw new UserError(`--agent ${agent}: no such agent (known: ${known})`);
+    // exit 2: a usage error, as `run --agent` and every other bad command line
+    if (!m) throw new UserError(`--agent ${agent}: no such agent (known: ${known})`, 2);
     return m;
   }
   const id = agentFromFileName(path, manifests.keys());

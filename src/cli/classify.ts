@@ -61,11 +61,18 @@ export function classifySetup(
   const files = stringList(values, 'manifest');
   const agent = stringOption(values, 'agent');
   const set = personManifests(files, env, false);
+  const manifests = set.effective();
+  if (agent !== undefined && !manifests.has(agent)) {
+    // a usage error (exit 2), as `run --agent`: said once, not once per file
+    throw new UsageError(
+      `--agent ${agent}: no such agent (known: ${[...manifests.keys()].join(', ')})`,
+    );
+  }
   const explicit = files.length === 1 && !agent
     ? [...set.effective().values()].find((m) => m.source === files[0])
     : undefined;
   return {
-    manifests: set.effective(),
+    manifests,
     explicit,
     agent,
     rows,

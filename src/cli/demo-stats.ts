@@ -39,8 +39,11 @@ export interface NoticeStats {
 }
 
 /**
- * Matches blocked notices (`t`, question) to the true prompts (blocked spells of `truth`):
- * a notice belongs to the prompt up at its time, or that ended at most `toleranceMs` before.
+ * Matches blocked notices (`t`, question) to the true prompts (blocked spells of `truth`),
+ * one to one in time order: a notice belongs to the earliest prompt not announced yet that is
+ * up at its time or ended at most `toleranceMs` before (a notice comes a moment after its
+ * prompt showed, and at a high `--speed` the next prompt may be up by then); when all such
+ * prompts were announced it is a duplicate, and with none it is stray.
  */
 export function noticeStats(
   truth: ReadonlyArray<{ t: number; state: string }>,
@@ -55,8 +58,9 @@ export function noticeStats(
     spells.push({ from: truth[i].t, to: truth[i + 1]?.t ?? end, count: 0 });
   }
   let stray = 0;
-  for (const n of notices) {
-    const spell = spells.find((s) => n.t >= s.from && n.t <= s.to + toleranceMs);
+  for (const n of [...notices].sort((a, b) => a.t - b.t)) {
+    const near = spells.filter((s) => n.t >= s.from && n.t <= s.to + toleranceMs);
+    const spell = near.find((s) => s.count === 0) ?? near[near.length - 1];
     if (spell) spell.count++;
     else stray++;
   }
@@ -85,8 +89,11 @@ export function timeIn(
 }
 
 /**
- * Matches true prompts with the board's blocked episodes: a prompt is noticed when the board
- * turned blocked while it showed (or within `slackMs` after it was answered, one sweep late).
+ * Matches true prompts with the board's blocked episodes, one to one in time order: a prompt
+ * is noticed when the board turned blocked while it showed (or within `slackMs` after it was
+ * answered, one sweep late), by an episode no earlier prompt took; or when the board still
+ * showed blocked as it appeared (the prompt before was answered and this one drawn between two
+ * looks of the sweep: the board never stopped saying so), with a delay of 0.
  */
 export function promptLatencies(
   truth: ReadonlyArray<{ t: number; state: string }>,
@@ -96,18 +103,32 @@ export function promptLatencies(
 ): { latenciesMs: number[]; missed: number } {
   const latenciesMs: number[] = [];
   let missed = 0;
+  const onsets = board.filter((b, j) =>
+    b.state === 'blocked' && (j === 0 || board[j - 1].state !== 'blocked')
+  );
+  let next = 0; // the first onset no prompt took
   for (let i = 0; i < truth.length; i++) {
     if (truth[i].state !== 'blocked') continue;
     const from = truth[i].t;
     const to = (i + 1 < truth.length ? truth[i + 1].t : end) + slackMs;
-    const seen = board.find((b, j) =>
-      b.state === 'blocked' && (j === 0 || board[j - 1].state !== 'blocked') && b.t >= from &&
-      b.t <= to
-    );
-    if (seen) latenciesMs.push(seen.t - from);
+    while (next < onsets.length && onsets[next].t < from) next++;
+    if (next < onsets.length && onsets[next].t <= to) {
+      latenciesMs.push(onsets[next].t - from);
+      next++;
+    } else if (stateAt(board, from) === 'blocked') latenciesMs.push(0);
     else missed++;
   }
   return { latenciesMs, missed };
+}
+
+/** The state of `changes` at time `t`: the last change at or before it ('' before the first). */
+function stateAt(changes: ReadonlyArray<{ t: number; state: string }>, t: number): string {
+  let state = '';
+  for (const c of changes) {
+    if (c.t > t) break;
+    state = c.state;
+  }
+  return state;
 }
 
 /** `n` and `noun`, plural unless `n` is 1: '1 session', '3 sessions'. */

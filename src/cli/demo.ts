@@ -36,7 +36,8 @@ import { printable } from './printable.ts';
 import { createHost } from '../runtime/default-host.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
 import type { SessionState } from '../detect/types.ts';
-import { SimUser, TruthFollower } from '../sim/user.ts';
+import { ANSWER_DELAY_MS, SimUser, TruthFollower } from '../sim/user.ts';
+import { ADAPTIVE_MIN_MS, ADAPTIVE_SLOT_MS, DEFAULT_INTERVAL_MS } from '../runtime/sweep.ts';
 import {
   type DemoStats,
   formatSummary,
@@ -66,6 +67,20 @@ export function agentSeed(seed: number, i: number): number {
   return seed * 10 + i;
 }
 
+/**
+ * The fastest `--speed` at which the sweep sees every simulated prompt: the simulated person
+ * answers a prompt {@link ANSWER_DELAY_MS}[0] / speed ms after it shows at the earliest, and
+ * the sweep looks at a changed screen up to `look` ms after it changed (adaptive: within
+ * {@link ADAPTIVE_MIN_MS} plus a {@link ADAPTIVE_SLOT_MS} slot, or the interval when shorter;
+ * else every `intervalMs`); the shortest prompt must last twice that (a loaded machine looks
+ * late). A faster demo would report prompts missed that no real person answers that fast.
+ * Rounded down to a tenth; `intervalMs` in ms.
+ */
+export function maxDemoSpeed(intervalMs: number, adaptive: boolean): number {
+  const look = adaptive ? Math.min(intervalMs, ADAPTIVE_MIN_MS + ADAPTIVE_SLOT_MS) : intervalMs;
+  return Math.floor((ANSWER_DELAY_MS[0] / (2 * look)) * 10) / 10;
+}
+
 /** The question of the simulated agent's permission dialog (src/sim/agent.ts). */
 const SIM_QUESTION = 'Do you want to proceed?';
 
@@ -87,7 +102,9 @@ export const demoCommand: Command = {
     seed: 'seed of the simulated agents and users (default 7)',
     duration: 'seconds until the demo ends by itself (default 60)',
     agents: 'how many simulated agents (1-6, default 3)',
-    speed: 'time factor of the simulation: 2 runs it twice as fast (default 1)',
+    speed:
+      'time factor of the simulation: 2 runs it twice as fast (default 1; at most 12 with the ' +
+      'default sweep, less with a slower one)',
     ...sweepOptionHelp,
     ...notifyOptionHelp,
   },
@@ -98,13 +115,25 @@ export const demoCommand: Command = {
     const count = Math.floor(numberOption(values, 'agents', 3, 1, DEMO_NAMES.length));
     const speed = numberOption(values, 'speed', 1, 0.1, 100);
     const choice = sweepChoice(values);
+    const interval = choice.intervalMs ?? DEFAULT_INTERVAL_MS;
+    const adaptive = choice.adaptive ?? true;
+    const max = maxDemoSpeed(interval, adaptive);
+    if (speed > max) {
+      throw new UsageError(
+        `--speed ${speed} is faster than the sweep can follow: the simulated person answers a ` +
+          `prompt ${Math.round(ANSWER_DELAY_MS[0] / speed)} ms after it shows, and the sweep ` +
+          `${adaptive ? 'looks at a changed screen' : `looks every ${interval} ms,`} up to ${
+            adaptive ? Math.min(interval, ADAPTIVE_MIN_MS + ADAPTIVE_SLOT_MS) : interval
+          } ms after it changed; with this sweep, at most --speed ${max}`,
+      );
+    }
     return await runDemo({
       seed,
       durationMs,
       count,
       speed,
       intervalMs: choice.intervalMs,
-      adaptive: choice.adaptive ?? true,
+      adaptive,
       notify: notifySettings(values),
     }, io);
   },

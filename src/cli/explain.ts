@@ -5,7 +5,11 @@
 import { existsSync } from 'node:fs';
 import { type Command, type Io, UsageError } from './command.ts';
 import { requestOp } from '../runtime/control-client.ts';
-import { findSession } from '../runtime/session-directory.ts';
+import { findSession, NO_SESSION_EXIT } from '../runtime/session-directory.ts';
+import { type EndedSession, findEnded } from '../runtime/ended-sessions.ts';
+import { UserError } from '../errors.ts';
+import { detailOf } from './board/rows.ts';
+import { duration } from './format.ts';
 import { classifySetup } from './classify.ts';
 import { manifestForFile } from './capture-manifest.ts';
 import { explain, formatExplain } from '../detect/explain.ts';
@@ -36,7 +40,16 @@ export function numberedScreen(
 async function explainSession(key: string, sink: Io): Promise<number> {
   // Everything below came from the session's socket: printed as text, line by line.
   const io = { ...sink, stdout: (t: string) => sink.stdout(printableLines(t)) };
-  const info = await findSession(key);
+  let info;
+  try {
+    info = await findSession(key);
+  } catch (e) {
+    // Gone: the last look kept of a session that ended with nobody watching, if any.
+    const ended = e instanceof UserError && e.exitCode === NO_SESSION_EXIT && findEnded(key);
+    if (!ended) throw e;
+    io.stdout(endedText(ended));
+    return 0;
+  }
   const x = await requestOp(info.socket, 'explain', {}, 5000);
   const rows = String(x.screen).split('\n');
   io.stdout(`${info.name} (${info.id}): ${info.state}, decided by ${x.decidedBy}: ${x.reason}\n`);
@@ -53,6 +66,30 @@ async function explainSession(key: string, sink: Io): Promise<number> {
   io.stdout('\n' + x.rules);
   if (x.events.length) io.stdout('\nevents:\n' + x.events.map((e) => `  ${e}\n`).join(''));
   return 0;
+}
+
+/**
+ * What `explain` says of an ended session ({@link EndedSession}): how and when it ended, its
+ * command, its last screen numbered, its last events. `now` in ms since the epoch.
+ */
+export function endedText(ended: EndedSession, now = Date.now()): string {
+  const { info } = ended;
+  const out = [
+    `${info.name} (${info.id}): ended, ${detailOf(info, now)} ${
+      duration(now - ended.endedAt)
+    } ago; nothing runs in it any more`,
+    `command: ${info.command.join(' ')}`,
+    '',
+    'its last screen:',
+  ].join('\n') + '\n';
+  const rows = ended.screen.split('\n');
+  const screen = rows.some((r) => r.trim() !== '')
+    ? numberedScreen({ rows, title: '', osc: new Map() }).replace(/title: ""\n$/, '')
+    : '    (blank: it printed nothing)\n';
+  const events = ended.events.length
+    ? '\nevents:\n' + ended.events.map((e) => `  ${e}\n`).join('')
+    : '';
+  return out + screen + events;
 }
 
 export const explainCommand: Command = {

@@ -6,8 +6,22 @@
  */
 import type { Command } from './command.ts';
 import { createHost } from '../runtime/default-host.ts';
-import { loadConfig } from '../runtime/config.ts';
+import { loadConfig, parseConfig } from '../runtime/config.ts';
 import { BackgroundHost } from '../runtime/background-host.ts';
+
+/**
+ * The person's config, or the defaults when it is broken (logged with its file and line): the
+ * commands that start a host (`run --detach`) refuse a broken config themselves, and a board
+ * started before it broke says so at its `n` (watch.ts); the host's sessions must start anyway.
+ */
+function configOrDefaults(log: (line: string) => void) {
+  try {
+    return loadConfig().config;
+  } catch (e) {
+    log(`${(e as Error).message}; this host uses the defaults`);
+    return parseConfig('', '(defaults)', process.env).config;
+  }
+}
 
 export const hostDaemonCommand: Command = {
   name: '__host',
@@ -18,7 +32,7 @@ export const hostDaemonCommand: Command = {
   options: {},
   async run(_values, _positionals, io) {
     const log = (line: string) => io.stderr(`${new Date().toISOString()} ${line}\n`);
-    const host = createHost({}, process.env, { config: loadConfig().config });
+    const host = createHost({}, process.env, { config: configOrDefaults(log) });
     const bg = new BackgroundHost(host, { log });
     // No terminal to lose (a session of its own); Ctrl-C in the terminal that started it is
     // not for it. SIGTERM ends it with its sessions.

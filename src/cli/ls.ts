@@ -1,9 +1,13 @@
-/** `agentwatch ls [--json]`: every live session on this machine with its state. */
+/**
+ * `agentwatch ls [--json]`: every live session on this machine with its state; then, in text,
+ * the sessions that ended with nobody watching (ended-sessions.ts), with their last line.
+ */
 import type { Command } from './command.ts';
 import { listSessions } from '../runtime/session-directory.ts';
 import { duration, fit, padCells } from './format.ts';
 import { ageless, printable } from './printable.ts';
 import { detailOf } from './board/rows.ts';
+import { ENDED_KEEP_MS, lastLines, listEnded } from '../runtime/ended-sessions.ts';
 
 export const lsCommand: Command = {
   name: 'ls',
@@ -18,20 +22,27 @@ export const lsCommand: Command = {
       io.stdout(JSON.stringify(sessions, null, 2) + '\n');
       return 0;
     }
+    const live = new Set(sessions.map((s) => s.id));
+    const ended = listEnded().filter((e) => !live.has(e.info.id));
     if (!sessions.length) {
       io.stdout(
         "no sessions (start one with 'agentwatch run -- CMD' or 'agentwatch watch -- CMD')\n",
       );
-      return 0;
     }
     const now = Date.now();
     // An id is never cut: it is what kill, send and answer take.
-    const idW = Math.max(20, ...sessions.map((s) => printable(s.id).length));
-    io.stdout(
-      `${'SESSION'.padEnd(idW)} ${'AGENT'.padEnd(9)} ${'STATE'.padEnd(8)} ${
-        'FOR'.padEnd(7)
-      } DETAIL\n`,
+    const idW = Math.max(
+      20,
+      ...sessions.map((s) => printable(s.id).length),
+      ...ended.map((e) => printable(e.info.id).length),
     );
+    if (sessions.length) {
+      io.stdout(
+        `${'SESSION'.padEnd(idW)} ${'AGENT'.padEnd(9)} ${'STATE'.padEnd(8)} ${
+          'FOR'.padEnd(7)
+        } DETAIL\n`,
+      );
+    }
     for (const s of sessions) {
       // Texts from sessions are made printable: a name or question may hold escape sequences.
       // In a person's words, as on the board (how a rule decided is `explain`'s); an age
@@ -43,6 +54,21 @@ export const lsCommand: Command = {
         `${id.padEnd(idW)} ${padCells(agent, 9)} ${s.state.padEnd(8)} ${
           duration(now - s.since).padEnd(7)
         } ${fit(detail, 60)}\n`,
+      );
+    }
+    if (!ended.length) return 0;
+    io.stdout(
+      `\nended with nobody watching (kept ${
+        ENDED_KEEP_MS / 60_000
+      } min; 'agentwatch explain SESSION' shows the last screen):\n`,
+    );
+    for (const { info, screen, endedAt } of ended.reverse()) {
+      const last = lastLines(screen, 1)[0]?.trim();
+      const detail = printable(detailOf(info, now)) + (last ? ` · ${printable(last)}` : '');
+      io.stdout(
+        `${printable(info.id).padEnd(idW)} ${padCells(printable(info.agent) || '-', 9)} ${
+          'ended'.padEnd(8)
+        } ${(duration(now - endedAt) + ' ago').padEnd(7)} ${fit(detail, 60)}\n`,
       );
     }
     return 0;

@@ -11,9 +11,39 @@ import { subscribe } from '../runtime/control-client.ts';
 import { awaitSessions, listSessions, SOCKET_CLOSED_BY } from '../runtime/session-directory.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
 import { printable } from './printable.ts';
+import { findEnded } from '../runtime/ended-sessions.ts';
+import { detailOf } from './board/rows.ts';
+import { duration } from './format.ts';
 import { SESSION_STATES } from '../detect/types.ts';
 
 const STATES: readonly string[] = SESSION_STATES;
+
+/**
+ * For keys that name a session that ended unseen (ended-sessions.ts): that it did, how, and
+ * where to see why ('' when none does). A script that waits for a session which exited at
+ * once would otherwise wait with no hint.
+ */
+function endedHint(keys: readonly string[]): string {
+  const now = Date.now();
+  const hints: string[] = [];
+  for (const key of keys) {
+    let ended;
+    try {
+      ended = findEnded(key);
+    } catch {
+      continue; // a prefix of several ended sessions: no hint
+    }
+    if (!ended) continue;
+    hints.push(
+      `; a session '${printable(ended.info.name)}' (${printable(ended.info.id)}) ended ${
+        duration(now - ended.endedAt)
+      } ago, ${printable(detailOf(ended.info, now))}: 'agentwatch explain ${
+        printable(ended.info.id)
+      }' shows why`,
+    );
+  }
+  return hints.join('');
+}
 
 export const waitCommand: Command = {
   name: 'wait',
@@ -69,7 +99,11 @@ export const waitCommand: Command = {
         // A script gives a timeout; a person without one would otherwise see a silent hang.
         if (timeoutS !== Infinity) return;
         const names = missing.map((k) => `'${printable(k)}'`).join(', ');
-        io.stderr(`agentwatch wait: no session ${names} yet; waiting for it (Ctrl-C to stop)\n`);
+        io.stderr(
+          `agentwatch wait: no session ${names} yet; waiting for it (Ctrl-C to stop)${
+            endedHint(missing)
+          }\n`,
+        );
       });
       if (typeof found === 'string') {
         io.stderr(`agentwatch wait: no session '${printable(found)}' (see 'agentwatch ls')\n`);

@@ -106,6 +106,16 @@ export class PromptEvents {
   }
 }
 
+/** What is wrong with config.toml now (its file and line), undefined when it reads well. */
+function configProblem(): string | undefined {
+  try {
+    loadConfig();
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
 export const watchCommand: Command = {
   name: 'watch',
   summary: 'the live board of every agent session on this machine (or --json events)',
@@ -197,9 +207,15 @@ export const watchCommand: Command = {
     // The sessions started here (`-- CMD`, the n key) live in the background host: they
     // outlive this board, and that host announces them (desktop, command, push; this board
     // shows them in its terminal like any session hosted elsewhere).
-    const startSession = async (s: NewSession) => {
+    const startSession = async (s: NewSession): Promise<string | undefined> => {
+      // config.toml is read again: broken since the board started, the person is told which
+      // file and line, and the session starts with the settings the board read then (the
+      // background host's own are its last good ones, or the defaults: host-daemon.ts).
+      const broken = configProblem();
       await startInBackground(s, agent, stdout, notifyOptions);
       await directory.poll(); // on the board now, not at the next look at the folder
+      return broken &&
+        `${broken} (until it is fixed, this board keeps the settings it started with)`;
     };
     try {
       for (const [i, g] of groups.entries()) await startSession({ argv: g, name: names[i] });

@@ -34,7 +34,7 @@ import type { Server } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { closeControl, listenControl, socketAlive } from './control-server.ts';
-import { ensureSocketDir, ownSocket, SOCKET_PATH_MAX } from './paths.ts';
+import { ensureSocketDir, ownSocket, SOCKET_PATH_MAX, socketDir } from './paths.ts';
 import type { SessionHost } from './host.ts';
 import { createNotifier, type Notifier } from './notify.ts';
 import {
@@ -46,6 +46,7 @@ import {
   type Started,
 } from './host-protocol.ts';
 import { UserError } from '../errors.ts';
+import { saveEnded } from './ended-sessions.ts';
 
 /** How long an exited session's socket stays open for the answers in flight, ms. */
 const EXIT_LINGER_MS = 100;
@@ -256,6 +257,16 @@ export class BackgroundHost {
     this.#notifiers.delete(id);
     // Answers in flight (the `kill` that ended it answers once it exited) leave first.
     await new Promise((r) => setTimeout(r, EXIT_LINGER_MS));
+    // Its last screen and how it ended stay for ls, explain and the board (nobody saw it end).
+    const pane = this.host.pane(id);
+    if (pane) {
+      saveEnded({
+        info: this.host.info(id),
+        screen: pane.screen().text,
+        events: pane.events(),
+        endedAt: Date.now(),
+      }, socketDir(this.#env));
+    }
     try {
       await this.host.forget(id);
     } catch (e) {

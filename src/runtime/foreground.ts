@@ -80,14 +80,21 @@ export const LEADER_REREAD_MS = 5000;
 /** When each answer's leader was read (ms since the epoch), for {@link ForegroundOptions.previous}. */
 const leaderReadAt = new WeakMap<Foreground, number>();
 
-/** `previous` when it still answers for foreground group `pgid` read by `via`, else null. */
+/**
+ * `previous` when it still answers for foreground group `pgid` read by `via` on the PTY whose
+ * child is `child`, else null.
+ */
 function stillLeader(
   previous: Foreground | null | undefined,
   pgid: number,
   via: ForegroundVia,
+  child: number,
 ): Foreground | null {
   if (!previous || previous.pgid !== pgid || previous.via !== via || !previous.name) return null;
   if (runsCommandString(previous)) return null;
+  // A shell leading a group of its own under the PTY's child is, most often, the child shell's
+  // fork for a command (`sleep 30`) read before it exec'd: read it again until it has.
+  if (pgid !== child && SHELLS.has(previous.name.toLowerCase())) return null;
   const at = leaderReadAt.get(previous);
   return at !== undefined && Date.now() - at < LEADER_REREAD_MS ? previous : null;
 }
@@ -274,7 +281,7 @@ export function foreground(master: PtyMaster, options: ForegroundOptions = {}): 
   }
   const useAddon = fd !== undefined && !addonDisabled() && loadedAddon().addon !== undefined;
   if (useAddon && (options.via === undefined || options.via === 'addon')) {
-    const same = sameGroupViaAddon(fd, options.previous);
+    const same = sameGroupViaAddon(fd, pid, options.previous);
     if (same) return same;
   }
   if (!signalable(pid)) return null;
@@ -336,6 +343,7 @@ function isZombie(pid: number): boolean {
  */
 function sameGroupViaAddon(
   fd: number | undefined,
+  child: number,
   previous: Foreground | null | undefined,
 ): Foreground | undefined {
   if (fd === undefined || !previous || previous.via !== 'addon') return undefined;
@@ -347,7 +355,7 @@ function sameGroupViaAddon(
     return undefined;
   }
   if (pgid <= 0 || pgid !== previous.pgid) return undefined;
-  return stillLeader(previous, pgid, 'addon') ??
+  return stillLeader(previous, pgid, 'addon', child) ??
     withLeader(pgid, leaderOrGone(() => addon.processInfo(pgid)), 'addon');
 }
 
@@ -366,7 +374,7 @@ function viaAddon(
   // session's leader and a session leader's exit disassociates its controlling terminal
   // (POSIX.1 "controlling process"; Linux `disassociate_ctty` clears the terminal's group, so
   // tcgetpgrp gives 0). Else /proc tells a zombie.
-  const same = stillLeader(previous, pgid, 'addon');
+  const same = stillLeader(previous, pgid, 'addon', pid);
   if (same) return same;
   if (isZombie(pid)) return null;
   return withLeader(pgid, leaderOrGone(() => addon.processInfo(pgid)), 'addon');
@@ -388,7 +396,7 @@ function viaProc(pid: number, previous?: Foreground | null): Foreground | null {
   const tpgid = fields === undefined ? NaN : Number(fields[5]);
   if (!Number.isInteger(tpgid)) throw new Error(`cannot parse /proc/${pid}/stat: ${stat}`);
   if (tpgid <= 0) return null; // -1: no controlling terminal
-  return stillLeader(previous, tpgid, 'proc') ??
+  return stillLeader(previous, tpgid, 'proc', pid) ??
     withLeader(tpgid, leaderOrGone(() => procInfo(tpgid)), 'proc');
 }
 

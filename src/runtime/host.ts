@@ -47,6 +47,8 @@ export interface HostOptions {
   foreground: (session: Session) => ForegroundRead | null;
   intervalMs?: number;
   adaptive?: boolean;
+  /** How long a blocked waits for its dialog before it is published without it, ms (PtyPane's default). */
+  promptWaitMs?: number;
   /** False to start agents without the hooks their manifest declares. */
   hooks?: boolean;
   /** Environment for the socket directory (tests point AGENTWATCH_DIR elsewhere). */
@@ -243,12 +245,14 @@ export class SessionHost {
 
   /**
    * Starts a session and its control socket.
-   * @throws UserError when the command cannot be started or the socket cannot be made.
+   * @throws UserError when the command cannot be started or the socket cannot be made; with
+   *   exit code 2 for an unknown `agent`.
    */
   async start(opts: StartOptions): Promise<Session> {
     if (opts.agent && !this.options.manifests().has(opts.agent)) {
       const known = [...this.options.manifests().keys()].join(', ');
-      throw new UserError(`--agent ${opts.agent}: no such agent (known: ${known})`);
+      // exit 2: a usage error, as every other bad command line (the CLI's UsageError)
+      throw new UserError(`--agent ${opts.agent}: no such agent (known: ${known})`, 2);
     }
     ensureSocketDir(this.#env);
     const name = opts.name ?? basename(opts.command);
@@ -292,11 +296,36 @@ export class SessionHost {
       manifests: this.options.manifests,
       foreground: this.options.foreground,
       sourceOf: this.options.sourceOf,
+      promptWaitMs: this.options.promptWaitMs,
     });
     this.#add(pane, server);
     this.#sweep.addPane(pane);
     this.#sweep.start();
+    this.#firstLooks(pane);
     return session;
+  }
+
+  /**
+   * A new session's first look, taken at once (in the next turn of the event loop) and again
+   * at its first output, not at the next sweep: until then it would publish its initial record,
+   * which nobody looked at (`ls` straight after `run --detach`). At its start its command has
+   * often not drawn anything nor taken its terminal yet; by its first output it has.
+   */
+  #firstLooks(pane: PtyPane): void {
+    const look = () => {
+      if (this.#served.get(pane.id)?.pane !== pane || pane.session.exit) return;
+      try {
+        pane.refresh();
+        pane.evaluateIfDue();
+      } catch {
+        // the sweep looks again at its next tick
+      }
+    };
+    setImmediate(look);
+    const off = pane.session.onOutput(() => {
+      off();
+      setImmediate(look);
+    });
   }
 
   #add(pane: Pane, server: Server): Served {

@@ -14,7 +14,13 @@
  *   prompt redrawn at the new size (rewrapped, its top cut or back in sight), in one episode
  *   or back after a flicker: not announced again (Qwen Code 0.24.4 redraws its dialog on
  *   every resize). Read later than that (a slow sweep, a loaded machine), it is still that
- *   prompt when it shows the same question and options ({@link sameDialog}).
+ *   prompt when it shows the same question and options ({@link sameDialog}); and so it is,
+ *   when someone typed since it appeared (the answer key pressed as it was redrawn), when it
+ *   also shows the same details ({@link sameDetails}).
+ * - **Drawn in parts**: a prompt read within {@link HYSTERESIS_MS} after the episode's prompt
+ *   appeared, with nobody typing since, that shows the same question, options and details as
+ *   the one announced, cut short or whole ({@link sameDialog}, {@link sameDetails}), is that
+ *   dialog read while it was drawn: not announced again.
  * - **Flicker**: the same prompt (identical question, options and details) back within
  *   {@link HYSTERESIS_MS} of leaving blocked continues the episode before it (not announced),
  *   but only when nothing happened in between: nobody typed or answered since that prompt
@@ -111,6 +117,39 @@ export function sameDialog(a: SessionInfo, b: SessionInfo): boolean {
   const n = Math.min(oa.length, ob.length);
   for (let i = 0; i < n; i++) if (!flat(oa[i]) || !flat(ob[i]) || !like(oa[i], ob[i])) return false;
   return like(a.question ?? '', b.question ?? '');
+}
+
+/**
+ * True when the details of `a` and `b` (what the prompt is about) are one text drawn at two
+ * sizes: every line of one, whitespace aside and a trailing ellipsis cut, is inside the other's
+ * lines joined (a line wrapped into two, clipped, or out of sight). A prompt about another
+ * command or file has a line the other lacks.
+ */
+export function sameDetails(a: SessionInfo, b: SessionInfo): boolean {
+  const flat = (s: string) => s.replace(/\s+/gu, '').replace(/(?:…|\.\.\.)$/u, '');
+  const inside = (x: readonly string[], y: readonly string[]) => {
+    const whole = y.map(flat).join('');
+    return x.every((line) => whole.includes(flat(line)));
+  };
+  const da = a.details ?? [], db = b.details ?? [];
+  return inside(da, db) || inside(db, da);
+}
+
+/**
+ * True when `part` is a fragment of the dialog `whole`: its options the first ones of `whole`'s
+ * (each the same or cut short), its question empty or the start of `whole`'s, and nothing about
+ * what it approves (no details): nothing in it tells of another prompt. Whitespace aside and a
+ * trailing ellipsis cut. opencode 1.18 erases its permission panel in parts as an answer takes
+ * effect (a read showed its options alone).
+ */
+export function partOf(part: SessionInfo, whole: SessionInfo): boolean {
+  const flat = (s: string) => s.replace(/\s+/gu, '').replace(/(?:…|\.\.\.)$/u, '');
+  const starts = (x: string, y: string) => flat(y).startsWith(flat(x));
+  const po = part.options ?? [], wo = whole.options ?? [];
+  if (!po.length || po.length > wo.length) return false;
+  if (!po.every((o, i) => flat(o) !== '' && starts(o, wo[i]))) return false;
+  if ((part.details ?? []).some((d) => flat(d) !== '')) return false;
+  return starts(part.question ?? '', whole.question ?? '');
 }
 
 /** True when the dialog's text was read: its numbered options are there. */
@@ -330,6 +369,9 @@ export class NotifyGate {
     t.announced = key;
     if (!fresh && this.#redrawn(info, t.since, now)) return null; // the same prompt, resized
     if (!fresh && this.#resizedAlike(info, t.announcedInfo, t.since)) return null;
+    if (!fresh && this.#completed(info, t.announcedInfo, t.since, now)) return null;
+    // a fragment of the prompt announced (erased in part as an answer takes effect): no news
+    if (!fresh && t.announcedInfo && partOf(info, t.announcedInfo)) return null;
     if (fresh && this.#flicker(t, key, info, now)) {
       t.since = t.left!.since; // the same prompt flickered back: the episode before goes on
       t.announcedInfo = t.left!.info;
@@ -379,10 +421,12 @@ export class NotifyGate {
   }
 
   /**
-   * True when `info`'s pane was resized since `since` (when the episode's prompt appeared),
-   * nobody typed since, and it shows the dialog `was` announced ({@link sameDialog}: the same
-   * question and options, however the lines wrap or clip): that prompt redrawn, however late
-   * the sweep read it (a slow `--interval`, a loaded machine).
+   * True when `info`'s pane was resized since `since` (when the episode's prompt appeared) and
+   * it shows the dialog `was` announced ({@link sameDialog}: the same question and options,
+   * however the lines wrap or clip): that prompt redrawn, however late the sweep read it (a slow
+   * `--interval`, a loaded machine). When someone typed since `since` (an answer key pressed as
+   * the dialog was redrawn), its details must be the same text too ({@link sameDetails}): a
+   * prompt asked after an answer names another command or file.
    */
   #resizedAlike(
     info: SessionInfo,
@@ -391,8 +435,26 @@ export class NotifyGate {
   ): boolean {
     const at = info.resizedAt;
     if (!was || at === undefined || since === undefined || at < since) return false;
+    if (!readable(info) || !sameDialog(was, info)) return false;
+    const typed = info.lastInput !== undefined && info.lastInput >= since;
+    return !typed || sameDetails(was, info);
+  }
+
+  /**
+   * True when `info` is the dialog `was` announced, read again while it was still being drawn
+   * or once it was whole (an option cut short, `4. Chat` then `4. Chat about this`; the last
+   * options missing): the same question and options ({@link sameDialog}) and details
+   * ({@link sameDetails}), within the hysteresis after the prompt appeared, nobody typing since.
+   */
+  #completed(
+    info: SessionInfo,
+    was: SessionInfo | undefined,
+    since: number | undefined,
+    now: number,
+  ): boolean {
+    if (!was || since === undefined || now - since > this.#o.hysteresisMs) return false;
     if (info.lastInput !== undefined && info.lastInput >= since) return false;
-    return readable(info) && sameDialog(was, info);
+    return readable(info) && sameDialog(was, info) && sameDetails(was, info);
   }
 
   #done(t: Track, now: number): Notice | null {

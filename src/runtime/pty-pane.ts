@@ -32,8 +32,36 @@ import {
   promptOn,
 } from './typing-guard.ts';
 
+/**
+ * How long a `blocked` whose dialog cannot be read yet (no options on the screen: a hook, OSC
+ * 7501 or a window title said blocked before the agent drew its dialog) is held back from
+ * subscribers and the notifier, waiting for the dialog, ms. It is published as soon as the
+ * dialog is read, and with what is known once this bound passes. Claude Code 2.1.332 draws its
+ * permission dialog about 0.2 s after its PermissionRequest hook fires; Qwen Code 0.24.4 sets
+ * its `✳` title about 0.1 s before its dialog shows (fixtures/claude-code/README.md "Hooks",
+ * README "watch --json").
+ */
+export const PROMPT_WAIT_MS = 300;
+/**
+ * While such a blocked is held, the pane looks again this long after the agent's output went
+ * quiet (a dialog drawn in several writes is read once whole), at most once per output burst, ms.
+ */
+export const PROMPT_LOOK_MS = 50;
+
+/** A blocked waiting for its dialog: since when (ms), its timers, its output listener's removal. */
+interface Hold {
+  since: number;
+  /** True once its bound timer fired. */
+  over: boolean;
+  bound: ReturnType<typeof setTimeout>;
+  look?: ReturnType<typeof setTimeout>;
+  offOutput: () => void;
+}
+
 /** How a PTY pane is set up. */
 export interface PtyPaneOptions extends ScreenPaneOptions<Session> {
+  /** How long a blocked waits for its dialog before it is published without it, ms (default {@link PROMPT_WAIT_MS}). */
+  promptWaitMs?: number;
   /** Where the manifest in force for an id came from ('your folder', 'catalog', ...). */
   sourceOf?: (id: string) => string | null;
 }
@@ -54,10 +82,23 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
   /** The prompt read off the screen at terminal version {@link #promptVersion}. */
   #promptRead?: Prompt;
   #promptVersion = -1;
+  /** The prompt the screen showed at the last evaluation (raw, see {@link promptText}). */
+  #shownPrompt = '';
+  /**
+   * The last prompt with options read in the current blocked spell: what the spell publishes
+   * while its dialog cannot be read (drawn over, or erased after the answer while the agent's
+   * own signal still says blocked).
+   */
+  #spellPrompt?: Prompt;
+  /** The record whose state the listeners were last told of. */
+  #publishedRecord: StateRecord;
+  /** While a blocked waits for its dialog ({@link PROMPT_WAIT_MS}): since when, ms; its timers. */
+  #hold?: Hold;
 
   constructor(session: Session, readonly options: PtyPaneOptions) {
     super(session, options);
-    this.onClassified((prev) => this.#classified(prev));
+    this.#publishedRecord = this.record;
+    this.onClassified(() => this.#classified());
   }
 
   get name(): string {
@@ -106,23 +147,93 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
    * without a state change (its agent became known, the reason changed, a blocked prompt
    * appeared or changed after a report said blocked), so subscribers see it. Compared field
    * by field: an evaluation that changes nothing builds no info.
+   *
+   * A blocked spell is published with its dialog: one that begins before its dialog can be
+   * read waits for it up to {@link PROMPT_WAIT_MS} (looking again as the agent draws), and
+   * one whose dialog goes (erased after the answer while the agent still says blocked) keeps
+   * the prompt it showed. A blocked that ends within the wait without any dialog is not
+   * published: the agent drew nothing anyone could answer.
    */
-  #classified(prev: StateRecord): void {
-    const next = published(this, () => this.#prompt());
-    if (next.prompt !== this.#published?.prompt) {
+  #classified(): void {
+    const blocked = this.record.state === 'blocked';
+    const raw = blocked ? this.#prompt() : undefined;
+    // The typing guard's episodes follow the screen itself, never the prompt kept for the
+    // spell: the same dialog asked again after its answer is a new episode.
+    const shown = raw ? promptText(raw) : '';
+    if (shown !== this.#shownPrompt) {
+      this.#shownPrompt = shown;
       this.#promptSince = Date.now();
-      if (next.prompt) this.#promptEpisode++;
+      if (shown) this.#promptEpisode++;
     }
-    const transition = this.record.state !== prev.state;
+    if (!blocked) this.#spellPrompt = undefined;
+    else if (raw!.options.length) this.#spellPrompt = raw;
+    const last = this.#publishedRecord;
+    if (blocked && !this.#spellPrompt && last.state !== 'blocked' && !this.#waited()) return;
+    this.#release();
+    const next = published(this, () => this.#publishedPrompt());
+    const transition = this.record.state !== last.state;
     if (!transition && this.#published && samePublished(this.#published, next)) return;
     this.#published = next;
+    this.#publishedRecord = this.record;
     for (const l of this.#changeListeners) {
       try {
-        l(prev);
+        l(last);
       } catch {
         // a listener's failure never disturbs the sweep
       }
     }
+  }
+
+  /**
+   * A blocked whose dialog cannot be read yet: starts waiting for it (a look soon after each
+   * output, and one when the wait is over); true once the wait is over (publish it as it is).
+   */
+  #waited(): boolean {
+    const now = Date.now();
+    const wait = this.options.promptWaitMs ?? PROMPT_WAIT_MS;
+    if (this.#hold) return this.#hold.over || now - this.#hold.since >= wait;
+    const hold: Hold = {
+      since: now,
+      over: false,
+      bound: setTimeout(() => {
+        hold.over = true;
+        this.#look();
+      }, wait),
+      offOutput: this.session.onOutput(() => {
+        if (hold.look) clearTimeout(hold.look);
+        hold.look = setTimeout(() => this.#look(), PROMPT_LOOK_MS);
+        hold.look.unref?.();
+      }),
+    };
+    hold.bound.unref?.();
+    this.#hold = hold;
+    return false;
+  }
+
+  /** A look while a blocked waits for its dialog. */
+  #look(): void {
+    if (!this.#hold) return;
+    try {
+      this.classifyNow();
+    } catch {
+      // a failed look is retried by the sweep
+    }
+  }
+
+  /** Ends the wait for a dialog, if any. */
+  #release(): void {
+    const hold = this.#hold;
+    if (!hold) return;
+    this.#hold = undefined;
+    clearTimeout(hold.bound);
+    if (hold.look) clearTimeout(hold.look);
+    hold.offOutput();
+  }
+
+  /** The prompt a blocked info carries: the screen's, or the spell's last readable one. */
+  #publishedPrompt(): Prompt {
+    const p = this.#prompt();
+    return p.options.length ? p : this.#spellPrompt ?? p;
   }
 
   info(): SessionInfo {
@@ -152,7 +263,7 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
     const activity = this.record.state === 'working' ? this.record.evaluation?.activity : undefined;
     if (activity) info.activity = activity;
     if (this.record.state === 'blocked') {
-      const p = this.#prompt();
+      const p = this.#publishedPrompt();
       if (p.question) info.question = p.question;
       if (p.options.length) info.options = p.options;
       if (p.details.length) info.details = p.details;
@@ -337,11 +448,7 @@ interface Published {
  */
 function published(pane: PtyPane, promptNow: () => Prompt): Published {
   const r = pane.record;
-  let prompt = '';
-  if (r.state === 'blocked') {
-    const p = promptNow();
-    prompt = `${p.question}\0${p.options.join('\0')}\0\0${p.details.join('\0')}`;
-  }
+  const prompt = r.state === 'blocked' ? promptText(promptNow()) : '';
   return {
     state: r.state,
     agent: pane.manifest?.id ?? '',
@@ -350,6 +457,11 @@ function published(pane: PtyPane, promptNow: () => Prompt): Published {
     activity: (r.state === 'working' && r.evaluation?.activity) || '',
     prompt,
   };
+}
+
+/** A prompt's question, options and details, joined (what tells two prompts apart). */
+function promptText(p: Prompt): string {
+  return `${p.question}\0${p.options.join('\0')}\0\0${p.details.join('\0')}`;
 }
 
 function samePublished(a: Published, b: Published): boolean {

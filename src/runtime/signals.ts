@@ -15,7 +15,8 @@
  * fired), so a report stops counting when:
  * - the screen contradicts it: after the report, a working or idle rule matched and no blocked
  *   rule did, and either the screen had agreed with the report since it came, or
- *   {@link REPORT_GRACE_MS} passed (a prompt is drawn about 0.2 s after its PermissionRequest
+ *   {@link REPORT_GRACE_MS} passed; an in-band state (an OSC rule) that has not changed since
+ *   a working or idle report came is older than that report and does not contradict it (a prompt is drawn about 0.2 s after its PermissionRequest
  *   hook; Claude Code 2.1.332, fixtures/claude-code/README.md "Hooks"). A blocked report
  *   that comes after the screen showed a dialog since the previous report is that dialog's
  *   (a slow hook can report after the person answered) and counts as agreed;
@@ -169,6 +170,12 @@ export interface StateRecord {
   reportSeenAt?: number;
   /** True when the screen read blocked since the latest report came. */
   blockedSinceReport?: boolean;
+  /**
+   * The state the agent's in-band signal (an OSC rule: Claude Code's OSC 7501) said when the
+   * latest report came, while it has said the same since; absent otherwise. That signal is then
+   * older news than the report and does not contradict it (see {@link decide}).
+   */
+  oscAtReport?: RuleState;
   /** True when the last evaluation read blocked off the screen. */
   screenBlocked?: boolean;
   /** When the screen last stopped reading blocked (a dialog answered or dismissed), ms. */
@@ -237,6 +244,7 @@ type Memo = Pick<
   | 'reportDroppedAt'
   | 'reportSeenAt'
   | 'blockedSinceReport'
+  | 'oscAtReport'
   | 'screenBlocked'
   | 'screenUnblockedAt'
   | 'agentSeen'
@@ -264,6 +272,7 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
     reportDroppedAt: prev.reportDroppedAt,
     reportSeenAt: prev.reportSeenAt,
     blockedSinceReport: prev.blockedSinceReport,
+    oscAtReport: prev.oscAtReport,
     screenBlocked: ev?.state === 'blocked',
     screenUnblockedAt: prev.screenBlocked && ev?.state !== 'blocked' ? now : prev.screenUnblockedAt,
     agentSeen: prev.agentSeen || input.foreground === 'agent',
@@ -279,13 +288,28 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
     // before it asks) is about that dialog, even when the person has answered it meanwhile.
     // It counts as agreed, so a working or idle screen clears it at once, not after the grace.
     if (r.state === 'blocked' && memo.blockedSinceReport) memo = { ...memo, reportAgreedAt: r.at };
-    memo = { ...memo, reportSeenAt: r.at, blockedSinceReport: false };
+    memo = {
+      ...memo,
+      reportSeenAt: r.at,
+      blockedSinceReport: false,
+      oscAtReport: ev && ev.rule !== null && byRule(ev) === 'osc' ? ev.state : undefined,
+    };
+  } else if (
+    memo.oscAtReport !== undefined &&
+    !(ev && ev.rule !== null && byRule(ev) === 'osc' && ev.state === memo.oscAtReport)
+  ) {
+    memo = { ...memo, oscAtReport: undefined }; // the in-band state changed since the report
   }
   if (ev && ev.state === 'blocked') memo = { ...memo, blockedSinceReport: true };
   let report: Report | null = null;
   if (r && memo.reportDroppedAt !== r.at) {
     if (seen === r.state) memo = { ...memo, reportAgreedAt: r.at };
-    const contradicted = seen !== null && seen !== 'blocked' && seen !== r.state &&
+    // An in-band state unchanged since a working or idle report came is older news than it:
+    // Claude Code 2.1.332 keeps OSC 7501 at `working` while its Stop hook runs and says `done`
+    // a second or more after the hook reported (more on a loaded machine). A blocked report
+    // still needs the screen (its dialog) within the grace.
+    const staleOsc = r.state !== 'blocked' && memo.oscAtReport !== undefined;
+    const contradicted = seen !== null && seen !== 'blocked' && seen !== r.state && !staleOsc &&
       (memo.reportAgreedAt === r.at || now - r.at >= REPORT_GRACE_MS);
     const expired = seen !== r.state && now - r.at >= (input.reportTtlMs ?? DEFAULT_REPORT_TTL_MS);
     // A report's `at` is when its hook fired. A blocked report fired before a dialog left the

@@ -8,7 +8,10 @@
  * per key:
  * i idle footer, w spinner + working footer, b permission dialog in the bottom rows, x exit 0,
  * e exit 3 (after 'bye'), k SIGKILL itself, s its size as the kernel reports it (also drawn on
- * every SIGWINCH). It prints READY once in raw mode, beside the idle frame.
+ * every SIGWINCH); c the frame with nothing at the bottom (a dialog erased after its answer);
+ * p and r its in-band state alone, as Claude Code reports it to a terminal that answered its
+ * probe: `OSC 7501 ; state=blocked` (before it draws its dialog) and `state=working`. It prints
+ * READY once in raw mode, beside the idle frame.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +41,9 @@ const screens = {
     "   2. Yes, and don't ask again for touch commands in /home/dev/proj", '   3. No', '',
     ' Esc to cancel · Tab to amend']),
   s: () => '\x1b[H\x1b[2Jsize ' + rows() + 'x' + cols(),
+  c: () => frame([]),
+  p: () => '\x1b]7501;state=blocked:app=claude-code:kind=permission\x07',
+  r: () => '\x1b]7501;state=working:app=claude-code\x07',
 };
 if (process.stdin.isTTY) process.stdin.setRawMode(true);
 out.write(screens.i() + '\x1b[1;60HREADY');

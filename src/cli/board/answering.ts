@@ -12,7 +12,13 @@
  * The result goes to the status line: answered (the session saw the prompt leave its screen),
  * refused (nothing typed), or typed but not taken (the prompt stayed), with the reason.
  */
-import { type PromptReply, readPrompt, sendAnswer } from '../../runtime/control-client.ts';
+import {
+  type PromptReply,
+  readPrompt,
+  requestOp,
+  sendAnswer,
+} from '../../runtime/control-client.ts';
+import { lastLines } from '../../runtime/ended-sessions.ts';
 import type { SessionInfo } from '../../runtime/protocol.ts';
 import { ANSWER_UNCONFIRMED_EXIT, GUARD_EXIT } from '../../runtime/typing-guard.ts';
 import type { AnswerPanel } from './answer-panel.ts';
@@ -37,6 +43,59 @@ export async function readAnswerablePrompt(
     const p = await readPrompt(socket);
     if (p.options.length || Date.now() > until) return p;
     await new Promise((r) => setTimeout(r, OPTIONS_POLL_MS));
+  }
+}
+
+/**
+ * Panes smaller than this, in cells, may be too small for an agent's approval dialog: in 8x30
+ * Qwen Code 0.24.4 draws only its spinner line (`Waiting for user confirmation...`), and
+ * neither Enter nor Esc answers it there (fixtures/qwen-code-narrow/README.md). Made larger,
+ * it draws the dialog again only once the dialog fits below what it reprints above it: at
+ * 24x80 it did not, at 24x120, 40x80 and {@link DIALOG_SURE} it did (real Qwen Code 0.24.4,
+ * test/answer-narrow.test.ts).
+ */
+export const DIALOG_MIN = { rows: 24, cols: 80 } as const;
+/** A size at which every dialog of the agents here showed its options. */
+export const DIALOG_SURE = { rows: 32, cols: 120 } as const;
+
+/**
+ * Why a blocked session whose screen shows no options cannot be answered from here, and what
+ * the person can do: in a pane smaller than {@link DIALOG_MIN} the dialog may not fit (make
+ * the pane larger, {@link DIALOG_SURE} is enough: the agent draws it again); otherwise, answer
+ * in its pane. `lastLine`: the last line(s) its screen shows, quoted when given. Says that nothing
+ * was typed.
+ */
+export function noOptionsMessage(
+  info: { name: string; rows: number; cols: number },
+  lastLine?: string,
+): string {
+  const shows = lastLine ? ` (its screen ends with "${lastLine}")` : '';
+  const small = info.rows > 0 && info.cols > 0 &&
+    (info.rows < DIALOG_MIN.rows || info.cols < DIALOG_MIN.cols);
+  if (!small) {
+    return `${info.name} is blocked but its screen shows no numbered options${shows}; ` +
+      'nothing was typed: answer in its pane';
+  }
+  return `${info.name} is blocked, but its pane (${info.cols}x${info.rows}) is too small to ` +
+    `show the dialog's options${shows}; nothing was typed: make the pane larger ` +
+    `(${DIALOG_SURE.rows} rows x ${DIALOG_SURE.cols} columns is enough; the agent draws its ` +
+    'dialog again), then answer';
+}
+
+/**
+ * {@link noOptionsMessage} for the session at `socket`, with the last lines its screen shows
+ * now and its size now (read from its screen; the info's when that fails).
+ */
+export async function whyNoOptions(
+  info: { name: string; rows: number; cols: number; socket: string },
+): Promise<string> {
+  try {
+    const screen = await requestOp(info.socket, 'screen', {});
+    // Two lines: a narrow pane wraps the last one ('⠏ Waiting for user confirmat' / 'i…').
+    const last = lastLines(String(screen.text), 2).map((l) => l.trim()).join(' / ');
+    return noOptionsMessage({ name: info.name, rows: screen.rows, cols: screen.cols }, last);
+  } catch {
+    return noOptionsMessage(info);
   }
 }
 
@@ -117,7 +176,9 @@ export class AnswerFlow {
     readAnswerablePrompt(info.socket).then((p) => {
       if (this.#panel !== panel) return; // cancelled meanwhile
       if (!p.options.length) {
-        close(`${info.name} is blocked but shows no numbered options; answer in its pane (Enter)`);
+        void whyNoOptions(info).then((why) => {
+          if (this.#panel === panel) close(why);
+        });
         return;
       }
       if (choice !== undefined && choice >= p.options.length) {

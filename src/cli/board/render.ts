@@ -59,6 +59,8 @@ export interface BoardView {
   color?: boolean;
   /** The confirmation panel of an answer, when one is open (replaces the key help). */
   answer?: AnswerPanel;
+  /** The last line an ended session printed, by id (ended-sessions.ts), shown after its detail. */
+  lastLines?: ReadonlyMap<string, string>;
 }
 
 /** The default key help. */
@@ -401,7 +403,8 @@ export function renderBoard(
         info.state,
         STATE_SGR[info.state],
         duration(view.now - info.since),
-        detailOf(info, view.now),
+        detailOf(info, view.now) +
+          (view.lastLines?.has(info.id) ? ` · ${printable(view.lastLines.get(info.id)!)}` : ''),
       );
       const detail = info.state === 'blocked' ? sgr('1', r.detail) : sgr('2', r.detail);
       const marker = selected ? (color ? '\x1b[1m > \x1b[0m' : ' > ') : '   ';
@@ -420,4 +423,35 @@ export function renderBoard(
   lines.length = Math.max(0, fillTo);
   lines.push(...bottom);
   return lines.slice(-height).map((l) => l.trimEnd());
+}
+
+/**
+ * The board's view of an ended session's last screen (Enter on an ended row): a title line
+ * (name, id, how it ended), the screen's last rows that fit, and the key line; exactly
+ * `height` lines (at least 1), none wider than `width`, every text made printable.
+ */
+export function endedLines(
+  ended: { info: SessionInfo; screen: string; endedAt: number },
+  width: number,
+  height: number,
+  now: number,
+): string[] {
+  const w = Math.max(10, width);
+  const h = Math.max(1, height);
+  const title = fit(
+    printable(
+      `${ended.info.name} (${ended.info.id}) ended ${duration(now - ended.endedAt)} ago: ${
+        detailOf(ended.info, now)
+      } · its last screen`,
+    ),
+    w,
+  );
+  const keys = fit('any key returns to the board', w);
+  let rows = ended.screen.split('\n').map((r) => fit(printable(r), w).trimEnd());
+  while (rows.length && rows[rows.length - 1] === '') rows.pop();
+  if (!rows.length) rows = ['(it printed nothing)'];
+  const room = Math.max(0, h - 2);
+  const body = rows.slice(-room);
+  while (body.length < room) body.push('');
+  return [title, ...body, keys].slice(-h);
 }

@@ -11,7 +11,10 @@
  * still alive).
  *
  * Modes: `board` (the keys above), `input` (the `n` line), `confirm` (quit?), `answer` (the
- * panel has the keys), `attached` (every key but Ctrl-] goes to the session).
+ * panel has the keys), `attached` (every key but Ctrl-] goes to the session), `ended` (Enter
+ * on a session that ended with nobody watching: its last screen, kept by its host in
+ * ended-sessions.ts, until any key). Such a row also shows the last line it printed, and one
+ * that ended before the board saw it (it exits at once) still gets a row, from its record.
  */
 import { attach, type Attachment, request } from '../../runtime/control-client.ts';
 import type { SessionInfo } from '../../runtime/protocol.ts';
@@ -19,7 +22,14 @@ import { processGone, type SessionDirectory } from '../../runtime/session-direct
 import { splitCommandLine } from '../argv.ts';
 import { type NewSession, parseNewSession } from '../new-session.ts';
 import { AnswerFlow } from './answering.ts';
-import { PrintableInfos, renderBoard, WATCH_KEYS } from './render.ts';
+import { endedLines, PrintableInfos, renderBoard, WATCH_KEYS } from './render.ts';
+import {
+  type EndedSession,
+  findEnded,
+  forgetEnded,
+  lastLines,
+  listEnded,
+} from '../../runtime/ended-sessions.ts';
 import { sortSessions } from './rows.ts';
 import { ENTER_BOARD, LEAVE_BOARD, RESTORE_MODES, setRaw } from './tty.ts';
 
@@ -35,8 +45,11 @@ const CTRL_BRACKET = 0x1d;
 /** How a {@link BoardUi} is set up. */
 export interface BoardUiOptions {
   directory: SessionDirectory;
-  /** Starts a session from a typed command line (the `n` key); throws UserError/UsageError. */
-  startSession?: (s: NewSession) => Promise<void>;
+  /**
+   * Starts a session from a typed command line (the `n` key); throws UserError/UsageError.
+   * Resolves with a warning to show beside `started ...` (config.toml is broken), if any.
+   */
+  startSession?: (s: NewSession) => Promise<string | void>;
   /** Ask before quitting while hosted sessions are alive (default true). */
   confirmQuit?: boolean;
   title?: string;
@@ -47,7 +60,10 @@ export interface BoardUiOptions {
   stdout?: NodeJS.WriteStream;
 }
 
-type Mode = 'board' | 'input' | 'confirm' | 'attached' | 'answer';
+type Mode = 'board' | 'input' | 'confirm' | 'attached' | 'answer' | 'ended';
+
+/** How often the board reads the records of ended sessions, ms. */
+const ENDED_SCAN_MS = 1000;
 
 /**
  * The board; see the file comment. `done` resolves when the person quits (or
@@ -71,6 +87,15 @@ export class BoardUi {
   #attached: Attachment | null = null;
   #attachedInfo: SessionInfo | null = null;
   #restored = true;
+  /** The ended session shown in mode `ended`. */
+  #ended: EndedSession | null = null;
+  /** Last lines of ended sessions by id, from their records. */
+  readonly #lastLines = new Map<string, string>();
+  /** Ended sessions the directory does not follow (they ended unseen), from their records. */
+  readonly #endedRows = new Map<string, EndedSession>();
+  /** Ids of ended sessions cleared with x: not shown again. */
+  readonly #clearedEnded = new Set<string>();
+  #endedScanAt = 0;
   /** The sessions' texts made printable once per change of them. */
   readonly #printables = new PrintableInfos();
   readonly #answer: AnswerFlow;
@@ -143,12 +168,23 @@ export class BoardUi {
   /** Paints the board if it changed (or always with `force`). */
   render(force = false): void {
     if (this.#restored || this.#mode === 'attached') return;
+    if (this.#mode === 'ended' && this.#ended) {
+      const lines = endedLines(
+        this.#ended,
+        this.#stdout.columns || 80,
+        this.#stdout.rows || 24,
+        Date.now(),
+      );
+      this.#paint(lines, force);
+      return;
+    }
     // The sessions' infos are taken once per frame. Rows of processes gone for GONE_ROW_MS go
     // by themselves (x clears them at once); an answer panel open on one closes.
-    const all = this.#directory.infos();
+    const all = this.#infos();
     const gone = new Set<string>();
     for (const g of this.#directory.clearGone(Date.now() - GONE_ROW_MS, all)) {
       gone.add(g.id);
+      this.#lastLines.delete(g.id);
       this.#answer.closeOn(g.id, `${g.name} is gone`);
     }
     const infos = gone.size ? all.filter((i) => !gone.has(i.id)) : all;
@@ -174,12 +210,65 @@ export class BoardUi {
         : undefined,
       answer: this.#mode === 'answer' && panel ? panel : undefined,
       color: !process.env.NO_COLOR,
+      lastLines: this.#lastLines,
     }, this.#printables);
+    this.#paint(lines, force);
+  }
+
+  /** Writes `lines` as the frame, unless it is the frame on the terminal already. */
+  #paint(lines: readonly string[], force: boolean): void {
     const frame = lines.map((l, y) => `\x1b[${y + 1};1H${l}\x1b[K`).join('');
     this.#lastFrameAt = Date.now();
     if (!force && frame === this.#lastFrame) return;
     this.#lastFrame = frame;
     this.#stdout.write(frame);
+  }
+
+  /**
+   * The directory's sessions, then the ended sessions it never saw (from their records, for
+   * {@link GONE_ROW_MS} after their end, until x).
+   */
+  #infos(now = Date.now()): SessionInfo[] {
+    const all = this.#directory.infos();
+    if (now - this.#endedScanAt >= ENDED_SCAN_MS) this.#scanEnded(all, now);
+    if (!this.#endedRows.size) return all;
+    const followed = new Set(all.map((i) => i.id));
+    for (const [id, e] of this.#endedRows) {
+      if (followed.has(id) || now - e.endedAt > GONE_ROW_MS) {
+        this.#endedRows.delete(id);
+        if (!followed.has(id)) this.#lastLines.delete(id);
+      } else all.push(e.info);
+    }
+    return all;
+  }
+
+  /** Reads the records of ended sessions (at most every {@link ENDED_SCAN_MS}): last lines, rows. */
+  #scanEnded(followed: readonly SessionInfo[], now: number): void {
+    this.#endedScanAt = now;
+    let records: EndedSession[];
+    try {
+      records = listEnded(this.#directory.dir, now);
+    } catch {
+      return; // the folder fails its check: the board says so elsewhere
+    }
+    const ids = new Set(followed.map((i) => i.id));
+    for (const e of records) {
+      const id = e.info.id;
+      if (this.#clearedEnded.has(id) || now - e.endedAt > GONE_ROW_MS) continue;
+      const last = lastLines(e.screen, 1)[0];
+      if (last) this.#lastLines.set(id, last.trim());
+      if (!ids.has(id)) this.#endedRows.set(id, e);
+    }
+  }
+
+  /** The record of ended session `id` in the board's socket folder, if kept. */
+  #findEnded(id: string): EndedSession | undefined {
+    try {
+      const ended = findEnded(id, this.#directory.dir);
+      return ended?.info.id === id ? ended : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -245,6 +334,12 @@ export class BoardUi {
       }
       return;
     }
+    if (this.#mode === 'ended') {
+      this.#mode = 'board';
+      this.#ended = null;
+      this.render(true);
+      return;
+    }
     if (this.#mode === 'confirm') {
       this.#mode = 'board';
       this.#message = '';
@@ -252,7 +347,7 @@ export class BoardUi {
       else this.render();
       return;
     }
-    const infos = sortSessions(this.#directory.infos());
+    const infos = sortSessions(this.#infos());
     const at = infos.findIndex((i) => i.id === this.#selected);
     this.#message = '';
     switch (key) {
@@ -270,8 +365,13 @@ export class BoardUi {
       case '\n': {
         const info = infos[at];
         if (!info) break;
-        if (processGone(info)) this.#message = `session ${info.name} has ended`;
-        else this.#attach(info);
+        if (!processGone(info)) this.#attach(info);
+        else if ((this.#ended = info.exit ? this.#findEnded(info.id) ?? null : null)) {
+          this.#mode = 'ended';
+          this.#stdout.write('\x1b[2J');
+          this.render(true);
+          return;
+        } else this.#message = `session ${info.name} has ended`;
         break;
       }
       case 'x':
@@ -308,6 +408,13 @@ export class BoardUi {
   /** The `x` key: clears the rows of sessions whose process is gone; returns what to say. */
   #clear(infos: readonly SessionInfo[]): string {
     const cleared = this.#directory.clearGone(Infinity, infos);
+    for (const e of this.#endedRows.values()) cleared.push(e.info);
+    this.#endedRows.clear();
+    for (const c of cleared) {
+      forgetEnded(c.id, this.#directory.dir); // forgotten: ls and explain no longer show it
+      this.#clearedEnded.add(c.id);
+      this.#lastLines.delete(c.id);
+    }
     const shells = infos.filter((i) => i.state === 'exited' && !processGone(i)).length;
     return (cleared.length
       ? `cleared ${cleared.length} exited session${cleared.length === 1 ? '' : 's'}`
@@ -333,8 +440,9 @@ export class BoardUi {
     try {
       const typed = parseNewSession(splitCommandLine(line));
       if (!typed.argv.length) return;
-      await this.options.startSession!(typed);
-      this.#message = `started ${typed.name ? `${typed.name}: ` : ''}${typed.argv.join(' ')}`;
+      const warning = await this.options.startSession!(typed);
+      this.#message = `started ${typed.name ? `${typed.name}: ` : ''}${typed.argv.join(' ')}` +
+        (warning ? ` · ${warning}` : '');
     } catch (e) {
       this.#message = `cannot start: ${(e as Error).message}`;
     }

@@ -1,0 +1,174 @@
+/**
+ * A detached session whose agent exits at once (a missing key, a bad flag) can still say why:
+ * its host keeps its last screen and how it ended (src/runtime/ended-sessions.ts), `ls` shows
+ * its last line, `explain NAME` its last screen, the board its last line and, on Enter, its
+ * last screen; the board's `x` forgets it. Real processes in PTYs and a real background host
+ * in a temporary AGENTWATCH_DIR; readiness is awaited.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { agentwatchArgv, runCli } from './support/agentwatch-e2e.ts';
+import { startPty } from './support/pty-driver.ts';
+import { until } from './support/until.ts';
+import {
+  ENDED_KEEP_MS,
+  findEnded,
+  listEnded,
+  MAX_ENDED,
+  saveEnded,
+} from '../src/runtime/ended-sessions.ts';
+import type { SessionInfo } from '../src/runtime/protocol.ts';
+import { ensureSocketDir } from '../src/runtime/paths.ts';
+
+function sandbox(): { dir: string; env: Record<string, string> } {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-end-'));
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  Object.assign(env, {
+    AGENTWATCH_DIR: join(dir, 's'),
+    XDG_CONFIG_HOME: join(dir, 'config'),
+    XDG_STATE_HOME: join(dir, 'state'),
+    XDG_CACHE_HOME: join(dir, 'cache'),
+    TERM: 'xterm-256color',
+  });
+  return { dir, env };
+}
+
+/** An agent that fails at once, as one without its API key does. */
+const FAILING = [
+  'bash',
+  '--norc',
+  '-c',
+  'printf "fake-agent 1.0 starting\\nError: no API key found (set FAKE_API_KEY)\\n"; exit 1',
+];
+
+test('a detached session that exits at once: ls, explain and the board show why; x forgets it', async () => {
+  const { dir, env } = sandbox();
+  const board = await startPty({
+    command: process.execPath,
+    args: agentwatchArgv(['watch', '--no-desktop']),
+    env,
+    cwd: dir,
+    rows: 24,
+    cols: 140,
+  });
+  try {
+    await board.waitForScreen(/no sessions yet/, 30_000);
+    const started = await runCli(['run', '--detach', '--name', 'fresh', '--', ...FAILING], env);
+    assert.is(started.code, 0, started.stderr);
+    const id = started.stdout.trim();
+    // ls: the session is gone, its end and last line are kept.
+    const ls = await until('ls to show the ended session', async () => {
+      const r = await runCli(['ls'], env);
+      return r.stdout.includes(id) && r.stdout;
+    }, 30_000);
+    assert.match(ls, /^no sessions/m);
+    assert.match(
+      ls,
+      new RegExp(`^${id} +- +ended +\\S+ ago +exited with code 1 · Error: no API key found`, 'm'),
+    );
+    // explain NAME: how it ended, its command, its last screen.
+    const x = await runCli(['explain', 'fresh'], env);
+    assert.is(x.code, 0, x.stderr);
+    assert.match(x.stdout, new RegExp(`^fresh \\(${id}\\): ended, exited with code 1`, 'm'));
+    assert.match(x.stdout, /^command: bash --norc -c/m);
+    assert.match(x.stdout, /^ {2}1 │fake-agent 1\.0 starting$/m);
+    assert.match(x.stdout, /^ {2}2 │Error: no API key found \(set FAKE_API_KEY\)$/m);
+    // wait for it, with no timeout: it waits (a new 'fresh' may come), saying this one ended.
+    const waiter = spawn(
+      process.execPath,
+      agentwatchArgv(['wait', 'fresh', '--until', 'blocked']),
+      {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let waitErr = '';
+    waiter.stderr.on('data', (d: Buffer) => (waitErr += d.toString()));
+    const waitEnded = new Promise((r) => waiter.on('close', r));
+    await until('wait to say the session ended', () => /shows why/.test(waitErr), 30_000);
+    waiter.kill();
+    await waitEnded;
+    assert.match(
+      waitErr,
+      new RegExp(
+        `no session 'fresh' yet; waiting for it \\(Ctrl-C to stop\\); a session 'fresh' \\(${id}\\) ended \\S+ ago, exited with code 1: 'agentwatch explain ${id}' shows why`,
+      ),
+    );
+    // The board saw it end: its row says how, with the last line; Enter shows the screen.
+    await board.waitForScreen(/fresh .*exited with code 1 · Error: no API key found/, 30_000);
+    board.send('\r');
+    await board.waitForScreen(
+      /fresh \(.*\) ended .* ago: exited with code 1 · its last screen[\s\S]*fake-agent 1\.0 starting\nError: no API key found[\s\S]*any key returns to the board/,
+      15_000,
+    );
+    board.send(' ');
+    await board.waitForScreen(/fresh .*exited with code 1 ·/, 15_000, { not: /its last screen/ });
+    // x clears the row and forgets the record: ls and explain no longer show it.
+    board.send('x');
+    await board.waitForScreen(/cleared 1 exited session/, 15_000);
+    const after = await runCli(['ls'], env);
+    assert.not.match(after.stdout, new RegExp(id));
+    const gone = await runCli(['explain', 'fresh'], env);
+    assert.is(gone.code, 4, gone.stdout);
+    assert.match(gone.stderr, /no session 'fresh'/);
+    board.send('q');
+    await board.exited;
+  } finally {
+    await board.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('ended sessions are bounded: expired and beyond the newest kept are removed', () => {
+  const { dir, env } = sandbox();
+  try {
+    const sdir = ensureSocketDir(env);
+    const info = (id: string): SessionInfo => ({
+      id,
+      name: id.split('-')[0],
+      agent: '',
+      state: 'exited',
+      since: 0,
+      reason: 'exited',
+      by: 'exit',
+      pid: 1,
+      command: ['x'],
+      foreground: '',
+      rows: 2,
+      cols: 10,
+      startedAt: 0,
+      lastOutput: 0,
+      exit: { code: 1 },
+      host: 1,
+      socket: '/x.sock',
+    });
+    const now = Date.now();
+    saveEnded(
+      { info: info('old-0000'), screen: 'a', events: [], endedAt: now - ENDED_KEEP_MS - 1 },
+      sdir,
+    );
+    for (let i = 0; i < MAX_ENDED + 3; i++) {
+      saveEnded({
+        info: info(`s-${String(i).padStart(4, '0')}`),
+        screen: `line ${i}\n\n`,
+        events: [],
+        endedAt: now - 1000 + i,
+      }, sdir);
+    }
+    const all = listEnded(sdir);
+    assert.is(all.length, MAX_ENDED);
+    assert.is(all[0].info.id, 's-0003', 'the oldest went first');
+    assert.is(findEnded('old-0000', sdir), undefined, 'expired');
+    assert.is(findEnded('s-0010', sdir)?.screen, 'line 10');
+    assert.throws(() => findEnded('s-00', sdir), /matches \d+ ended sessions/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
