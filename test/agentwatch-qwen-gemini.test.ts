@@ -195,7 +195,7 @@ async function runRound(c: AgentCase): Promise<Measured> {
 
     try {
       // 1. start-up
-      await t.waitFor('composer', true, 0, 60_000);
+      await t.waitFor('composer', true, 0, 180_000); // Qwen took over 60 s at load 50
       await fol.waitFor('idle', 30_000);
       await sleep(1000); // the person reads the screen before typing
 
@@ -244,12 +244,16 @@ async function runRound(c: AgentCase): Promise<Measured> {
 
       // 4. /quit
       await submit(p, '/quit');
+      let quitTimer: ReturnType<typeof setTimeout> | undefined;
       const runExit = await Promise.race([
         p.exited,
-        sleep(30_000).then(() => {
-          throw new Error('run did not exit within 30 s of /quit');
+        new Promise<never>((_, reject) => {
+          quitTimer = setTimeout(
+            () => reject(new Error('run did not exit within 120 s of /quit')),
+            120_000,
+          );
         }),
-      ]);
+      ]).finally(() => clearTimeout(quitTimer)); // no timer left to hold the file's process
       await fol.waitFor('exited', 10_000).catch(() => undefined);
       return {
         id: c.id,
