@@ -275,7 +275,7 @@ if (!existsSync(CLAUDE_BIN)) {
   });
 
   step('start-up reaches the idle footer', async (pty) => {
-    const screen = await pty.waitForScreen(/\? for shortcuts/, 30_000);
+    const screen = await pty.waitForScreen(/\? for shortcuts/, 120_000); // over 30 s at load 50
     st.timings.startup = Date.now() - st.timings.spawn;
     check(/Claude Code v\d/.test(screen), 'banner "Claude Code v…" missing', screen);
     check(!/esc to interrupt/.test(screen), 'idle screen shows "esc to interrupt"', screen);
