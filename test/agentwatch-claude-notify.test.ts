@@ -239,7 +239,7 @@ async function startNotified(rules: ScriptRule[], runArgs: string[] = []): Promi
     });
     f = await followSession(dir, 'nt', 30_000);
     await f.waitFor('idle', 30_000);
-    await until('the input box', () => /\? for shortcuts/.test(pty!.screen()), 30_000);
+    await until('the input box', () => /\? for shortcuts/.test(pty!.screen()), 120_000); // Claude's start-up took over 30 s at load 50
     return { dir, log, desktopLog, home, pty, f, close };
   } catch (e) {
     await close();
