@@ -74,8 +74,10 @@ test('a running session takes a saved file of the person at its next sweep', asy
         async () => (await listSessions(sock)).find((s) => s.name === 'toy' && want(s)),
         60_000,
       );
+    // No manifest names the toy yet: its screen's question is nobody's prompt (it exec'd
+    // `sleep`, which the first look reads as `running sleep`).
     await session(
-      (s) => s.agent === '' && s.state === 'idle',
+      (s) => s.agent === '' && s.state !== 'blocked',
       'the session, no manifest for it yet',
     );
 

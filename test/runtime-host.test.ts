@@ -282,7 +282,7 @@ test('agentwatch run, ls and wait as real processes', async () => {
     const listed = await until(
       'the run session in the socket dir',
       async () => (await listSessions(dir)).find((s) => s.name === 'fake-run'),
-      60_000,
+      60_000, // a run process took longer than 15 s to start under load 46-68
     );
     assert.is(listed.host, run.pid, 'hosted by the run process');
     assert.is(listed.agent, 'claude');
