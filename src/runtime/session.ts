@@ -102,6 +102,9 @@ export class Session {
   readonly #exitListeners = new Set<(exit: ExitInfo) => void>();
   /** Errors raised by listeners, counted, never thrown into node-pty. */
   listenerErrors = 0;
+  /** Input bytes the terminal's input buffer has not taken yet (EAGAIN), oldest first. */
+  readonly #unwritten: Buffer[] = [];
+  #retry: ReturnType<typeof setTimeout> | undefined;
 
   /**
    * Starts `spec.command` in a new PTY.
@@ -304,7 +307,7 @@ export class Session {
   #writeDirect(data: Uint8Array): number {
     const { fd, socket, queue } = this.#internals;
     if (fd === undefined || !queue) return -1;
-    if (!socket || socket.destroyed || queue.length) return 0;
+    if (!socket || socket.destroyed || queue.length || this.#unwritten.length) return 0;
     let off = 0;
     while (off < data.length) {
       try {
@@ -322,19 +325,70 @@ export class Session {
    * Writes input bytes (keys, paste) to the agent. Ignored once it exited. Written at once
    * with write(2) when node-pty has nothing queued (node-pty 1.1 writes on libuv's thread
    * pool: a thread hand-off and a wake-up of this loop per write); what the terminal's input
-   * buffer does not take then goes through node-pty's queue, after it.
+   * buffer does not take is written after it ({@link #put}). Ignored once the PTY closed.
    */
   write(data: string | Uint8Array): void {
     if (this.exit) return;
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
-    this.#put(bytes);
+    if (!this.#put(bytes)) return;
     if (this.#inputListeners.size) this.#inputWritten(bytes);
   }
 
-  /** Writes `bytes` with write(2) when node-pty has nothing queued, the rest through its queue. */
-  #put(bytes: Buffer): void {
+  /**
+   * Writes `bytes` with write(2) when nothing waits before them, right after checking that
+   * node-pty has not closed the PTY (its reader closes the master fd when the child is gone,
+   * before it reports the exit); what the input buffer does not take (EAGAIN) waits in
+   * {@link #unwritten} and is tried again every millisecond, in order, while the PTY is open.
+   * Not through node-pty 1.1's queue: it runs fs.write on libuv's thread pool and retries
+   * EAGAIN later, so a write made as the child exits reached the fd after it was closed
+   * (EBADF, which node-pty prints to stderr) or, were the number reused, another file.
+   * Without node-pty's internals, node-pty's write.
+   * @returns false when the PTY is closed (nothing written, nothing kept).
+   */
+  #put(bytes: Buffer): boolean {
     const n = this.#writeDirect(bytes);
-    if (n < bytes.length) this.pty.write(n > 0 ? bytes.subarray(n) : bytes);
+    if (n < 0) {
+      this.pty.write(bytes);
+      return true;
+    }
+    const { socket } = this.#internals;
+    if (n === 0 && (!socket || socket.destroyed)) return false;
+    if (n < bytes.length) {
+      this.#unwritten.push(bytes.subarray(n));
+      this.#flush();
+    }
+    return true;
+  }
+
+  /** Writes {@link #unwritten} as far as the input buffer takes it; see {@link #put}. */
+  #flush(): void {
+    if (this.#retry) clearTimeout(this.#retry);
+    this.#retry = undefined;
+    const { fd, socket, queue } = this.#internals;
+    while (this.#unwritten.length) {
+      if (fd === undefined || !socket || socket.destroyed) {
+        this.#unwritten.length = 0; // the PTY closed: no one reads them
+        return;
+      }
+      if (queue?.length) break; // node-pty's own queue goes first
+      const head = this.#unwritten[0];
+      let n = 0;
+      try {
+        n = writeSync(fd, head);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') {
+          this.#unwritten.length = 0; // EIO: the child is gone
+          return;
+        }
+      }
+      if (n >= head.length) this.#unwritten.shift();
+      else if (n > 0) this.#unwritten[0] = head.subarray(n);
+      else break;
+    }
+    if (this.#unwritten.length) {
+      this.#retry = setTimeout(() => this.#flush(), 1);
+      this.#retry.unref();
+    }
   }
 
   /** Resizes the PTY and the screen, in cells, clamped to {@link SIZE_LIMITS}. */
