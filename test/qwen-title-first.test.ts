@@ -57,9 +57,13 @@ test("the README says a Qwen Code title can say blocked before the dialog's ques
     /\s+/g,
     ' ',
   );
-  const at = readme.indexOf("A blocked line's question can be null");
-  assert.ok(at >= 0);
-  assert.match(readme.slice(at, at + 400), /Qwen Code/);
+  const at = readme.indexOf(
+    'An agent often says it is blocked a moment before it draws its dialog',
+  );
+  assert.ok(at >= 0, 'the README says when blocked comes before its dialog');
+  const said = readme.slice(at, at + 700);
+  assert.match(said, /Qwen Code 0\.24's window title/);
+  assert.match(said, /question is null only when no dialog could be read/);
 });
 
 test.run();
