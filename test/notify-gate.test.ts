@@ -511,6 +511,17 @@ test('done: an agent starting up (working from its start until its first idle) i
     [9_500, info('idle', { lastInput: 8_900 })],
   ]);
   assert.equal(inShell.map(({ t }) => t), [9_500]);
+  // ready (fresh idle), then a moment of working nobody asked for: no turn; a long one is
+  const blip = replay(new NotifyGate({ done: true }), [
+    [0, info('idle')],
+    [1_000, info('working', { reason: "rule 6 'starting'" })],
+    [5_000, info('idle', { fresh: true })],
+    [6_000, info('working', { reason: 'a redraw' })],
+    [6_400, info('idle')],
+    [20_000, info('working')],
+    [40_000, info('idle')],
+  ]);
+  assert.equal(blip.map(({ t }) => t), [40_000]);
 });
 
 test('a session first seen is the baseline; exited forgets it; sessions are apart', () => {

@@ -313,6 +313,13 @@ export class NotifyGate {
     }
     const started = t.ready;
     if (info.state === 'idle' || info.state === 'blocked') t.ready = true;
+    if (info.state === 'idle' && info.fresh && t.doneAt === undefined) {
+      // An agent ready for its first task is at rest as after a turn: a moment of working
+      // nobody asked for (its start-up redrawing, an update check's line) is flicker, and a
+      // key or `send` from now on asks for a turn.
+      t.doneOpen = true;
+      t.doneAt = now;
+    }
     if (info.state === 'blocked') {
       if (prev !== 'blocked') t.waitingSince = t.enteredAt = t.since = now;
       return this.#blocked(t, now);

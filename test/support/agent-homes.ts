@@ -99,6 +99,9 @@ export function makeQwenHome(options: AgentHomeOptions): AgentHome {
     tools: { useRipgrep: false },
     ui: { enableUserFeedback: false },
     privacy: { usageStatisticsEnabled: false },
+    // no update check: it asks the npm registry (tests talk to 127.0.0.1 only) and, unanswered
+    // within 5 s, prints a line into the start screen
+    general: { enableAutoUpdate: false },
     ...options.settings,
   });
   Object.assign(h.env, {
@@ -122,6 +125,9 @@ export function makeGeminiHome(options: AgentHomeOptions): AgentHome {
   const h = prepare('agentwatch-gemini-', '.gemini', {
     security: { auth: { selectedType: 'gemini-api-key' } },
     privacy: { usageStatisticsEnabled: false },
+    // no update check: it asks the npm registry (tests talk to 127.0.0.1 only) and, unanswered
+    // within 5 s, prints a line into the start screen
+    general: { enableAutoUpdate: false },
     ...options.settings,
   });
   if (options.trusted ?? true) {
