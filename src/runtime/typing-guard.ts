@@ -189,9 +189,14 @@ function refusal(w: PtyPane, why: string): GuardRefusal {
  * Writes `text` (then Enter unless `enter` is false) to the pane of `w`, guarded: each is
  * written only right after a fresh classification says the pane is not blocked (see
  * {@link guardedWrite} for the window that remains).
+ * The Enter waits (at most {@link ECHO_WAIT_MS}) for the text to show on screen when the
+ * manifest declares an input box, and then the box is watched until it no longer holds the
+ * text ({@link checkSubmitted}).
  * @returns the number of bytes written.
  * @throws GuardRefusal when the pane is blocked (before the text: zero bytes written; before
  *   the Enter: the text stays typed, unsubmitted).
+ * @throws UserError (exit {@link SEND_UNSUBMITTED_EXIT}) when text and Enter were typed but
+ *   the input box still holds the text {@link SUBMIT_WAIT_MS} later.
  * @throws UserError (exit 3) when the agent's input box holds a draft and `append` is false,
  *   or when the agent draws no input box yet (its manifest's `[input] box`: still starting).
  */
@@ -254,15 +259,99 @@ export async function guardedSend(
   }
   let written = bytes.length;
   if (enter) {
-    await sleep(KEY_GAP_MS - PROMPT_AFTER_WRITE_MS);
+    // The Enter only once the agent shows the text in its input box: Gemini CLI 0.61.0 reads
+    // an Enter that comes within 30 ms of the last typed character as a newline (its
+    // `bufferFastReturn`, for terminals without the kitty keyboard protocol), and an agent busy
+    // elsewhere reads our text and our Enter in one read, however far apart we wrote them.
+    const echoed = await awaitEcho(w, text);
+    await sleep(echoed ? KEY_GAP_MS : KEY_GAP_MS - PROMPT_AFTER_WRITE_MS);
     await guardedWrite(
       w,
       Buffer.from('\r'),
       blocked(() => `a prompt appeared after the text was typed; the Enter was not sent`),
     );
     written++;
+    if (w.manifest?.input && tailOf(text)) await checkSubmitted(w, text, written, echoed);
   }
   return written;
+}
+
+/** How long `send` waits for its text to show in the agent's input box before the Enter, ms. */
+export const ECHO_WAIT_MS = 5000;
+/** How long `send` waits for its Enter to empty the agent's input box, ms. */
+export const SUBMIT_WAIT_MS = 10_000;
+/** Exit code of a `send` whose text and Enter were typed but the text stayed in the input box. */
+export const SEND_UNSUBMITTED_EXIT = 5;
+
+/** The screen text with all white space removed (the input box wraps and pads it). */
+function squeezed(w: PtyPane): string {
+  return w.session.terminal.screenText().replace(/\s+/g, '');
+}
+
+/** The last (up to 24) non-space characters of `text`: what the echo of `text` ends with. */
+function tailOf(text: string): string {
+  return text.replace(/\s+/g, '').slice(-24);
+}
+
+/**
+ * Waits until the screen shows the end of `text` (white space ignored, so a wrapped input box
+ * counts), at most {@link ECHO_WAIT_MS}: the agent has read the text. Only for agents whose
+ * manifest declares an input box (`[input]`); others (a shell, an unknown program) are not
+ * waited for.
+ * @returns true when the text showed, false when not waited for or not seen in time.
+ */
+async function awaitEcho(w: PtyPane, text: string): Promise<boolean> {
+  const tail = tailOf(text);
+  if (!w.manifest?.input || !tail) return false;
+  const deadline = Date.now() + ECHO_WAIT_MS;
+  for (;;) {
+    w.session.readPending();
+    if (squeezed(w).includes(tail)) return true;
+    if (w.session.exit || Date.now() > deadline) return false;
+    await sleep(KEY_GAP_MS / 4);
+  }
+}
+
+/**
+ * After the Enter, waits (at most {@link SUBMIT_WAIT_MS}) for the agent to take the text: the
+ * pane is working or blocked, or the text has shown on screen (`echoed`, or seen now) and the
+ * input box no longer holds text (empty, or not drawn while it works). For agents whose
+ * manifest declares an input box.
+ * @throws UserError (exit {@link SEND_UNSUBMITTED_EXIT}) when, at the bound, the box still
+ *   holds text, or the text never showed: typed, not submitted.
+ */
+async function checkSubmitted(
+  w: PtyPane,
+  text: string,
+  written: number,
+  echoed: boolean,
+): Promise<void> {
+  const manifest = w.manifest;
+  if (!manifest) return;
+  const tail = tailOf(text);
+  const deadline = Date.now() + SUBMIT_WAIT_MS;
+  for (;;) {
+    await sleep(KEY_GAP_MS);
+    if (w.session.exit) return;
+    w.session.readPending();
+    const state = w.classifyNow().state;
+    if (state === 'working' || state === 'blocked') return;
+    echoed ||= squeezed(w).includes(tail);
+    if (echoed && inputBox(w.session.terminal.snapshot(), manifest) !== 'text') return;
+    if (Date.now() > deadline) break;
+  }
+  const name = w.session.spec.name;
+  const still = !echoed
+    ? 'the text never showed on its screen'
+    : squeezed(w).includes(tail)
+    ? 'the text is still in its input box'
+    : 'its input box still holds text';
+  throw new UserError(
+    `typed ${written} bytes (the text, then Enter) into ${name}, but ${name} did not take ` +
+      `them within ${SUBMIT_WAIT_MS / 1000} s: ${still}, not submitted (press Enter in the ` +
+      `pane, or: agentwatch send --append ${name} '')`,
+    SEND_UNSUBMITTED_EXIT,
+  );
 }
 
 /** How long after a write its screen is watched for a prompt drawn before it landed, ms. */
