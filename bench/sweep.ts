@@ -13,7 +13,12 @@
  *   inside the sweep's timer callbacks (its ticks and adaptive slots, each serving many panes)
  *   and direct evaluations, plus the wall time inside its output listener (a few map
  *   operations per frame, cheaper than a cpuUsage call); the process's whole CPU and the VT's
- *   share (wall time inside its writes) printed beside. `synthetic-N` for another count.
+ *   share (wall time inside its writes) printed beside. `synthetic-N` for another count. A
+ *   `tail:` line on stderr tells where the blocked latency goes: per prompt, the part before
+ *   its truth reached this process (the farm's socket and this process waiting for a core:
+ *   the prompt's screen bytes come just before its truth) and the rest, with the slowest 5;
+ *   the event loop's delay, the GC pauses, the sweep's timer callbacks (wall ms each) and how
+ *   late its timers fired.
  * - `host-10`, `host-100`, `host-1000`: one SessionHost in this process with N sessions (real
  *   PTYs, control sockets, foreground reads), each running bench/relay.c, which relays the PTY
  *   to one agent of the farm (`--agents node`: a `sim-agent` node process per session, as a
@@ -51,6 +56,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from
 import { connect, type Socket } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { sessionForeground } from '../src/runtime/default-host.ts';
 import { type HostOptions, SessionHost } from '../src/runtime/host.ts';
@@ -346,6 +352,19 @@ async function runHost(
     const stopProfile = await profileWindow(profile);
     const bytesOut = () => [...panes.values()].reduce((n, p) => n + p.session.bytesOut, 0);
     const bytes0 = bytesOut();
+    const chunksOut = () => [...panes.values()].reduce((n, p) => n + p.session.chunksOut, 0);
+    const chunks0 = chunksOut();
+    // garbage collections in the window: minor (scavenges) and the rest, each with its pause
+    const gcs = { minor: 0, major: 0, ms: 0 };
+    const gcObserver = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const kind = (e as { detail?: { kind?: number } }).detail?.kind;
+        if (kind === 1) gcs.minor++; // NODE_PERFORMANCE_GC_MINOR
+        else gcs.major++;
+        gcs.ms += e.duration;
+      }
+    });
+    gcObserver.observe({ entryTypes: ['gc'] });
     const cpu0 = process.cpuUsage();
     const stats0 = { ...host.sweepStats };
     const w0 = Date.now();
@@ -363,8 +382,10 @@ async function runHost(
     clearInterval(poller);
     const w1 = Date.now();
     const cpu = process.cpuUsage(cpu0);
+    gcObserver.disconnect();
     const stats = { ...host.sweepStats };
     const bytes = bytesOut() - bytes0;
+    const chunks = chunksOut() - chunks0;
     await stopProfile();
     const mem1 = memoryAfterGc();
     await sleep(TRUTH_GRACE_MS);
@@ -388,9 +409,15 @@ async function runHost(
       workingPct: scored.workingPct,
       // the work done (output read, evaluations) falls when a loaded machine slows the agents
       note:
-        `${(bytes / 1024 / (ms / 1000)).toFixed(0)} KB/s read, started in ${
-          startS.toFixed(0)
-        } s, harness ${(harnessMs / ms * 100).toFixed(1)}%` +
+        `${(bytes / 1024 / (ms / 1000)).toFixed(0)} KB/s read in ${
+          (chunks / (ms / 1000)).toFixed(0)
+        } chunks/s, started in ${startS.toFixed(0)} s, harness ${
+          (harnessMs / ms * 100).toFixed(1)
+        }%, ${
+          ((cpu.user + cpu.system) / Math.max(1, chunks)).toFixed(0)
+        } µs CPU/chunk, GC ${gcs.minor}+${gcs.major} in ${
+          (gcs.ms / ms * 100).toFixed(1)
+        }% (semi-space ${semiSpaceMB()})` +
         (agents.kind === 'node' ? ', node agents' : ''),
     };
   } finally {
@@ -407,6 +434,13 @@ async function runHost(
     farm?.child.kill();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The young generation's semi-space limit this process runs with (--max-semi-space-size). */
+function semiSpaceMB(): string {
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  const mb = flags.map((a) => /^--max-semi-space-size=(\d+)$/.exec(a)?.[1]).filter(Boolean).pop();
+  return mb ? `${mb} MB` : 'default';
 }
 
 /** With AGENTWATCH_BENCH_FALSE=1: prints each false blocked, with the screen published. */
@@ -433,6 +467,62 @@ function reportFalse(name: string, falses: { pane: HostPane; at: number }[]): vo
 interface SynthPane extends Followed {
   index: number;
   timer?: ReturnType<typeof setTimeout>;
+  /** When each truth event of `truth` reached this process (ms since the epoch). */
+  arrived: number[];
+}
+
+/**
+ * Where the synthetic case's blocked latency goes, for its tail: per prompt seen, the part
+ * before its truth reached this process (the farm's socket, this process waiting for a core:
+ * the screen bytes come just before the truth) and the rest; the event loop's delay, the
+ * garbage collector's pauses, the sweep's timer callbacks (wall time each) and how late its
+ * timers fired, all in ms over the measured window.
+ */
+function tailOf(
+  panes: SynthPane[],
+  w0: number,
+  w1: number,
+  probes: {
+    loopDelay: ReturnType<typeof monitorEventLoopDelay>;
+    gc: number[];
+    callbacks: number[];
+    late: number[];
+  },
+): string {
+  const parts: { total: number; before: number }[] = [];
+  for (const pane of panes) {
+    const truth = pane.truth;
+    for (let k = 0; k + 1 < truth.length; k++) {
+      if (truth[k].state !== 'blocked' || truth[k + 1].t > w1) continue;
+      const seen = pane.published.find((p) =>
+        p.state === 'blocked' && p.t >= truth[k].t - 5 && p.t <= truth[k + 1].t + 5
+      );
+      if (seen) parts.push({ total: seen.t - truth[k].t, before: pane.arrived[k] - truth[k].t });
+    }
+  }
+  parts.sort((a, b) => b.total - a.total);
+  const q = (xs: number[], p: number) => quantile(xs, p).toFixed(0);
+  const ms = (ns: number) => (ns / 1e6).toFixed(0);
+  const d = probes.loopDelay;
+  const gcSum = probes.gc.reduce((a, b) => a + b, 0);
+  return `blocked latency before the truth arrived p50/p99/max ${
+    q(parts.map((p) => p.before), 0.5)
+  }/${q(parts.map((p) => p.before), 0.99)}/${
+    q(parts.map((p) => p.before), 1)
+  } ms; slowest 5 (total=before+after): ${
+    parts.slice(0, 5).map((p) =>
+      `${p.total.toFixed(0)}=${p.before.toFixed(0)}+${(p.total - p.before).toFixed(0)}`
+    )
+      .join(' ')
+  }; event loop delay p50/p99/max ${ms(d.percentile(50))}/${ms(d.percentile(99))}/${
+    ms(d.max)
+  } ms; GC ${probes.gc.length} pauses, ${gcSum.toFixed(0)} ms, max ${
+    Math.max(0, ...probes.gc).toFixed(0)
+  } ms; sweep callbacks ${probes.callbacks.length}, p99/max ${q(probes.callbacks, 0.99)}/${
+    q(probes.callbacks, 1)
+  } ms; timers late p50/p99/max ${q(probes.late, 0.5)}/${q(probes.late, 0.99)}/${
+    q(probes.late, 1)
+  } ms (window ${((w1 - w0) / 1000).toFixed(0)} s)`;
 }
 
 /** Runs the synthetic case: `n` in-process panes, the sweep mode, a window of `windowMs`. */
@@ -455,6 +545,10 @@ async function runSynthetic(
   let sweepCpuMs = 0;
   let listenerMs = 0;
   let depth = 0;
+  /** The tail's evidence (tailOf): wall ms of each sweep timer callback, and how late each fired. */
+  const callbacks: number[] = [];
+  const late: number[] = [];
+  let probing = false;
   const timed = <A extends unknown[], R>(f: (...a: A) => R) => (...a: A): R => {
     if (depth++ > 0) {
       try {
@@ -471,14 +565,24 @@ async function runSynthetic(
       depth--;
       const c = process.cpuUsage(c0);
       sweepCpuMs += (c.user + c.system) / 1000;
-      sweepMs += performance.now() - t0;
+      const wall = performance.now() - t0;
+      sweepMs += wall;
+      if (probing) callbacks.push(wall);
     }
+  };
+  /** `f`, noting how late it runs when it is called `ms` from now (not timed as the sweep's). */
+  const lateness = (f: () => void, ms: number) => {
+    const due = performance.now() + ms;
+    return () => {
+      if (probing) late.push(performance.now() - due);
+      f();
+    };
   };
   const { sweep, feed } = inProcessSweep(n, {
     adaptive,
     onTransition: (i, state) => panes[i].published.push({ t: Date.now(), state }),
     timers: {
-      setTimeout: (f, ms) => setTimeout(timed(f), ms),
+      setTimeout: (f, ms) => setTimeout(lateness(timed(f), ms), ms),
       clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
       setInterval: (f, ms) => setInterval(timed(f), ms),
       clearInterval: (h) => clearInterval(h as ReturnType<typeof setInterval>),
@@ -513,13 +617,16 @@ async function runSynthetic(
   };
   const onTruth = (pane: SynthPane, e: TruthEvent) => {
     pane.truth.push(e);
+    pane.arrived.push(Date.now());
     if (!driving) return;
     if (e.state === 'idle') schedule(pane, between(SYNTH_TASK_DELAY_MS), 'run the tests\r');
     else if (e.state === 'blocked') schedule(pane, between(SYNTH_ANSWER_DELAY_MS), '1');
   };
   try {
     farm = await startFarm(dir, SYNTH_SPEED);
-    for (let i = 0; i < n; i++) panes.push({ index: i, truth: [], published: [], answers: [] });
+    for (let i = 0; i < n; i++) {
+      panes.push({ index: i, truth: [], published: [], answers: [], arrived: [] });
+    }
     socket = connect(farm.socket);
     await new Promise<void>((r) => socket!.once('connect', () => r()));
     let pending: Buffer = Buffer.alloc(0);
@@ -551,6 +658,14 @@ async function runSynthetic(
     await sleep(1500);
     // the measured window
     const stopProfile = await profileWindow(profile);
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    const gc: number[] = [];
+    const gcObserver = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) gc.push(e.duration);
+    });
+    gcObserver.observe({ entryTypes: ['gc'] });
+    loopDelay.enable();
+    probing = true;
     const w0 = Date.now();
     const cpu0 = process.cpuUsage();
     const evals0 = sweep.stats.evaluations;
@@ -561,6 +676,7 @@ async function runSynthetic(
     driving = true;
     for (const pane of panes) {
       pane.truth.length = 0;
+      pane.arrived.length = 0;
       pane.published.length = 0;
       onTruth(pane, { t: w0, state: 'idle' });
     }
@@ -569,10 +685,14 @@ async function runSynthetic(
     const w1 = Date.now();
     const cpu = process.cpuUsage(cpu0);
     const evals = sweep.stats.evaluations - evals0;
+    probing = false;
+    loopDelay.disable();
+    gcObserver.disconnect();
     await stopProfile();
     const mem = memoryAfterGc();
     await sleep(TRUTH_GRACE_MS);
     const scored = score(panes, w0, w1);
+    log(`tail: ${tailOf(panes, w0, w1, { loopDelay, gc, callbacks, late })}\n`);
     const ms = w1 - w0;
     return {
       name: `synthetic-${n}`,

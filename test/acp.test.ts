@@ -439,19 +439,19 @@ test('the chat in a terminal: a typed line answers a request, Ctrl-C cancels a t
   try {
     await pty.waitForScreen(/Ctrl-C cancels a turn/, 30_000);
     await pty.type('permission\r');
-    await pty.waitForScreen(/permission asked: execute tool call: Run ls -la/, 10_000);
+    await pty.waitForScreen(/permission asked: execute tool call: Run ls -la/, 30_000);
     // Not an option: said so, nothing answered.
     await pty.type('maybe\r');
-    await pty.waitForScreen(/'maybe' is not an option/, 5000);
+    await pty.waitForScreen(/'maybe' is not an option/, 30_000);
     await pty.type('reject\r');
-    await pty.waitForScreen(/\[turn ended: end_turn\]/, 10_000);
+    await pty.waitForScreen(/\[turn ended: end_turn\]/, 30_000);
     assert.equal(outcomes(log), ['call-1=reject']);
     await pty.type('wait\r');
-    await until('the turn', () => agentLog(log).some((e) => e.text === 'wait'), 10_000);
+    await until('the turn', () => agentLog(log).some((e) => e.text === 'wait'), 30_000);
     pty.send('\x03');
-    await pty.waitForScreen(/\[turn ended: cancelled\]/, 10_000);
+    await pty.waitForScreen(/\[turn ended: cancelled\]/, 30_000);
     pty.send('\x03');
-    await pty.waitForScreen(/Ctrl-C again or Ctrl-D to quit/, 5000);
+    await pty.waitForScreen(/Ctrl-C again or Ctrl-D to quit/, 30_000);
     pty.send('\x03');
     const exit = await Promise.race([pty.exited, sleep(10_000).then(() => null)]);
     assert.equal(exit?.exitCode, 0, 'the chat quits');
@@ -475,23 +475,23 @@ test('the board shows an ACP session like any other; a, ↓↓, y answers it wit
   try {
     await run.session();
     // The AGENT column names the manifest: the scripted agent has none.
-    await pty.waitForScreen(/board-acp\s+-\s+idle\s.*session ready/, 20_000);
+    await pty.waitForScreen(/board-acp\s+-\s+idle\s.*session ready/, 30_000);
     pty.send('\r');
-    await pty.waitForScreen(/ACP session: it has no terminal to attach to/, 10_000);
+    await pty.waitForScreen(/ACP session: it has no terminal to attach to/, 30_000);
     run.type('permission');
     await run.waitFor('blocked', (i) => i.state === 'blocked');
-    await pty.waitForScreen(/board-acp\s+-\s+blocked/, 10_000);
+    await pty.waitForScreen(/board-acp\s+-\s+blocked/, 30_000);
     pty.send('a');
-    await pty.waitForScreen(/Answer '1\. Allow once \(allow_once\)'\? y\/N/, 10_000);
+    await pty.waitForScreen(/Answer '1\. Allow once \(allow_once\)'\? y\/N/, 30_000);
     assert.match(pty.screen(), 'command: ls -la');
     pty.send('\x1b[B');
-    await pty.waitForScreen(/Answer '2\. Always allow/, 5000);
+    await pty.waitForScreen(/Answer '2\. Always allow/, 30_000);
     pty.send('\x1b[B');
-    await pty.waitForScreen(/Answer '3\. Reject \(reject_once\)'\? y\/N/, 5000);
+    await pty.waitForScreen(/Answer '3\. Reject \(reject_once\)'\? y\/N/, 30_000);
     pty.send('y');
-    await until('the outcome', () => outcomes(log).length === 1, 10_000);
+    await until('the outcome', () => outcomes(log).length === 1, 30_000);
     assert.equal(outcomes(log), ['call-1=reject']);
-    await pty.waitForScreen(/board-acp\s+-\s+idle\s+\S+\s+done \d+ s ago/, 10_000);
+    await pty.waitForScreen(/board-acp\s+-\s+idle\s+\S+\s+done \d+ s ago/, 30_000);
   } finally {
     await pty.close();
     await run.stop();

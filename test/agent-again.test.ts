@@ -4,33 +4,25 @@
  * not "done 7 s ago" (the tester's finding). An interactive bash in a real PTY hosted by a
  * SessionHost, the fake Claude Code (test/support/fake-claude.ts) typed into it twice.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { detailOf } from '../src/cli/board/rows.ts';
 import { createHost } from '../src/runtime/default-host.ts';
-import { writeFakeClaude } from './support/fake-claude.ts';
+import { fakeClaudeDir, startShell } from './support/fake-claude.ts';
 import { until } from './support/until.ts';
 
 test('the agent started again in its shell is ready, no task yet; not done', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'aw-again-'));
-  const agent = writeFakeClaude(dir);
-  const host = createHost({ intervalMs: 100 }, { ...process.env, AGENTWATCH_DIR: dir });
+  const { dir, agent, env } = fakeClaudeDir('aw-again-');
+  const host = createHost({ intervalMs: 100 }, env);
   try {
-    const session = await host.start({
-      command: 'bash',
-      args: ['--norc', '--noprofile', '-i'],
-      env: { PS1: '' },
-      headless: true,
-    });
+    const session = await startShell(host);
     const w = host.ptyPane(session.id)!;
     const state = (want: string, fg: string) =>
       until(`${want} with ${fg} in front`, () => {
         w.classifyNow();
         return w.record.state === want && w.foreground.name === fg && w.info();
-      }, 15_000).catch((e) => {
+      }, 60_000).catch((e) => {
         throw new Error(`${e.message}: ${w.record.state} (${w.record.reason})`);
       });
     await state('shell', 'bash');

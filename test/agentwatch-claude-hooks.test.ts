@@ -245,10 +245,10 @@ async function startRun(
     idle: (s) => /\? for shortcuts/.test(s) && !/esc to interrupt|Do you want to proceed/.test(s),
     round1: (s) => doneScreen(s, roundReply(1)),
   }, POLL_MS);
-  ctx.f = await followSession(ctx.dir, ctx.name, 20_000);
+  ctx.f = await followSession(ctx.dir, ctx.name, 30_000);
   const full = ctx as RunCtx;
   await full.truth.waitFor('idle', true, 0, 30_000);
-  await full.f.waitFor('idle', 5_000);
+  await full.f.waitFor('idle', 30_000);
   return full;
 }
 
@@ -321,8 +321,8 @@ interface BlockedRound {
 async function toBlocked(ctx: RunCtx, n: number): Promise<BlockedRound> {
   const from = mark(ctx.f);
   const enter = await submit(ctx.pty, `task-bash round ${n}: please touch hello.txt`);
-  const promptShown = await ctx.truth.waitFor('prompt', true, enter, 20_000);
-  const blocked = await ctx.f.waitFor('blocked', 10_000, from);
+  const promptShown = await ctx.truth.waitFor('prompt', true, enter, 30_000);
+  const blocked = await ctx.f.waitFor('blocked', 30_000, from);
   const permissionFired = readFireLog(ctx.home).find((h) =>
     h.hook === 'PermissionRequest' && h.t >= enter
   )?.t;
@@ -431,8 +431,8 @@ if (!existsSync(CLAUDE_BIN)) {
       const answer = await runCli(['answer', '--yes', 'hk', '1'], cliEnv, 20_000, { tty: true });
       assert.is(answer.code, 0, `answer exited ${answer.code}: ${answer.stdout}${answer.stderr}`);
       assert.match(answer.stdout, /answered: 1\. Yes/);
-      const promptGone1 = await truth.waitFor('prompt', false, r1.promptShown, 5_000);
-      const done1 = await truth.waitFor('round1', true, promptGone1, 20_000);
+      const promptGone1 = await truth.waitFor('prompt', false, r1.promptShown, 30_000);
+      const done1 = await truth.waitFor('round1', true, promptGone1, 30_000);
       const idle1 = await settledIdle(f, 10_000);
       assert.ok(existsSync(join(home.project, 'hello.txt')), 'the tool ran: hello.txt exists');
       const result = srv.toolResults().find((r) => r.toolUse?.rule === 'task-bash/tool');
@@ -495,7 +495,7 @@ if (!existsSync(CLAUDE_BIN)) {
           pty.send(escKey(pty));
         }
       }
-      const idle2 = await f.waitFor('idle', 5_000, from);
+      const idle2 = await f.waitFor('idle', 30_000, from);
       await sleep(INTERVAL_MS + TOLERANCE_MS); // let a late hook or a flap show up
       // A blocked session is published again when its reason changes (e.g. Claude's OSC 7501
       // report, then the dialog on screen), so the blocked in force at Esc may come again first.

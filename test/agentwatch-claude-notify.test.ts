@@ -239,7 +239,7 @@ async function startNotified(rules: ScriptRule[], runArgs: string[] = []): Promi
     });
     f = await followSession(dir, 'nt', 30_000);
     await f.waitFor('idle', 30_000);
-    await until('the input box', () => /\? for shortcuts/.test(pty!.screen()), 30_000);
+    await until('the input box', () => /\? for shortcuts/.test(pty!.screen()), 120_000); // Claude's start-up took over 30 s at load 50
     return { dir, log, desktopLog, home, pty, f, close };
   } catch (e) {
     await close();
@@ -274,11 +274,11 @@ test('real Claude Code under run: one notice per prompt, each with its command o
         30_000,
       );
       shown++;
-      await f.waitFor('blocked', 10_000, from);
+      await f.waitFor('blocked', 30_000, from);
       if (word === WORDS[0]) {
         // the pane resized while the prompt shows (a terminal resized, a board attaching):
         // Claude Code draws the dialog again; the same prompt, no second notice
-        await until('the first notice', () => logged(log).length >= 1, 10_000);
+        await until('the first notice', () => logged(log).length >= 1, 30_000);
         for (const cols of [100, 90, 120]) {
           pty.resize(cols, 32);
           await until(
@@ -316,7 +316,7 @@ test('real Claude Code under run: one notice per prompt, each with its command o
         () => /Done\./.test(pty!.screen()) && /\? for shortcuts/.test(pty!.screen()),
         20_000,
       );
-      await f.waitFor('idle', 10_000, from);
+      await f.waitFor('idle', 30_000, from);
     }
     await until('three notices', () => logged(log).length >= 3, 10_000).catch(() => {});
     const bash = logged(log);
@@ -336,12 +336,12 @@ test('real Claude Code under run: one notice per prompt, each with its command o
     pty.send('\r');
     await until('the AskUserQuestion dialog', () => pty!.screen().includes(ASK_QUESTION), 30_000);
     shown++;
-    await f.waitFor('blocked', 10_000, from);
-    await until('the fourth notice', () => logged(log).length >= 4, 10_000);
+    await f.waitFor('blocked', 30_000, from);
+    await until('the fourth notice', () => logged(log).length >= 4, 30_000);
     await sleep(ANSWER_DELAY_MS);
     pty.send('\r');
-    await until('the answer taken', () => /Thanks, I will use that/.test(pty!.screen()), 20_000);
-    await f.waitFor('idle', 10_000, from);
+    await until('the answer taken', () => /Thanks, I will use that/.test(pty!.screen()), 30_000);
+    await f.waitFor('idle', 30_000, from);
     await sleep(1_000); // a late duplicate would come now
     const all = logged(log);
     const ask = all[3];
@@ -383,7 +383,7 @@ test('real Claude Code: the same prompt asked again 1.5 s after its answer is an
   /** Index of the first line at or after `from` that is not blocked: the answer taken. */
   const left = async (from: number) => {
     const at = () => f.received.findIndex((r, k) => k >= from && r.info.state !== 'blocked');
-    await until('the prompt answered', () => at() >= 0, 20_000);
+    await until('the prompt answered', () => at() >= 0, 30_000);
     return at();
   };
   let shown = 0;
@@ -422,7 +422,7 @@ test('real Claude Code: the same prompt asked again 1.5 s after its answer is an
         leftAt = f.received[from].t;
       }
       await until('the turn over', () => /All touched\./.test(pty.screen()), 30_000);
-      await f.waitFor('idle', 20_000, from);
+      await f.waitFor('idle', 30_000, from);
       from = mark(f);
     }
     await until('every notice', () => logged(log).length >= shown, 10_000).catch(() => {});

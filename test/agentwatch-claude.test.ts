@@ -505,8 +505,10 @@ function checkSequence(m: Measured, notes: string[]): void {
     { state: 'working', optional: false, why: 'task-slow' },
     { state: 'idle', optional: false, why: 'task-slow done' },
     // Claude Code 2.1.332 runs /exit as a command: its spinner and "esc to interrupt" for a
-    // moment (on the outer screen too), and OSC 7501 says working
+    // moment (on the outer screen too), and OSC 7501 says working; then, as it exits, a screen
+    // no rule knows (idle) until the process is gone
     { state: 'working', optional: true, why: '/exit running' },
+    { state: 'idle', optional: true, why: '/exit: the screen it leaves' },
     { state: 'exited', optional: false, why: '/exit' },
   );
   const explain = () =>

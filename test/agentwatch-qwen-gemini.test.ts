@@ -30,7 +30,6 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  agentwatchArgv,
   type CliResult,
   followSession,
   mark,
@@ -40,6 +39,7 @@ import {
   type ScreenTruth,
   type SessionFollower,
   settledIdle,
+  startRun,
 } from './support/agentwatch-e2e.ts';
 import {
   type AgentHome,
@@ -51,7 +51,7 @@ import {
 import { type FakeModelServer, roundReply } from './support/fake-model.ts';
 import { startFakeGemini } from './support/fake-gemini.ts';
 import { startFakeOpenAI } from './support/fake-openai.ts';
-import { type PtyDriver, startPty } from './support/pty-driver.ts';
+import type { PtyDriver } from './support/pty-driver.ts';
 import { sleep } from './support/until.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 
@@ -173,21 +173,15 @@ async function runRound(c: AgentCase): Promise<Measured> {
       pty?.screen() ?? ''
     }\n--- fake server log ---\n${server.dump(200)}`;
   try {
-    pty = await startPty({
-      command: process.execPath,
-      args: agentwatchArgv([
-        'run',
-        '--name',
-        name,
-        '--interval',
-        String(INTERVAL_MS),
-        '--no-adaptive',
-        '--',
-        c.bin,
-      ]),
-      cwd: home.project,
-      env: { ...home.env, AGENTWATCH_DIR: dir },
-    });
+    pty = await startRun(home, dir, [
+      '--name',
+      name,
+      '--interval',
+      String(INTERVAL_MS),
+      '--no-adaptive',
+      '--',
+      c.bin,
+    ]);
     const p = pty;
     truth = recordScreenTruth(p, {
       dialog: (s) => c.dialog.test(s),
@@ -201,8 +195,8 @@ async function runRound(c: AgentCase): Promise<Measured> {
 
     try {
       // 1. start-up
-      await t.waitFor('composer', true, 0, 60_000);
-      await fol.waitFor('idle', 20_000);
+      await t.waitFor('composer', true, 0, 180_000); // Qwen took over 60 s at load 50
+      await fol.waitFor('idle', 30_000);
       await sleep(1000); // the person reads the screen before typing
 
       // 2-3. two rounds: the prompt, the approval dialog (blocked), the answer, the reply (idle).
@@ -214,7 +208,7 @@ async function runRound(c: AgentCase): Promise<Measured> {
         const from = mark(fol);
         const enter = await submit(p, `task-bash round ${n}: please touch hello.txt`);
         const shown = await t.waitFor('dialog', true, enter, 60_000);
-        const blocked = await fol.waitFor('blocked', 15_000, from);
+        const blocked = await fol.waitFor('blocked', 30_000, from);
         if (process.env.AGENTWATCH_E2E_DEBUG) {
           await sleep(800);
           console.log(`--- ${c.id} blocked screen ---\n${p.screen()}`);
@@ -250,12 +244,16 @@ async function runRound(c: AgentCase): Promise<Measured> {
 
       // 4. /quit
       await submit(p, '/quit');
+      let quitTimer: ReturnType<typeof setTimeout> | undefined;
       const runExit = await Promise.race([
         p.exited,
-        sleep(30_000).then(() => {
-          throw new Error('run did not exit within 30 s of /quit');
+        new Promise<never>((_, reject) => {
+          quitTimer = setTimeout(
+            () => reject(new Error('run did not exit within 120 s of /quit')),
+            120_000,
+          );
         }),
-      ]);
+      ]).finally(() => clearTimeout(quitTimer)); // no timer left to hold the file's process
       await fol.waitFor('exited', 10_000).catch(() => undefined);
       return {
         id: c.id,

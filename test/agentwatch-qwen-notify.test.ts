@@ -27,15 +27,15 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  agentwatchArgv,
   followSession,
   mark,
   runCli,
   type SessionFollower,
+  startRun,
 } from './support/agentwatch-e2e.ts';
 import { makeQwenHome, QWEN_BIN } from './support/agent-homes.ts';
 import { startFakeOpenAI } from './support/fake-openai.ts';
-import { type PtyDriver, startPty } from './support/pty-driver.ts';
+import type { PtyDriver } from './support/pty-driver.ts';
 import { sleep, until } from './support/until.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 
@@ -97,35 +97,27 @@ if (!existsSync(QWEN_BIN)) {
         ).join('\n')
       }\n--- screen ---\n${pty?.screen() ?? ''}`;
     try {
-      pty = await startPty({
-        command: process.execPath,
-        args: agentwatchArgv([
-          'run',
-          '--name',
-          name,
-          '--no-desktop',
-          '--notify-done',
-          '--notify-cmd',
-          script,
-          '--',
-          QWEN_BIN,
-        ]),
-        cwd: home.project,
-        env: { ...home.env, AGENTWATCH_DIR: dir },
-        cols: 120,
-        rows: 32,
-      });
+      pty = await startRun(home, dir, [
+        '--name',
+        name,
+        '--no-desktop',
+        '--notify-done',
+        '--notify-cmd',
+        script,
+        '--',
+        QWEN_BIN,
+      ], { cols: 120, rows: 32 });
       const p = pty;
       f = await followSession(dir, name, 30_000);
       const fol = f;
       try {
         await until('the composer', () => COMPOSER.test(p.screen()), 60_000);
-        await fol.waitFor('idle', 20_000);
+        await fol.waitFor('idle', 30_000);
         const from = mark(fol);
         await submit(p, 'task-bash please touch hello.txt');
         await until('the dialog', () => DIALOG.test(p.screen()), 60_000);
-        await fol.waitFor('blocked', 15_000, from);
-        await until('the first notice', () => notices(log).length >= 1, 15_000);
+        await fol.waitFor('blocked', 30_000, from);
+        await until('the first notice', () => notices(log).length >= 1, 30_000);
         for (const [cols, rows] of [[100, 32], [90, 32], [40, 15], [80, 10], [120, 32]]) {
           const at = mark(fol);
           p.resize(cols, rows);

@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { agentwatchArgv, followSession, runCli } from './support/agentwatch-e2e.ts';
+import { followSession, runCli, startRun } from './support/agentwatch-e2e.ts';
 import { type AgentHome, makeQwenHome, QWEN_BIN } from './support/agent-homes.ts';
-import { type PtyDriver, startPty } from './support/pty-driver.ts';
+import type { PtyDriver } from './support/pty-driver.ts';
 import { until } from './support/until.ts';
 
 const skip = () => {
@@ -46,20 +46,14 @@ test('real Qwen Code, first run without a provider: blocked with its question an
   let pty: PtyDriver | undefined;
   const f = { close: () => {} };
   try {
-    pty = await startPty({
-      command: process.execPath,
-      args: agentwatchArgv([
-        'run',
-        '--name',
-        'qp',
-        '--notify-cmd',
-        `${JSON.stringify(process.execPath)} ${JSON.stringify(script)}`,
-        '--',
-        QWEN_BIN,
-      ]),
-      cwd: home.project,
-      env: { ...home.env, AGENTWATCH_DIR: dir },
-    });
+    pty = await startRun(home, dir, [
+      '--name',
+      'qp',
+      '--notify-cmd',
+      `${JSON.stringify(process.execPath)} ${JSON.stringify(script)}`,
+      '--',
+      QWEN_BIN,
+    ]);
     const follower = await followSession(dir, 'qp', 30_000);
     f.close = () => follower.close();
     const w = await runCli(

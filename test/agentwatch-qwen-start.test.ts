@@ -14,17 +14,17 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  agentwatchArgv,
   followSession,
   recordScreenTruth,
   runCli,
   type ScreenTruth,
   type SessionFollower,
+  startRun,
 } from './support/agentwatch-e2e.ts';
 import { type AgentHome, makeQwenHome, QWEN_BIN } from './support/agent-homes.ts';
 import type { FakeModelServer } from './support/fake-model.ts';
 import { startFakeOpenAI } from './support/fake-openai.ts';
-import { type PtyDriver, startPty } from './support/pty-driver.ts';
+import type { PtyDriver } from './support/pty-driver.ts';
 import { sleep } from './support/until.ts';
 
 const COMPOSER = /Type your message or @path\/to\/file/;
@@ -44,12 +44,7 @@ test('real Qwen Code starting: working until its composer shows; send claims no 
   try {
     server = await startFakeOpenAI();
     home = makeQwenHome({ baseUrl: server.url });
-    pty = await startPty({
-      command: process.execPath,
-      args: agentwatchArgv(['run', '--name', 'qs', '--', QWEN_BIN]),
-      cwd: home.project,
-      env: { ...home.env, AGENTWATCH_DIR: dir },
-    });
+    pty = await startRun(home, dir, ['--name', 'qs', '--', QWEN_BIN]);
     truth = recordScreenTruth(pty, {
       composer: (s) => COMPOSER.test(s),
       initializing: (s) => /Initializing\.\.\./.test(s) && !COMPOSER.test(s),

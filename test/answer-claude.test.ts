@@ -94,7 +94,7 @@ test('real Claude Code: answer at once, confirmed only once the prompt left', as
       async () => (await listSessions(dir)).find((x) => x.name === 'c1'),
       20_000,
     );
-    await until('idle', async () => (await info(s.socket)).state === 'idle', 20_000);
+    await until('idle', async () => (await info(s.socket)).state === 'idle', 30_000);
 
     // 1. rounds answered at once and 0.15 s after blocked
     const run = await inPty(

@@ -74,7 +74,7 @@ async function answerDialog(
     const confirmed = await w.prompt();
     const answering = guardedAnswer(w, 0, confirmed);
     if (during) {
-      await until('the first key', () => readFileSync(log, 'utf8').includes('K '), 5000);
+      await until('the first key', () => readFileSync(log, 'utf8').includes('K '), 30_000);
       during((s) => session.write(s));
     }
     const out = await answering.then(

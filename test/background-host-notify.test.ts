@@ -59,7 +59,7 @@ test("run --detach: the host announces a prompt with the session's --notify-cmd;
       ...agentwatchArgv(['sim-agent', '--seed', '11', '--speed', '2']),
     ], env);
     assert.is(started.code, 0, started.stderr);
-    const f = await followSession(sockets, 'bg', 20_000);
+    const f = await followSession(sockets, 'bg', 30_000);
     host = f.first.host;
     assert.is.not(host, process.pid);
     // The agent's first screen drawn (before it, the blank pane reads idle by default).
@@ -89,7 +89,7 @@ test("run --detach: the host announces a prompt with the session's --notify-cmd;
       if (!blocked) await f.waitFor('idle', 30_000, from).catch(() => {});
     }
     assert.ok(blocked, 'a prompt shown');
-    await until('the notice', () => lines().length >= 1, 10_000);
+    await until('the notice', () => lines().length >= 1, 30_000);
     assert.match(lines()[0], new RegExp(`^${f.first.id} blocked$`));
     const from = mark(f);
     // The person, in a terminal of their own outside any session.
@@ -99,7 +99,7 @@ test("run --detach: the host announces a prompt with the session's --notify-cmd;
     assert.is(lines().length, 1, 'one notice per prompt');
     const killed = await runCli(['kill', 'bg'], env);
     assert.is(killed.code, 0, killed.stderr);
-    await until('the host to end', () => !alive(host), 15_000);
+    await until('the host to end', () => !alive(host), 30_000);
     f.close();
   } finally {
     if (host && alive(host)) process.kill(host, 'SIGTERM');

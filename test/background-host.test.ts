@@ -69,7 +69,7 @@ async function cleanup(dir: string, env: NodeJS.ProcessEnv, hosts: Set<number>):
       // gone
     }
   }
-  await until('the hosts to end', () => [...hosts].every((p) => !alive(p)), 15_000);
+  await until('the hosts to end', () => [...hosts].every((p) => !alive(p)), 30_000);
   rmSync(dir, { recursive: true, force: true });
 }
 
@@ -114,7 +114,7 @@ test('run --detach: ls shows the session, kill ends it, the host ends after the 
     assert.match(again.stderr, /no session 'one'/);
     const k2 = await cli(['kill', idB], env);
     assert.is(k2.code, 0, k2.stderr);
-    await until('the host to end after its last session', () => !alive(host), 15_000);
+    await until('the host to end after its last session', () => !alive(host), 30_000);
     assert.not.ok(existsSync(join(env.AGENTWATCH_DIR!, HOST_SOCKET)), 'its socket is gone');
     assert.equal(await sessions(env), []);
     const log = readFileSync(join(env.AGENTWATCH_DIR!, 'host.log'), 'utf8');
@@ -135,7 +135,7 @@ test('run --detach: the session ends by itself, and a new one starts after (a ne
     // Its own exit ends it: `exit` typed through the guard.
     const sent = await cli(['send', 'short', 'exit'], env);
     assert.is(sent.code, 0, sent.stderr);
-    await until('the first host to end', () => !alive(first.host), 15_000);
+    await until('the first host to end', () => !alive(first.host), 30_000);
     const b = await cli(['run', '--detach', '--name', 'second', '--', 'bash', '--norc'], {
       ...env,
       AW_FIRST_CLIENT: 'yes',
@@ -262,8 +262,8 @@ test('background host: its socket folder removed, it ends its sessions and itsel
       // (its folder is another one now) and leaves the new host and its session alone.
       const b = await cli(['run', '--detach', '--name', 'after', '--', 'sleep', '600'], env);
       assert.is(b.code, 0, b.stderr);
-      await until('the old host to end', () => !alive(first.host), 15_000);
-      await until('its session to end', () => !alive(first.pid), 15_000);
+      await until('the old host to end', () => !alive(first.host), 30_000);
+      await until('its session to end', () => !alive(first.pid), 30_000);
       assert.match(
         readFileSync(log, 'utf8'),
         /host \d+ ending: its socket folder \S+ was (removed|replaced)/,
@@ -309,7 +309,7 @@ test('background host: only its socket removed, it serves its sessions until the
     assert.is.not(live[1].host, first.host);
     const k = await cli(['kill', 'stays'], env);
     assert.is(k.code, 0, k.stderr);
-    await until('the old host to end with its last session', () => !alive(first.host), 15_000);
+    await until('the old host to end with its last session', () => !alive(first.host), 30_000);
     assert.ok(existsSync(join(env.AGENTWATCH_DIR!, HOST_SOCKET)), "the new host's socket stays");
     assert.equal((await sessions(env)).map((s) => s.name), ['next']);
   } finally {

@@ -71,7 +71,7 @@ test('board: sessions started with watch -- CMD and n outlive the board; a new b
       const k = await runCli(['kill', name], env);
       assert.is(k.code, 0, k.stderr);
     }
-    await until('the host to end', () => !alive(host), 15_000);
+    await until('the host to end', () => !alive(host), 30_000);
     await again.waitForScreen(/no sessions|exited|ended/, 30_000).catch(() => '');
     again.send('q');
     await again.exited;
@@ -112,7 +112,7 @@ test('watch --json -- CMD: the session outlives the watch', async () => {
     assert.equal((await listSessions(env.AGENTWATCH_DIR)).map((x) => x.name), ['j']);
     const k = await runCli(['kill', 'j'], env);
     assert.is(k.code, 0, k.stderr);
-    await until('the host to end', () => !alive(host), 15_000);
+    await until('the host to end', () => !alive(host), 30_000);
   } finally {
     if (host && alive(host)) process.kill(host, 'SIGTERM');
     rmSync(dir, { recursive: true, force: true });

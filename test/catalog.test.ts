@@ -98,7 +98,7 @@ async function primed() {
     keys: [keys.publicKey],
     cacheDir,
     set,
-    timeoutMs: 1000,
+    timeoutMs: 30_000, // a local server, but a loaded machine (1 s ran out once)
     force: true,
   };
   serve([{ id: 'toyagent', body: toy('1') }]);
@@ -142,14 +142,14 @@ test('200: adopted, signed, new agent id; then 304 not modified', async () => {
 });
 
 for (
-  const [what, setup, error] of [
+  const [what, setup, error, stallMs] of [
     ['404', () => void (routes = {}), /HTTP 404/],
     [
       '500',
       () => void (routes['/index.toml'] = (_q, res) => res.writeHead(500).end('boom')),
       /HTTP 500/,
     ],
-    ['timeout', () => void (routes['/index.toml'] = () => {}), /timed out after 1 s/],
+    ['timeout', () => void (routes['/index.toml'] = () => {}), /timed out after 1 s/, 1000],
     [
       'a body that never ends',
       () =>
@@ -158,6 +158,7 @@ for (
           res.write('schema = 1\n');
         }),
       /timed out after 1 s/,
+      1000,
     ],
     [
       'an oversize body (streamed, no length)',
@@ -205,12 +206,13 @@ for (
       () => void serve([{ id: 'toyagent', body: toy('3') }], null),
       /index.toml.sig: HTTP 404/,
     ],
-  ] as Array<[string, () => void, RegExp]>
+  ] as Array<[string, () => void, RegExp, number?]>
 ) {
   test(`${what}: the last good stays, the error is named`, async () => {
     const p = await primed();
     setup();
-    const r = await pullCatalog(p.opts);
+    // a server that stalls is given 1 s; the others, the time a loaded machine needs
+    const r = await pullCatalog({ ...p.opts, timeoutMs: stallMs ?? p.opts.timeoutMs });
     assert.is(r.result, 'failed');
     assert.match(r.error!, error);
     kept(p);

@@ -21,6 +21,7 @@ const AGENTS = [
   'qwen-code',
   'qwen-code-narrow',
   'opencode',
+  'opencode-90',
 ];
 /** The seed's 11 Claude Code fixtures (the later captures are judged with the rest). */
 const SEED_FIXTURES = new Set(

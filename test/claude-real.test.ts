@@ -275,7 +275,7 @@ if (!existsSync(CLAUDE_BIN)) {
   });
 
   step('start-up reaches the idle footer', async (pty) => {
-    const screen = await pty.waitForScreen(/\? for shortcuts/, 30_000);
+    const screen = await pty.waitForScreen(/\? for shortcuts/, 120_000); // over 30 s at load 50
     st.timings.startup = Date.now() - st.timings.spawn;
     check(/Claude Code v\d/.test(screen), 'banner "Claude Code v…" missing', screen);
     check(!/esc to interrupt/.test(screen), 'idle screen shows "esc to interrupt"', screen);
@@ -290,7 +290,7 @@ if (!existsSync(CLAUDE_BIN)) {
   step('task-bash: the Bash permission prompt blocks the session', async (pty) => {
     const entered = await submit(pty, 'task-bash please create hello.txt');
     const screen = normal(
-      await pty.waitForScreen(/Do you want to proceed\?[\s\S]*Esc to cancel/, 20_000),
+      await pty.waitForScreen(/Do you want to proceed\?[\s\S]*Esc to cancel/, 30_000),
     );
     st.timings.enterToBlocked = Date.now() - entered;
     check(/^ ❯ 1\. Yes$/m.test(screen), '"❯ 1. Yes" missing', screen);
@@ -367,7 +367,7 @@ if (!existsSync(CLAUDE_BIN)) {
 
   step('task-slow: "esc to interrupt" shows while the server stalls', async (pty) => {
     const entered = await submit(pty, 'task-slow check the project');
-    const screen = await pty.waitForScreen(/esc to interrupt/, 10_000);
+    const screen = await pty.waitForScreen(/esc to interrupt/, 30_000);
     st.timings.enterToWorking = Date.now() - entered;
     check(!/\? for shortcuts/.test(screen), 'working screen shows "? for shortcuts"', screen);
     check(!/Do you want to proceed/.test(screen), 'working screen shows a prompt', screen);
@@ -452,7 +452,7 @@ if (existsSync(CLAUDE_BIN)) {
         await pty.waitForScreen(/\? for shortcuts/, 30_000);
         await waitState('idle', 5_000);
         await submit(pty, 'task-bash please create hello.txt');
-        await pty.waitForScreen(/Do you want to proceed\?/, 20_000);
+        await pty.waitForScreen(/Do you want to proceed\?/, 30_000);
         const blocked = await waitState('blocked', 5_000);
         if (blocked.kind !== 'permission') throw fail('blocked without kind=permission');
         const msg = Buffer.from(blocked.msg ?? '', 'base64').toString('utf8');

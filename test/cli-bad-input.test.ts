@@ -86,7 +86,7 @@ test('a 1 GB capture is streamed: bounded memory, a state at the end', async () 
   const big = join(dir, 'claude.big.raw');
   writeFileSync(big, '');
   truncateSync(big, 1 << 30); // sparse: 1 GiB of NUL bytes, which a terminal ignores
-  const r = await cli(['classify', '--json', big], 120_000);
+  const r = await cli(['classify', '--json', big], 600_000);
   assert.is(r.code, 0, r.err);
   const [rec] = JSON.parse(r.out);
   assert.is(rec.state, 'idle');
@@ -123,10 +123,12 @@ test('a catastrophic pattern runs in linear time on a real capture (re2js)', asy
     'slow.toml',
     `[[rules]]\nstate = "blocked"\nany = ['(a+)+$', '^(\\\\w+\\\\s?)*!$']\n`,
   );
-  const r = await cli(['classify', '--manifest', bad, BLOCKED]);
-  assert.is(r.code, 0, r.err);
+  // Backtracking, these patterns would not end on the capture's lines in any time a test can
+  // wait: ending at all (the process is killed after 5 min) is the proof. Not a speed bound
+  // (32.6 s at load 50, under 2 s idle).
+  const r = await cli(['classify', '--manifest', bad, BLOCKED], 300_000);
+  assert.is(r.code, 0, `${r.err} (killed after ${r.ms} ms?)`);
   assert.match(r.out, /idle\s+no rule matched/);
-  assert.ok(r.ms < 20_000, `${r.ms} ms`);
 });
 
 test('an unknown agent and a bad size are usage errors', async () => {
@@ -158,6 +160,17 @@ test('run --agent with an unknown agent is a usage error (2) naming the known ag
     /^agentwatch run: --agent bogus: no such agent \(known: claude, codex, gemini, opencode, qwen\)\n/,
   );
   clean({ err: r.stderr });
+});
+
+test('a blank --name is a usage error, as on the board; explain names a missing capture as missing', async () => {
+  for (const args of [['run', '--name=', '--', 'true'], ['watch', '--name', ' ', '--', 'true']]) {
+    const r = await run(args);
+    assert.is(r.code, 2, r.err);
+    assert.match(r.err, /: --name needs a value\n/);
+  }
+  const x = await run(['explain', join(dir, 'nope.raw')]);
+  assert.is(x.code, 1, x.err);
+  assert.match(x.err, /nope\.raw: no such file/);
 });
 
 test.after(() => rmSync(dir, { recursive: true, force: true }));

@@ -219,6 +219,66 @@ test('a spinner frame tests one new line: the other lines keep their bits', () =
   assert.is(facts.size - before, glyphs.length, 'one new line per frame');
 });
 
+test('the Evaluator stays right when lines change a few at a time: rules, blanks, wraps, OSC', () => {
+  // Screens made of the examples' lines (dialogs, footers, rules, input boxes) and blanks,
+  // changed one to three lines at a time as agents redraw (a spinner frame, a dialog drawn
+  // over the box, a rule moved, a soft wrap), read by one Evaluator and compared with a fresh
+  // evaluation: every line's bits, blankness and being a rule must be followed.
+  const rnd = prng(2024);
+  const all = [...manifests.values()];
+  const pool = [
+    '',
+    '',
+    '─'.repeat(60),
+    `  ╭${'─'.repeat(20)}╮`,
+    '✻ Churning… (3s · esc to interrupt)',
+    '✢ Churning… (4s · esc to interrupt)',
+    ...new Set(all.flatMap((m) => m.examples.flatMap((e) => e.screen.split('\n')))),
+  ];
+  const pick = () => pool[Math.floor(rnd() * pool.length)];
+  const payloads = ['', 'state=blocked', 'state=working', 'state=idle', 'state=done'];
+  let compared = 0;
+  for (let n = 0; n < 60; n++) {
+    const manifest = all[n % all.length];
+    const cached = new Evaluator();
+    let rows = Array.from({ length: 6 + Math.floor(rnd() * 20) }, pick);
+    let wrapped = rows.map(() => rnd() < 0.05);
+    let title = '';
+    const osc = new Map<number, string>();
+    for (let step = 0; step < 150; step++) {
+      const r = rnd();
+      if (r < 0.03) {
+        const size = 3 + Math.floor(rnd() * 25);
+        rows = Array.from({ length: size }, (_, i) => rows[i] ?? pick());
+        wrapped = rows.map((_, i) => wrapped[i] ?? false);
+      } else if (r < 0.08) {
+        osc.set(7501, payloads[Math.floor(rnd() * payloads.length)]);
+      } else if (r < 0.1) {
+        title = pick();
+      } else if (r < 0.13) {
+        rows = [...rows.slice(1), pick()]; // a scroll
+        wrapped = [...wrapped.slice(1), false];
+      } else {
+        rows = [...rows];
+        wrapped = [...wrapped];
+        for (let k = 1 + Math.floor(rnd() * 3); k > 0; k--) {
+          const y = Math.floor(rnd() * rows.length);
+          rows[y] = pick();
+          if (rnd() < 0.1) wrapped[y] = !wrapped[y];
+        }
+      }
+      const screen = { rows, wrapped, title, osc: new Map(osc) };
+      assert.equal(
+        cached.evaluate(screen, manifest),
+        evaluate(screen, manifest),
+        `${manifest.id} round ${n} step ${step}`,
+      );
+      compared++;
+    }
+  }
+  assert.ok(compared >= 9000);
+});
+
 test('one manifest object edited into another: a new object is a new cache key', () => {
   const claude = manifests.get('claude')!;
   const t = new Terminal(32, 120);

@@ -18,13 +18,15 @@ const screen = (rows: string[]) => ({
   osc: new Map(),
 });
 
-test('every idle and working fixture shows an empty input box, a typed draft a full one (claude, codex, gemini, qwen)', async () => {
+test('every idle and working fixture shows an empty input box, a typed draft a full one (claude, codex, gemini, qwen, opencode)', async () => {
   const dirs: Array<[string, string]> = [
     ['claude', 'claude-code'],
     ['codex', 'codex'],
     ['gemini', 'gemini-cli'],
     ['qwen', 'qwen-code'],
     ['qwen', 'qwen-code-narrow'], // 8x30: the placeholder wraps onto two rows
+    ['opencode', 'opencode'], // opencode-ai 1.18.33: drafts on the start screen and in a session
+    ['opencode', 'opencode-90'], // the same at 28x90
   ];
   for (const [id, dir] of dirs) {
     const labels: Record<string, string | { state: string; size: string }> = JSON.parse(
@@ -43,12 +45,14 @@ test('every idle and working fixture shows an empty input box, a typed draft a f
       assert.is(inputHoldsText(terminal.snapshot(), manifests.get(id)!), holds, `${dir}/${file}`);
       // Qwen Code 0.24.4 starting: no composer drawn yet; every other screen draws one
       const drawn = /initializing/.test(file) ? 'absent' : holds ? 'text' : 'empty';
-      if (id === 'qwen') assert.is(inputBox(terminal.snapshot(), manifests.get(id)!), drawn, file);
+      if (id === 'qwen' || id === 'opencode' || id === 'codex') {
+        assert.is(inputBox(terminal.snapshot(), manifests.get(id)!), drawn, file);
+      }
     }
   }
 });
 
-test('a draft in the input box holds text; opencode declares no input box', () => {
+test('a draft in the input box holds text; an agent drawing no input box yet holds none', () => {
   const rule = '─'.repeat(40);
   const claude = manifests.get('claude')!;
   const empty = ['● Done.', '', rule, '❯\u00a0', rule, '  ⏸ manual mode on · ? for shortcuts'];
@@ -73,7 +77,56 @@ test('a draft in the input box holds text; opencode declares no input box', () =
     inputHoldsText(screen(['› fix the bug', '', '  ? for shortcuts']), manifests.get('codex')!),
     true,
   );
-  assert.is(inputHoldsText(screen(empty), manifests.get('opencode')!), null);
+  // opencode 1.18.33: a blank screen while it starts; its composer empty, then with a draft
+  const opencode = manifests.get('opencode')!;
+  const bar = '  ╹' + '▀'.repeat(60);
+  const composer = (...text: string[]) =>
+    screen([
+      '     ▣  Build · Fake Model · 2.1s',
+      '',
+      '  ┃',
+      ...text.map((t) => `  ┃  ${t}`.trimEnd()),
+      '  ┃',
+      '  ┃  Build · Fake Model Fake',
+      bar,
+      '   /proj    110  ctrl+p commands',
+    ]);
+  assert.is(inputBox(screen(['', '', '']), opencode), 'absent');
+  assert.is(inputBox(composer(''), opencode), 'empty');
+  assert.is(inputBox(composer('draft number 1'), opencode), 'text');
+  assert.is(inputBox(composer('line one', '', 'line three'), opencode), 'text');
+  // a transcript's bordered block right above the composer is not its text
+  assert.is(
+    inputBox(
+      screen([
+        '  ┃',
+        '  ┃  task-question a1',
+        '  ┃',
+        '',
+        '  ┃',
+        '  ┃',
+        '  ┃',
+        '  ┃  Build · M',
+        bar,
+      ]),
+      opencode,
+    ),
+    'empty',
+  );
+  // Codex 0.171 starting: its logo and `loading`, no composer yet (no draft either)
+  const codex = manifests.get('codex')!;
+  assert.is(
+    inputBox(screen(['  >_ OpenAI Codex (v0.171.0)', 'loading', '  ⣀⣤⣤⣤⣀⣀', '  ⠈⠙⠛⠿⠿⠿⠿⠛⠉']), codex),
+    'absent',
+  );
+  assert.is(
+    inputBox(screen(['  ⠈⠙⠛⠿⠿⠿⠿⠛⠉', '› Ask Codex to do anything', '', '  ? for shortcuts']), codex),
+    'empty',
+  );
+  assert.is(
+    inputBox(screen(['› task-question q1', '', '', '  gpt-5-codex default · /p']), codex),
+    'text',
+  );
   // `box`: an agent that draws no input box yet holds no draft
   const qwen = manifests.get('qwen')!;
   const starting = ['  ➜ proj · fake-model', '  ⠋ Initializing...'];

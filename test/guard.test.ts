@@ -198,7 +198,7 @@ test(`guard: ${TRIALS} random sends against a flipping dialog; none reaches it b
         .catch(() => {}); // the checks below say what it read
     }
     session.kill('SIGTERM');
-    await until('the flipper to exit', () => session.exit, 5000);
+    await until('the flipper to exit', () => session.exit, 30_000);
 
     // ---- what the child read ----
     const log = readLog(logPath);

@@ -72,10 +72,12 @@ test('a running session takes a saved file of the person at its next sweep', asy
       until(
         what,
         async () => (await listSessions(sock)).find((s) => s.name === 'toy' && want(s)),
-        20_000,
+        60_000,
       );
+    // No manifest names the toy yet: its screen's question is nobody's prompt (it exec'd
+    // `sleep`, which the first look reads as `running sleep`).
     await session(
-      (s) => s.agent === '' && s.state === 'idle',
+      (s) => s.agent === '' && s.state !== 'blocked',
       'the session, no manifest for it yet',
     );
 
@@ -130,12 +132,12 @@ test('the board says rules updated, or why a saved file was refused', async () =
     env: penv,
   });
   try {
-    await pty.waitForScreen(/no sessions|agentwatch/, 15_000);
+    await pty.waitForScreen(/no sessions|agentwatch/, 30_000);
     const file = join(userDir, 'toyagent.toml');
     save(file, toyManifest('2026.12.02', 'blocked'));
-    await pty.waitForScreen(/rules updated: toyagent 2026\.12\.02 \(your folder\)/, 15_000);
+    await pty.waitForScreen(/rules updated: toyagent 2026\.12\.02 \(your folder\)/, 30_000);
     save(file, 'schema = 1\nid = "toyagent"\n');
-    await pty.waitForScreen(/rules refused: .*toyagent\.toml/, 15_000);
+    await pty.waitForScreen(/rules refused: .*toyagent\.toml/, 30_000);
   } finally {
     await pty.close();
     rmSync(dir, { recursive: true, force: true });
@@ -188,7 +190,7 @@ test('a running session takes a good catalog update within one poll; config erro
       until(
         what,
         async () => (await listSessions(sock)).find((s) => s.name === 'toy' && want(s)),
-        20_000,
+        60_000,
       );
     await session(
       (s) => s.agent === 'toyagent' && s.state === 'idle',

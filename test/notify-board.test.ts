@@ -59,7 +59,7 @@ test('a board and a run session: one command per prompt, the terminal notice on 
       cols: 120,
       rows: 32,
     });
-    const f = await followSession(dir, 'far', 20_000);
+    const f = await followSession(dir, 'far', 30_000);
     board = await startPty({
       command: process.execPath,
       args: agentwatchArgv(['watch', ...notify]),
@@ -68,7 +68,7 @@ test('a board and a run session: one command per prompt, the terminal notice on 
       cols: 120,
       rows: 32,
     });
-    await board.waitForScreen(/far/, 20_000);
+    await board.waitForScreen(/far/, 30_000);
     for (let k = 1; k <= 2; k++) {
       // a task the simulated agent asks permission for (seeded: it asks on most tasks)
       let blocked = false;
@@ -83,7 +83,7 @@ test('a board and a run session: one command per prompt, the terminal notice on 
         if (!blocked) await f.waitFor('idle', 30_000, from).catch(() => {});
       }
       assert.ok(blocked, `prompt ${k} shown`);
-      await until(`notice ${k}`, () => lines().length >= k, 10_000);
+      await until(`notice ${k}`, () => lines().length >= k, 30_000);
       await sleep(700); // as a person: read, then answer
       const from = mark(f);
       run.send('1');

@@ -185,9 +185,9 @@ test('terminal: OSC 9 and OSC 777 reach the outer terminal through a real tmux (
   let out = '';
   pty.onData((d) => (out += d));
   try {
-    await until('the client shows the pane', () => out.includes('READY-MARK'), 20_000);
+    await until('the client shows the pane', () => out.includes('READY-MARK'), 30_000);
     writeFileSync(join(dir, 'go'), '');
-    await until('the pane printed its mark', () => out.includes('DONE-MARK'), 20_000);
+    await until('the pane printed its mark', () => out.includes('DONE-MARK'), 30_000);
     await sleep(200);
     assert.ok(
       out.includes('\x1b]9;wrapped needs you: Do you want to proceed?'),
@@ -337,7 +337,7 @@ test('push: a notice sent while the endpoint is down is delivered once it is bac
   await new Promise<void>((ok) => back.listen(port, '127.0.0.1', ok));
   try {
     await until('the kept notice delivered', () => bodies.length >= 1, 30_000);
-    await until('the failure cleared', () => !n.failures().push, 5_000);
+    await until('the failure cleared', () => !n.failures().push, 30_000);
     const body = JSON.parse(bodies[0]);
     assert.is(body.state, 'blocked');
     assert.ok(Date.parse(body.time) <= made + 1_000, `the time it was made: ${body.time}`);

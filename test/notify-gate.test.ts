@@ -537,7 +537,11 @@ test('promptAction: what the real dialogs would do, from their details', () => {
   );
   assert.is(
     promptAction(dialog('codex/codex.blocked.screen.txt').details),
-    'Bash: touch ran_tests.txt && echo tests passed',
+    'Shell: touch ran_tests.txt && echo tests passed',
+  );
+  assert.is(
+    promptAction(dialog('opencode/opencode.blocked.screen.txt').details),
+    'Shell: touch ran_tests.txt && echo tests passed',
   );
   assert.is(
     promptAction(dialog('gemini-cli/gemini-cli.blocked.before_deny.screen.txt').details),

@@ -153,7 +153,7 @@ test('protocol: every op answers with its reply shape, over a real socket', asyn
 
     const sent = await requestOp(path, 'send', { text: 'go' }, 10_000);
     assert.is(sent.written, 3, 'the text and its Enter');
-    await until('blocked', () => t.host.pane(session.id)?.record.state === 'blocked', 10_000);
+    await until('blocked', () => t.host.pane(session.id)?.record.state === 'blocked', 30_000);
     const prompt = await requestOp(path, 'prompt', {}, 5000);
     assert.is(prompt.question, 'Do you want to proceed?');
     assert.equal(prompt.options, ['1. Yes', '2. No']);

@@ -80,17 +80,17 @@ test('record in a PTY, mark by chord and by `agentwatch mark`, cut each mark: cl
     const sent = await cli(['send', '--no-enter', 'play', 'z'], env);
     assert.is(sent.code, 0, sent.stderr);
     driver.send('\x1ci'); // idle
-    await until('the idle mark', () => marks() === 1, 20_000);
+    await until('the idle mark', () => marks() === 1, 30_000);
     driver.send('\x1c\x1cn'); // one Ctrl-\ for the program, then the next screen
     await screen(/esc to interrupt/);
     driver.send('\x1cw');
-    await until('the working mark', () => marks() === 2, 20_000);
+    await until('the working mark', () => marks() === 2, 30_000);
     driver.send('n');
     await screen(/Do you want to proceed\?/);
     const marked = await cli(['mark', 'play', 'blocked', 'the Bash dialog'], env);
     assert.is(marked.code, 0, marked.stderr);
     assert.match(marked.stdout, /marked play-[0-9a-f]{4} blocked at [0-9.]+ s/);
-    await until('the blocked mark', () => marks() === 3, 20_000);
+    await until('the blocked mark', () => marks() === 3, 30_000);
     const before = readRecording(join(rec, 'play')).chunks.length;
     driver.resize(130, 32); // the player redraws at the new size, like Claude Code
     await until('the resize and the redraw at 130 columns', () => {
@@ -99,7 +99,7 @@ test('record in a PTY, mark by chord and by `agentwatch mark`, cut each mark: cl
     }, 20_000);
     await screen(/Do you want to proceed\?/);
     driver.send('\x1cb');
-    await until('the blocked mark after the resize', () => marks() === 4, 20_000);
+    await until('the blocked mark after the resize', () => marks() === 4, 30_000);
     driver.send('q');
     const exit = await driver.exited;
     assert.is(exit.exitCode, 0);

@@ -181,7 +181,7 @@ async function startFake(host: SessionHost, s: Scratch, name: string): Promise<S
 }
 
 /** Waits until the screen of `session` contains `text`. */
-function screenShows(session: Session, text: string, timeoutMs = 5000): Promise<true> {
+function screenShows(session: Session, text: string, timeoutMs = 30_000): Promise<true> {
   return until(
     `'${text}' on the screen of ${session.id}`,
     () => session.terminal.screenText().includes(text),
@@ -199,7 +199,7 @@ class Follower {
   }
 
   /** Waits for a state line with `state` received at or after `since` (ms). */
-  next(state: string, since = 0, timeoutMs = 5000): Promise<SessionInfo & { at: number }> {
+  next(state: string, since = 0, timeoutMs = 30_000): Promise<SessionInfo & { at: number }> {
     return until(
       `state ${state} (seen: ${this.infos.map((i) => i.state).join(' ')})`,
       () => this.infos.find((i) => i.state === state && i.at >= since),
@@ -410,6 +410,47 @@ test('fault: invalid UTF-8 and 2 MB of random bytes: nothing throws, invalid byt
     assert.is(info.session.exit, null, 'the writer is still running');
   } finally {
     process.off('uncaughtException', onUncaught);
+    await host.close();
+    s.done();
+  }
+});
+
+test('fault: keys typed while agents exit: no write to the closed PTY (no EBADF from node-pty), nothing thrown', async () => {
+  const s = scratch('aw-keys-exit-');
+  const host = newHost(s.env, 50);
+  // node-pty 1.1 reports a failed queued write with console.error ('Unhandled pty write
+  // error'), nowhere else.
+  const logged: unknown[][] = [];
+  const consoleError = console.error;
+  console.error = (...args: unknown[]) => void logged.push(args);
+  try {
+    // 20 agents that read no input and exit after 0.2 s, each typed at in every turn of the
+    // event loop until it has exited: the keys fill the terminal's input buffer (EAGAIN), and
+    // some are typed as the PTY closes.
+    const sessions = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        host.start({
+          command: '/bin/sh',
+          args: ['-c', 'sleep 0.2'],
+          name: `exits-${i}`,
+          headless: true,
+        })),
+    );
+    await Promise.all(sessions.map((session) =>
+      new Promise<void>((resolve) => {
+        const type = () => {
+          session.write('x'.repeat(64));
+          if (session.exit) resolve();
+          else setImmediate(type);
+        };
+        type();
+      })
+    ));
+    for (const x of sessions) assert.is(x.exit?.code, 0);
+    await host.close(); // turns of the event loop in which a write queued before could fail
+    assert.equal(logged, [], 'nothing logged');
+  } finally {
+    console.error = consoleError;
     await host.close();
     s.done();
   }
@@ -702,7 +743,7 @@ test('fault: a control client sending garbage gets error lines and the server ke
     socket.on('close', () => (closed = true));
     send('x'.repeat(1.5 * 2 ** 20) + '\n');
     send('{"op":"kill"}\n');
-    await until('the connection closed after the long line', () => closed, 20_000);
+    await until('the connection closed after the long line', () => closed, 30_000);
     assert.equal(lines.slice(before).map((l) => JSON.parse(l).error), [
       'request line longer than 1 MB',
     ]);
@@ -738,10 +779,12 @@ test('fault: close() with a client that keeps its connection open and an agent t
     const t0 = Date.now();
     await host.close();
     const took = Date.now() - t0;
-    assert.ok(took < 3000, `close took ${took} ms`);
-    await until('the SIGKILL', () => stubborn!.exit, 3000);
+    // not held by the client that never closes (a hang would be for ever): the agent's grace,
+    // then SIGKILL; bounded for a loaded machine
+    assert.ok(took < 30_000, `close took ${took} ms`);
+    await until('the SIGKILL', () => stubborn!.exit, 30_000);
     assert.is(stubborn.exit!.signal, 9, 'SIGHUP ignored, then SIGKILL');
-    await until('no process left', () => !processLives(stubborn!.pid), 2000);
+    await until('no process left', () => !processLives(stubborn!.pid), 30_000);
     assert.ok(idle.destroyed || idle.readableEnded, 'the idle client was ended');
     idle.destroy();
   } finally {

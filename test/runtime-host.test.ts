@@ -11,10 +11,8 @@
  * * `agentwatch run`, `ls` and `wait` as real processes.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -29,18 +27,14 @@ import type { Session } from '../src/runtime/session.ts';
 import { IDLE_CONFIRM_MS } from '../src/runtime/signals.ts';
 import { sleep, until } from './support/until.ts';
 import { agentwatchArgv, cli as runCli } from './support/cli.ts';
-import { writeFakeClaude } from './support/fake-claude.ts';
+import { fakeClaudeDir, startShell } from './support/fake-claude.ts';
 
 const cli = runCli;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** A temporary socket directory and folder for the fake agent; `done()` removes both. */
-function scratch(prefix: string): { dir: string; agent: string; env: NodeJS.ProcessEnv } {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  const agent = writeFakeClaude(dir);
-  return { dir, agent, env: { ...process.env, AGENTWATCH_DIR: dir } };
-}
+/** A temporary socket directory and folder for the fake agent. */
+const scratch = fakeClaudeDir;
 
 /** Every state line a `subscribe` connection receives, in order. */
 class Follower {
@@ -58,7 +52,7 @@ class Follower {
   }
 
   /** Waits for a state line with `state` after the first `from` lines. */
-  next(state: string, from = 0, timeoutMs = 5000): Promise<SessionInfo> {
+  next(state: string, from = 0, timeoutMs = 30_000): Promise<SessionInfo> {
     return until(
       `state ${state} on the socket (seen: ${this.states.join(' ')})`,
       () => this.infos.slice(from).find((i) => i.state === state),
@@ -83,7 +77,7 @@ function startFake(host: SessionHost, agent: string, name = 'fake'): Promise<Ses
 }
 
 /** Waits until the screen of `session` contains `text`. */
-function screenShows(session: Session, text: string, timeoutMs = 5000): Promise<true> {
+function screenShows(session: Session, text: string, timeoutMs = 30_000): Promise<true> {
   return until(
     `'${text}' on the screen of ${session.id}`,
     () => session.terminal.screenText().includes(text),
@@ -206,12 +200,7 @@ test('foreground: interactive bash reads shell, `sleep 30` running sleep, the sh
   const { dir, agent, env } = scratch('aw-fg-');
   const host = createHost({ intervalMs: 100 }, env);
   try {
-    const session = await host.start({
-      command: 'bash',
-      args: ['--norc', '--noprofile', '-i'],
-      env: { PS1: '' },
-      headless: true,
-    });
+    const session = await startShell(host);
     const w = host.ptyPane(session.id)!;
     const f = new Follower(session.spec.socket);
     const shell = await f.next('shell');
@@ -293,14 +282,14 @@ test('agentwatch run, ls and wait as real processes', async () => {
     const listed = await until(
       'the run session in the socket dir',
       async () => (await listSessions(dir)).find((s) => s.name === 'fake-run'),
-      15000,
+      60_000, // a run process took longer than 15 s to start under load 46-68
     );
     assert.is(listed.host, run.pid, 'hosted by the run process');
     assert.is(listed.agent, 'claude');
 
     // ls --json and wait --until blocked start together; the prompt comes once wait listens
     const ls = cli(['ls', '--json'], env);
-    const wait = cli(['wait', 'fake-run', '--until', 'blocked', '--timeout', '20'], env);
+    const wait = cli(['wait', 'fake-run', '--until', 'blocked', '--timeout', '60'], env);
     const lsOut = await ls;
     assert.is(lsOut.code, 0, lsOut.stderr);
     const all = JSON.parse(lsOut.stdout) as SessionInfo[];

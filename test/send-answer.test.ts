@@ -109,7 +109,7 @@ test('send and answer through the CLI against the simulated agent', async () => 
     // it typed: a refusal answered means nothing was typed for it, and nothing will be.
     const keys: string[] = [];
     session.onInput((d) => keys.push(Buffer.from(d).toString()));
-    await until('the idle footer', () => screen().includes('? for shortcuts'), 20_000);
+    await until('the idle footer', () => screen().includes('? for shortcuts'), 30_000);
     assert.is(state(), 'idle');
 
     // answer on a session that is not blocked: exit 3, nothing typed
@@ -306,7 +306,7 @@ test('answer waits for each arrow key to show before the next: a slow agent stil
     assert.equal(confirmed.options.map((o) => o.slice(0, 6)), ['1. Yes', '2. Yes', '3. No']);
     const answered = await guardedAnswer(w, 1, confirmed);
     assert.match(answered, /^2\. Yes, and don't ask again/);
-    await until('the choice written', () => existsSync(chosen), 5000);
+    await until('the choice written', () => existsSync(chosen), 30_000);
     assert.is(readFileSync(chosen, 'utf8'), '2', 'the agent got option 2, not a later one');
   } finally {
     await host.close();
@@ -378,7 +378,7 @@ test('answer on a row of buttons (opencode): the selection seen by its colour, m
     assert.is(choiceIndex('reject', confirmed.options), 2);
     const answered = await guardedAnswer(w, 2, confirmed);
     assert.is(answered, '3. Reject');
-    await until('the choice written', () => existsSync(chosen), 5000);
+    await until('the choice written', () => existsSync(chosen), 30_000);
     assert.is(readFileSync(chosen, 'utf8'), '3', 'the agent got Reject');
   } finally {
     await host.close();

@@ -141,13 +141,13 @@ test('send into bash: keys refused (CLI exit 2, and by the host); two lines go a
     assert.is(two.code, 0, two.stderr);
     assert.equal(keys, [`${PASTE_START}echo ONE\necho TWO${PASTE_END}`]);
     // had the first line run, its ONE would show before bash echoes the second line
-    await until('the pasted lines in the input', () => screen().includes('echo TWO'), 20_000);
+    await until('the pasted lines in the input', () => screen().includes('echo TWO'), 30_000);
     assert.not.match(screen(), /^ONE$/m, screen());
     // the Enter alone (send without --no-enter) submits what is in the input: both lines run
     const enter = await cli(['send', 'dup', ''], env, { detached: true });
     assert.is(enter.code, 0, enter.stderr);
     assert.equal(keys.slice(1), ['\r']);
-    await until('both lines ran', () => /^ONE$/m.test(screen()) && /^TWO$/m.test(screen()), 20_000);
+    await until('both lines ran', () => /^ONE$/m.test(screen()) && /^TWO$/m.test(screen()), 30_000);
   } finally {
     await close();
   }

@@ -1,5 +1,5 @@
 /**
- * The simulated agent in a real PTY (node-pty), its bytes rendered by our Terminal and
+ * The simulated agent in a real PTY (a Session: node-pty), its bytes rendered by our Terminal and
  * classified with the bundled claude.toml every 50 ms, driven by the simulated user at 8x speed:
  * the classification must follow the truth file (blocked while the prompt shows, working
  * while the spinner runs or a tool runs silently, idle at the footer), and the agent's own
@@ -9,10 +9,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as pty from 'node-pty';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Terminal } from '../src/vt/terminal.ts';
+import { Session } from '../src/runtime/session.ts';
 import { evaluate } from '../src/detect/evaluate.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import { DiffRenderer } from '../src/sim/diff-renderer.ts';
@@ -53,9 +52,14 @@ test('sim-agent in a PTY: claude.toml on our screen follows the truth file', asy
   const dir = mkdtempSync(join(tmpdir(), 'aw-sim-'));
   const truthPath = join(dir, 'truth.jsonl');
   const self = agentwatchCommand();
-  const child = pty.spawn(
-    self.command,
-    [
+  // Hosted in a Session (the product's PTY plumbing; no terminal answers its queries, as none
+  // would in this test before): the simulated user may type as the agent ends, which
+  // node-pty's own write turned into an EBADF on the closed PTY (Session.write checks first).
+  const session = new Session({
+    id: 'sim',
+    name: 'sim',
+    command: self.command,
+    args: [
       ...self.args,
       'sim-agent',
       '--seed',
@@ -67,24 +71,16 @@ test('sim-agent in a PTY: claude.toml on our screen follows the truth file', asy
       '--truth',
       truthPath,
     ],
-    {
-      name: 'xterm-256color',
-      rows: 32,
-      cols: 120,
-      cwd: process.cwd(),
-      env: process.env as Record<string, string>,
-      encoding: null,
-    },
-  );
-  const term = new Terminal(32, 120);
-  const chunks: Buffer[] = [];
-  child.onData((d) => {
-    const b = d as unknown as Buffer;
-    chunks.push(b);
-    term.write(b);
+    rows: 32,
+    cols: 120,
+    headless: false,
+    socket: join(dir, 'sim.sock'),
   });
-  const exit = new Promise<number>((resolve) => child.onExit(({ exitCode }) => resolve(exitCode)));
-  const user = new SimUser({ seed: 11, target: child, speed: SPEED });
+  const term = session.terminal;
+  const chunks: Buffer[] = [];
+  session.onOutput((d) => chunks.push(Buffer.from(d)));
+  const exit = new Promise<number>((resolve) => session.onExit(({ code }) => resolve(code)));
+  const user = new SimUser({ seed: 11, target: session, speed: SPEED });
   const follower = new TruthFollower(truthPath, (e) => user.see(e.state), 20);
   const samples: Array<{ t: number; state: string; text: string }> = [];
   const sampler = setInterval(() => {
@@ -92,7 +88,7 @@ test('sim-agent in a PTY: claude.toml on our screen follows the truth file', asy
     const ev = evaluate(term.snapshot(), manifest!);
     samples.push({ t: Date.now(), state: ev.state, text: term.screenText() });
   }, 50);
-  const guard = setTimeout(() => child.kill('SIGKILL'), 18_000);
+  const guard = setTimeout(() => session.kill('SIGKILL'), 60_000);
   let code: number;
   try {
     code = await exit;

@@ -117,7 +117,7 @@ async function heldDialog(host: SessionHost, dir: string) {
     env: { AGENTWATCH_DIR: dir },
   });
   const w = host.ptyPane(sim.id)!;
-  await until('the dialog, blocked', () => w.classifyNow().state === 'blocked', 20_000);
+  await until('the dialog, blocked', () => w.classifyNow().state === 'blocked', 30_000);
   return { w, log };
 }
 
@@ -616,7 +616,7 @@ test('6: the tail of an over-long request line never runs; the connection is clo
     c.write(' '.repeat((1 << 20) + 4096) + '{"op":"kill"}\n');
     c.write('{"op":"info"}\n');
     c.on('error', () => {});
-    await until('the session to close the connection', () => closed, 20_000);
+    await until('the session to close the connection', () => closed, 30_000);
     assert.equal(ops, [], 'no request ran');
     const lines = got.trim().split('\n').map((l) => JSON.parse(l));
     assert.is(lines.length, 1, got.slice(0, 200));

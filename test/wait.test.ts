@@ -160,7 +160,7 @@ test('several states, several sessions: all by default, the first with --any', a
   // a session that goes away before its state: 1, unless exited is awaited
   const gone = cli(['wait', 'b1', '--until', 'working', '--timeout', '30'], env);
   const ended = cli(['wait', 'a1', '--until', 'working,exited', '--timeout', '30'], env);
-  await until('both waits following', () => b.subscribers() > 0 && a.subscribers() > 0, 20_000);
+  await until('both waits following', () => b.subscribers() > 0 && a.subscribers() > 0, 30_000);
   await b.close();
   await a.close();
   const g = await gone;
@@ -175,7 +175,7 @@ test('a plain shell is not exited: --until exited times out on it, --until shell
   const no = await cli(['wait', 'sh1', '--until', 'exited', '--timeout', '0.6'], env);
   assert.is(no.code, 1, no.stderr);
   const yes = cli(['wait', 'sh1', '--until', 'running', '--timeout', '30'], env);
-  await until('wait following', () => sh.subscribers() > 0, 20_000);
+  await until('wait following', () => sh.subscribers() > 0, 30_000);
   sh.set('running');
   const r = await yes;
   assert.is(r.code, 0, r.stderr);

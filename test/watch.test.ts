@@ -561,7 +561,7 @@ test('watch --json: hosted and run sessions come out as JSON lines; run sessions
     await until('the attach answer', () => answer.startsWith('{"ok":true,"op":"attach"}'));
     // The agent is up and idle once its footer arrives (as the redraw's text or the agent's own
     // frame, whose words are placed with CSI n G, hence one word).
-    await until('the idle footer', () => answer.includes('shortcuts'), 15_000);
+    await until('the idle footer', () => answer.includes('shortcuts'), 30_000);
     for (const c of 'run the tests\r') {
       sock.write(c);
       await sleep(15);
@@ -683,8 +683,8 @@ test('watch board: a, ↓, y answers the blocked session with option 2; a n and 
   });
   const last = () => truth(truthPath).at(-1);
   try {
-    await until('the agent idle in its truth file', () => last()?.state === 'idle', 20_000);
-    await pty.waitForScreen(/node\s+claude\s+idle/, 10_000);
+    await until('the agent idle in its truth file', () => last()?.state === 'idle', 30_000);
+    await pty.waitForScreen(/node\s+claude\s+idle/, 30_000);
     const [info] = await until('the hosted session in the socket dir', async () => {
       const all = await listSessions(dir);
       return all.length ? all : undefined;
@@ -692,22 +692,22 @@ test('watch board: a, ↓, y answers the blocked session with option 2; a n and 
 
     // Not blocked: the key only says so.
     pty.send('a');
-    await pty.waitForScreen(/node is not waiting for an answer \(it is idle\)/, 5000);
+    await pty.waitForScreen(/node is not waiting for an answer \(it is idle\)/, 30_000);
     assert.not.match(pty.screen(), /y\/N/);
 
     // The first task asks; a opens the panel on option 1, ↓ chooses 2, y answers.
     await request(info.socket, { op: 'send', text: 'please create hello.txt' }, 5000);
     await until('blocked in the truth file', () => last()?.state === 'blocked');
-    await pty.waitForScreen(/node\s+claude\s+blocked/, 10_000);
+    await pty.waitForScreen(/node\s+claude\s+blocked/, 30_000);
     pty.send('a');
-    let screen = await pty.waitForScreen(/Answer '1\. Yes'\? y\/N/, 5000);
+    let screen = await pty.waitForScreen(/Answer '1\. Yes'\? y\/N/, 30_000);
     assert.match(screen, /── answer node \(node-[0-9a-f]{4}\) ─/);
     assert.match(
       screen,
       /\n Do you want to proceed\?\n +> 1\. Yes\n +2\. Yes, and don't ask again/,
     );
     pty.send('\x1b[B');
-    screen = await pty.waitForScreen(/Answer '2\. Yes, and don't ask again[^']*'\? y\/N/, 5000);
+    screen = await pty.waitForScreen(/Answer '2\. Yes, and don't ask again[^']*'\? y\/N/, 30_000);
     assert.match(screen, /\n +> 2\. Yes, and don't ask again/);
     pty.send('y');
     const answered = await until(
@@ -720,19 +720,19 @@ test('watch board: a, ↓, y answers the blocked session with option 2; a n and 
     });
 
     // The second task asks; a then n, and 3 then Esc, leave the prompt alone.
-    await until('idle after the first task', () => last()?.state === 'idle', 20_000);
+    await until('idle after the first task', () => last()?.state === 'idle', 30_000);
     await request(info.socket, { op: 'send', text: 'make the build dir' }, 5000);
-    await until('blocked again', () => last()?.state === 'blocked', 20_000);
+    await until('blocked again', () => last()?.state === 'blocked', 30_000);
     const lines = truth(truthPath).length;
-    await pty.waitForScreen(/node\s+claude\s+blocked/, 10_000);
+    await pty.waitForScreen(/node\s+claude\s+blocked/, 30_000);
     pty.send('a');
-    await pty.waitForScreen(/Answer '1\. Yes'\? y\/N/, 5000);
+    await pty.waitForScreen(/Answer '1\. Yes'\? y\/N/, 30_000);
     pty.send('n');
-    await pty.waitForScreen(/node: not answered/, 5000, { not: /y\/N/ });
+    await pty.waitForScreen(/node: not answered/, 30_000, { not: /y\/N/ });
     pty.send('3');
-    await pty.waitForScreen(/Answer '3\. No'\? y\/N/, 5000);
+    await pty.waitForScreen(/Answer '3\. No'\? y\/N/, 30_000);
     pty.send('\x1b');
-    await pty.waitForScreen(/node: not answered/, 5000, { not: /y\/N/ });
+    await pty.waitForScreen(/node: not answered/, 30_000, { not: /y\/N/ });
     await sleep(400);
     assert.is(truth(truthPath).length, lines, 'the agent got no key');
     assert.is(last()?.state, 'blocked');
@@ -744,7 +744,7 @@ test('watch board: a, ↓, y answers the blocked session with option 2; a n and 
     assert.equal(exit?.exitCode, 0, 'the watch quits');
     assert.equal((await listSessions(dir)).map((s) => s.id), [info.id], 'the agent still runs');
     await request(info.socket, { op: 'kill' }, 5000);
-    await until('the background host to end with it', () => !alive(info.host), 15_000);
+    await until('the background host to end with it', () => !alive(info.host), 30_000);
   } finally {
     await pty.close();
     for (const s of await listSessions(dir).catch(() => [])) {

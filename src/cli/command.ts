@@ -81,6 +81,21 @@ export function stringOption(
 }
 
 /**
+ * Refuses a blank value of each option of `names` that was given (`--name=`, `--agent ' '`), as
+ * the board's `n` line does: a session named '' can be named by no SESSION argument.
+ * @throws UsageError naming the first such option.
+ */
+export function refuseBlank(values: OptionValues, names: readonly string[]): void {
+  for (const name of names) {
+    const v = values[name];
+    const all = Array.isArray(v) ? v : v === undefined ? [] : [v];
+    if (all.some((x) => typeof x === 'string' && !x.trim())) {
+      throw new UsageError(`--${name} needs a value`);
+    }
+  }
+}
+
+/**
  * Reads a number option within [min, max], or returns `fallback` when it is absent.
  * @throws UsageError naming the option and the range when it is not such a number.
  */

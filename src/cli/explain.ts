@@ -13,7 +13,7 @@ import { duration } from './format.ts';
 import { classifySetup } from './classify.ts';
 import { manifestForFile } from './capture-manifest.ts';
 import { explain, formatExplain } from '../detect/explain.ts';
-import { renderFile } from '../runtime/render-file.ts';
+import { checkCaptureFile, renderFile } from '../runtime/render-file.ts';
 import { printableLines } from './printable.ts';
 
 /** The screen's rows numbered from 1, trailing empty rows cut, with the title and OSC payloads. */
@@ -114,6 +114,7 @@ export const explainCommand: Command = {
     const file = positionals[0];
     if (!existsSync(file) && !file.includes('/')) return await explainSession(file, io);
     const setup = classifySetup(values);
+    await checkCaptureFile(file); // a missing file is named as such, as classify does
     const manifest = manifestForFile(file, setup.manifests, setup.agent, setup.explicit);
     const { terminal } = await renderFile(file, setup.rows, setup.cols);
     const snapshot = terminal.snapshot();

@@ -58,9 +58,9 @@ export const lsCommand: Command = {
     }
     if (!ended.length) return 0;
     io.stdout(
-      `\nended with nobody watching (kept ${
+      `\nended (kept ${
         ENDED_KEEP_MS / 60_000
-      } min; 'agentwatch explain SESSION' shows the last screen):\n`,
+      } min; 'agentwatch explain SESSION' shows its last screen):\n`,
     );
     for (const { info, screen, endedAt } of ended.reverse()) {
       const last = lastLines(screen, 1)[0]?.trim();

@@ -5,7 +5,14 @@
  * socket and notifications go out. The terminal is restored on exit, on a signal and on a
  * crash.
  */
-import { type Command, type Io, type OptionValues, stringList, stringOption } from './command.ts';
+import {
+  type Command,
+  type Io,
+  type OptionValues,
+  refuseBlank,
+  stringList,
+  stringOption,
+} from './command.ts';
 import {
   notifyOptionHelp,
   notifyOptionSpec,
@@ -73,6 +80,7 @@ export const runCommand: Command & {
     ...notifyOptionHelp,
   },
   async run(values, positionals, io, tap: RunTap = {}) {
+    refuseBlank(values, ['name', 'agent']);
     const { command, args } = splitCommand(positionals);
     if (values.detach === true) return await runDetached(values, command, args, io);
     const notifyOptions = notifySettings(values);

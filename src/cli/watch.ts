@@ -19,7 +19,7 @@
  * changes within the spell, one more line with the same fields and `event: "prompt"` says it.
  * It runs until SIGINT, SIGTERM or SIGHUP.
  */
-import { type Command, stringList, stringOption, UsageError } from './command.ts';
+import { type Command, refuseBlank, stringList, stringOption, UsageError } from './command.ts';
 import {
   notifyOptionHelp,
   notifyOptionSpec,
@@ -142,6 +142,7 @@ export const watchCommand: Command = {
   },
   async run(values, positionals, io) {
     checkSocketDir(socketDir()); // refuse a folder we cannot trust before showing anything
+    refuseBlank(values, ['name', 'agent']);
     const groups = splitGroups(positionals);
     const agent = stringOption(values, 'agent');
     const names = stringList(values, 'name');

@@ -12,7 +12,7 @@ import type { Manifest, Rule } from './manifest.ts';
 import { activityIn, activityText, evaluationOf, NO_MATCH } from './evaluate.ts';
 import { type Bits, hasBit, type LineFacts, lineFactsOf, maskOfBits } from './line-facts.ts';
 import { findMatch, hasLiterals, type Pattern, testPattern } from './patterns.ts';
-import { RegionTexts, widestBottom } from './regions.ts';
+import { isRuleLine, RegionTexts, trimLineEnd, trimmedEnd, widestBottom } from './regions.ts';
 import type { Evaluation, Region, ScreenInput } from './types.ts';
 
 /**
@@ -73,32 +73,47 @@ export function matchCheapestFirst(rule: Rule, text: string): Pattern | null {
 
 /**
  * A rule split for {@link LineFacts}: the bits its region's lines must have (its line-local
- * `all`), must not have (its line-local `none`), its `any` in order with their bits (-1: not
- * line-local), and what must run on the region's text.
+ * `all`, and the literal groups of its other `all`), must not have (its line-local `none`),
+ * its `any` in order with their bits (-1: not line-local) or their literal groups' bits, and
+ * what must run on the region's text.
  */
 interface BitPlan {
   all: Bits;
   none: Bits;
-  any: { pattern: Pattern; bit: number }[];
+  any: { pattern: Pattern; bit: number; literals: Bits }[];
   /** Line-local `any` patterns as bits (when every `any` is line-local), else null. */
   anyBits: Bits | null;
   /** The `all` and `none` patterns that are not line-local (tested on the text). */
   textAll: Pattern[];
-  textNone: Pattern[];
+  textNone: { pattern: Pattern; literals: Bits }[];
   /** True when some pattern runs on the text. */
   needsText: boolean;
 }
 
 /** The {@link BitPlan} of `rule` under `facts`. */
 function bitPlan(rule: Rule, facts: LineFacts): BitPlan {
+  const words = facts.words;
   const bits = (patterns: readonly Pattern[]) =>
-    maskOfBits(patterns.map((p) => facts.bitOf(p)), facts.words);
+    maskOfBits(patterns.map((p) => facts.bitOf(p)), words);
   const local = (p: Pattern) => facts.bitOf(p) >= 0;
-  const any = rule.any.map((pattern) => ({ pattern, bit: facts.bitOf(pattern) }));
+  const literalBits = (p: Pattern) => facts.literalBitsOf(p) ?? maskOfBits([], words);
+  const any = rule.any.map((pattern) => ({
+    pattern,
+    bit: facts.bitOf(pattern),
+    literals: literalBits(pattern),
+  }));
   const textAll = rule.all.filter((p) => !local(p));
-  const textNone = rule.none.filter((p) => !local(p));
+  const textNone = rule.none.filter((p) => !local(p)).map((pattern) => ({
+    pattern,
+    literals: literalBits(pattern),
+  }));
+  const all = bits(rule.all);
+  for (const p of textAll) {
+    const m = literalBits(p);
+    for (let k = 0; k < words; k++) all[k] |= m[k];
+  }
   return {
-    all: bits(rule.all),
+    all,
     none: bits(rule.none),
     any,
     anyBits: any.every((a) => a.bit >= 0) ? bits(rule.any) : null,
@@ -122,11 +137,18 @@ function hasAny(mask: Bits, at: number, want: Bits): boolean {
 
 /**
  * True when the bits of a region's lines (the mask at `mask[at ..]`) alone show that the rule
- * of `plan` does not match.
+ * of `plan` does not match: a line-local `all` or a literal of another `all` missing, a
+ * line-local `none` there, or no `any` that could match (a line-local one's bit, or every
+ * literal of another).
  */
 function rejectedByBits(plan: BitPlan, mask: Bits, at: number): boolean {
-  return !hasAll(mask, at, plan.all) || hasAny(mask, at, plan.none) ||
-    (plan.anyBits !== null && plan.any.length > 0 && !hasAny(mask, at, plan.anyBits));
+  if (!hasAll(mask, at, plan.all) || hasAny(mask, at, plan.none)) return true;
+  if (plan.any.length === 0) return false;
+  if (plan.anyBits !== null) return !hasAny(mask, at, plan.anyBits);
+  for (const a of plan.any) {
+    if (a.bit >= 0 ? hasBit(mask, a.bit, at) : hasAll(mask, at, a.literals)) return false;
+  }
+  return true;
 }
 
 /**
@@ -142,47 +164,23 @@ function matchWithBits(
   text: () => string,
 ): Pattern | null {
   if (rejectedByBits(plan, mask, at)) return null;
-  if (plan.needsText) {
-    const t = text();
-    for (const p of plan.textAll) if (!hasLiterals(p, t)) return null;
-    for (const p of plan.textAll) if (!testPattern(p, t)) return null;
-    for (const p of plan.textNone) if (testPattern(p, t)) return null;
+  // the literals of the text patterns are known present (or, for `none` and `any`, checked
+  // first): the text is joined only for a pattern that could match
+  for (const p of plan.textAll) if (!testPattern(p, text())) return null;
+  for (const n of plan.textNone) {
+    if (hasAll(mask, at, n.literals) && testPattern(n.pattern, text())) return null;
   }
   if (!plan.any.length) return rule.all[0] ?? null;
   for (const a of plan.any) {
-    if (a.bit >= 0 ? hasBit(mask, a.bit, at) : testPattern(a.pattern, text())) return a.pattern;
+    if (
+      a.bit >= 0
+        ? hasBit(mask, a.bit, at)
+        : hasAll(mask, at, a.literals) && testPattern(a.pattern, text())
+    ) {
+      return a.pattern;
+    }
   }
   return null;
-}
-
-/**
- * What a region's text is made of, to tell whether it changed without joining it: the region's
- * lines (the text is their join with '\n', and no line holds a '\n': equal lines, equal text),
- * or the text itself for the title and OSC regions. Keeps references to the screen's line
- * strings, not a joined copy of them.
- */
-type TextKey = string | readonly string[];
-
-/** The {@link TextKey} of `region`'s text on the screen of `texts`. */
-function keyOf(region: Region, texts: RegionTexts): TextKey {
-  return region.kind === 'title' || region.kind === 'osc'
-    ? texts.text(region)
-    : texts.linesOf(region);
-}
-
-/** True when the texts of keys `a` and `b` are equal. */
-function sameKey(a: TextKey, b: TextKey): boolean {
-  if (typeof a === 'string' || typeof b === 'string') return a === b;
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
-  return true;
-}
-
-/** What one rule gave on the region text it was last tested on. */
-interface Tested {
-  key: TextKey;
-  decisive: Pattern | null;
 }
 
 /** What the Evaluator keeps per manifest: its line facts, rule plans and distinct regions. */
@@ -195,6 +193,8 @@ interface Layout {
   activityRegion: number;
   /** The largest `bottom = N` among the regions. */
   widest: number;
+  /** True when a region is `below_last_rule` (a line's being a rule then matters). */
+  readsRules: boolean;
 }
 
 const layouts = new WeakMap<Manifest, Layout>();
@@ -229,35 +229,72 @@ function makeLayout(manifest: Manifest): Layout {
     ruleRegion,
     activityRegion,
     widest: widestBottom(regions),
+    readsRules: regions.some((r) => r.kind === 'below_last_rule'),
   };
 }
 
+/** True when the masks `a` and `b` have the same bits (`words` words). */
+function sameMask(a: Bits, b: Bits, words: number): boolean {
+  if (a === b) return true;
+  for (let k = 0; k < words; k++) if (a[k] !== b[k]) return false;
+  return true;
+}
+
 /**
- * One pane's evaluator. Its cache is keyed by the manifest: a different manifest object (a
- * reload, another agent in the foreground) starts it afresh. Memory: per rule tested, the
- * lines of its region's text it was tested on (references to the screen's line strings, not
- * a joined copy: {@link TextKey}); the line bits are kept per manifest, shared by every pane
- * ({@link LineFacts}).
+ * One pane's evaluator: what {@link evaluate} gives, at the cost of what changed since the
+ * pane's last evaluation. It keeps the last screen's logical lines, each with its bits
+ * ({@link LineFacts}) and the evaluation it last changed in, so a screen read costs one
+ * string compare per line and the tests of the lines that changed. While no line's bits,
+ * blankness or being a horizontal rule changed, every region spans the same lines and has
+ * the same bits, so they are not computed again; a rule whose patterns must run on its text
+ * runs them again only when a line it spans (or its title or OSC text) changed since it last
+ * ran them; the deciding rule's evaluation is the same object while its text and the
+ * activity are the same.
+ *
+ * Its cache is keyed by the manifest: a different manifest object (a reload, another agent in
+ * the foreground) starts it afresh. Memory: the last screen's lines (references to the
+ * screen's line strings), a few integers per line, region and rule; the line bits are kept
+ * per manifest, shared by every pane ({@link LineFacts}).
  */
 export class Evaluator {
   #manifest: Manifest | null = null;
   #layout: Layout | null = null;
-  /** The bits of each distinct region's lines (words per region), and the evaluation each is of. */
-  #bits: number[] = [];
-  #bitsOf: number[] = [];
-  /** Evaluations so far: the generation of {@link #bitsOf}. */
+  /** True until the regions' spans and bits were made for the manifest in force. */
+  #fresh = true;
+  /** Evaluations so far: the generation the `...At` fields below count in. */
   #generation = 0;
-  /** The logical lines of the last screen and their bits, and the evaluation they are of. */
+  /** The logical lines of the last screen. */
   #lines: string[] = [];
+  /** Per line: its bits (the {@link LineFacts} mask), whether it is a horizontal rule. */
   #masks: Bits[] = [];
-  #linesOf = -1;
-  /** By rule position in `manifest.rules`. */
-  #tested: (Tested | undefined)[] = [];
-  /** The last evaluation that a rule decided, with the rule's position and text. */
-  #last: { position: number; key: TextKey; decisive: Pattern; evaluation: Evaluation } | null =
-    null;
-  /** The `[activity]` region's text last read, and what the agent said in it (a pattern that is not line-local). */
-  #activity: { text: string; said: string | undefined } | null = null;
+  #rules: boolean[] = [];
+  /** Per line: the generation it last changed in. */
+  #changedAt: number[] = [];
+  /**
+   * Per distinct region of a screen: the lines it spans (`from`, `to`, 1 when blank lines are
+   * left out), 3 entries each, and the generation that span last changed in.
+   */
+  #spans: number[] = [];
+  #spanAt: number[] = [];
+  /** Per distinct title or OSC region: its text when its bits were computed. */
+  #regionText: (string | undefined)[] = [];
+  /** The bits of each distinct region's lines (`words` per region). */
+  #bits: number[] = [];
+  /** Per rule: the generation its patterns last ran on its text (-1: never), and what they gave. */
+  #testedAt: number[] = [];
+  #tested: (Pattern | null)[] = [];
+  /** Per rule of a title or OSC region: the text its patterns last ran on. */
+  #testedText: (string | undefined)[] = [];
+  /** The last evaluation that a rule decided, with the rule's position and its generation. */
+  #last: {
+    position: number;
+    decisive: Pattern;
+    at: number;
+    text: string | undefined;
+    evaluation: Evaluation;
+  } | null = null;
+  /** What the agent said in its `[activity]` region, and the generation (and text) it was read in. */
+  #said: { at: number; text: string | undefined; said: string | undefined } | null = null;
   /**
    * Rules answered by running patterns on their text (tested) and from cached results, the
    * lines' bits or the text last tested (skipped), so far (for the tests and the benchmark).
@@ -269,167 +306,312 @@ export class Evaluator {
    * decides, as {@link evaluate} does (which gives the same result).
    */
   evaluate(screen: ScreenInput, manifest: Manifest): Evaluation {
-    if (manifest !== this.#manifest || !this.#layout) {
-      this.#manifest = manifest;
-      this.#layout = layoutOf(manifest);
-      this.#bits = new Array<number>(this.#layout.regions.length * this.#layout.facts.words).fill(
-        0,
-      );
-      this.#bitsOf = new Array<number>(this.#layout.regions.length).fill(-1);
-      this.#lines = [];
-      this.#masks = [];
-      this.#tested = [];
-      this.#last = null;
-      this.#activity = null;
-    }
-    const layout = this.#layout;
-    const texts = new RegionTexts(screen, layout.widest);
+    if (manifest !== this.#manifest || !this.#layout) this.#reset(manifest);
+    const layout = this.#layout!;
     const generation = ++this.#generation;
+    if (this.#readLines(screen, generation) || this.#fresh) {
+      this.#fresh = false;
+      this.#layoutRegions(screen, generation);
+    } else this.#readTitles(screen);
     const bits = this.#bits;
+    const words = layout.facts.words;
     const rules = manifest.rules;
+    let texts: RegionTexts | null = null;
     for (let i = 0; i < rules.length; i++) {
       const rule = rules[i];
       const plan = layout.plans[i];
+      const r = layout.ruleRegion[i];
+      const at = r * words;
       let decisive: Pattern | null;
-      const at = this.#regionBits(layout.ruleRegion[i], texts, generation);
       if (!plan.needsText || rejectedByBits(plan, bits, at)) {
         decisive = plan.needsText ? null : matchWithBits(rule, plan, bits, at, noText);
         this.stats.skipped++;
+      } else if (this.#unchanged(r, screen, this.#testedAt[i], this.#testedText[i])) {
+        decisive = this.#tested[i];
+        this.stats.skipped++;
       } else {
-        const key = keyOf(rule.region, texts);
-        const tested = this.#tested[i];
-        if (tested && sameKey(tested.key, key)) {
-          decisive = tested.decisive;
-          this.stats.skipped++;
-        } else {
-          const text = texts.text(rule.region);
-          decisive = matchWithBits(rule, plan, bits, at, () => text);
-          this.#tested[i] = { key, decisive };
-          this.stats.tested++;
-        }
+        const region = rule.region;
+        decisive = matchWithBits(
+          rule,
+          plan,
+          bits,
+          at,
+          () => (texts ??= new RegionTexts(screen, layout.widest, this.#lines)).text(region),
+        );
+        this.#testedAt[i] = generation;
+        this.#tested[i] = decisive;
+        this.#testedText[i] = this.#ownText(r, screen);
+        this.stats.tested++;
       }
       if (!decisive) continue;
-      const key = keyOf(rule.region, texts);
-      const activity = rule.state === 'working'
-        ? this.#said(texts, manifest, generation)
-        : undefined;
+      const activity = rule.state === 'working' ? this.#activity(screen, generation) : undefined;
       const last = this.#last;
       if (
-        last && last.position === i && last.decisive === decisive && sameKey(last.key, key) &&
-        last.evaluation.activity === activity
+        last && last.position === i && last.decisive === decisive &&
+        this.#unchanged(r, screen, last.at, last.text) && last.evaluation.activity === activity
       ) {
         return last.evaluation;
       }
-      const evaluation = evaluationOf(
-        rule,
+      texts ??= new RegionTexts(screen, layout.widest, this.#lines);
+      const evaluation = evaluationOf(rule, decisive, this.#matchOf(decisive, r, texts), activity);
+      this.#last = {
+        position: i,
         decisive,
-        this.#matchOf(decisive, rule.region, texts),
-        activity,
-      );
-      this.#last = { position: i, key, decisive, evaluation };
+        at: generation,
+        text: this.#ownText(r, screen),
+        evaluation,
+      };
       return evaluation;
     }
     return NO_MATCH;
   }
 
+  /** Forgets what was kept for another manifest. */
+  #reset(manifest: Manifest): void {
+    const layout = layoutOf(manifest);
+    this.#manifest = manifest;
+    this.#layout = layout;
+    this.#fresh = true;
+    this.#lines = [];
+    this.#masks = [];
+    this.#rules = [];
+    this.#changedAt = [];
+    this.#spans = new Array<number>(layout.regions.length * 3).fill(-1);
+    this.#spanAt = new Array<number>(layout.regions.length).fill(0);
+    this.#regionText = new Array<string | undefined>(layout.regions.length).fill(undefined);
+    this.#bits = new Array<number>(layout.regions.length * layout.facts.words).fill(0);
+    this.#testedAt = new Array<number>(manifest.rules.length).fill(-1);
+    this.#tested = new Array<Pattern | null>(manifest.rules.length).fill(null);
+    this.#testedText = new Array<string | undefined>(manifest.rules.length).fill(undefined);
+    this.#last = null;
+    this.#said = null;
+  }
+
   /**
-   * Where the bits of distinct region `r`'s lines start in {@link #bits}, computed once per
-   * evaluation (`generation`).
+   * Reads `screen`'s logical lines (as {@link logicalLines} gives them) into {@link #lines},
+   * noting the generation each changed in and its bits; true when a line's bits, blankness or
+   * being a rule changed, or the line count did (the regions' spans and bits must be made
+   * again).
    */
-  #regionBits(r: number, texts: RegionTexts, generation: number): number {
+  #readLines(screen: ScreenInput, generation: number): boolean {
+    const facts = this.#layout!.facts;
+    const words = facts.words;
+    const readsRules = this.#layout!.readsRules;
+    const { rows, wrapped } = screen;
+    const lines = this.#lines;
+    const masks = this.#masks;
+    const isRule = this.#rules;
+    const changedAt = this.#changedAt;
+    let moved = false;
+    let n = 0;
+    for (let y = 0; y < rows.length; y++, n++) {
+      let line = rows[y];
+      while (wrapped[y] && y + 1 < rows.length) line += rows[++y];
+      line = trimLineEnd(line);
+      if (n < lines.length && lines[n] === line) continue;
+      const mask = facts.lineMask(line);
+      const rule = readsRules && isRuleLine(line);
+      if (
+        n >= lines.length || lines[n].length === 0 !== (line.length === 0) ||
+        isRule[n] !== rule || !sameMask(masks[n], mask, words)
+      ) {
+        moved = true;
+      }
+      lines[n] = line;
+      masks[n] = mask;
+      isRule[n] = rule;
+      changedAt[n] = generation;
+    }
+    if (n !== lines.length) {
+      moved = true;
+      lines.length =
+        masks.length =
+        isRule.length =
+        changedAt.length =
+          n;
+    }
+    return moved;
+  }
+
+  /**
+   * Makes every distinct region's span and bits again from {@link #lines} (their facts
+   * changed), noting the generation of each span that changed.
+   */
+  #layoutRegions(screen: ScreenInput, generation: number): void {
     const layout = this.#layout!;
     const facts = layout.facts;
     const words = facts.words;
-    const at = r * words;
-    if (this.#bitsOf[r] === generation) return at;
-    this.#bitsOf[r] = generation;
-    const region = layout.regions[r];
-    const span = texts.span(region);
-    if (!span) {
-      facts.maskInto(texts.linesOf(region), this.#bits, at);
-      return at;
-    }
-    const lines = texts.lines();
-    const masks = this.#lineMasks(lines, generation);
+    const lines = this.#lines;
+    const spans = this.#spans;
     const bits = this.#bits;
-    for (let k = 0; k < words; k++) bits[at + k] = 0;
-    let some = false;
-    for (let i = span.from; i < span.to; i++) {
-      if (span.skipBlank && lines[i].length === 0) continue;
-      some = true;
-      const m = masks[i];
-      for (let k = 0; k < words; k++) bits[at + k] |= m[k];
-    }
-    if (!some) { // the region's text is '': one empty line
-      const m = facts.lineMask('');
-      for (let k = 0; k < words; k++) bits[at + k] = m[k];
-    }
-    return at;
-  }
-
-  /**
-   * The bits of each of this screen's logical `lines` (once per evaluation): a line that is
-   * the same string at the same place as on the last screen keeps its bits without a lookup.
-   */
-  #lineMasks(lines: readonly string[], generation: number): Bits[] {
-    if (this.#linesOf === generation) return this.#masks;
-    this.#linesOf = generation;
-    const facts = this.#layout!.facts;
-    const prev = this.#lines;
     const masks = this.#masks;
-    for (let i = 0; i < lines.length; i++) {
-      if (prev[i] !== lines[i]) {
-        prev[i] = lines[i];
-        masks[i] = facts.lineMask(lines[i]);
+    for (let r = 0; r < layout.regions.length; r++) {
+      const region = layout.regions[r];
+      const at = r * words;
+      if (region.kind === 'title' || region.kind === 'osc') {
+        this.#titleBits(r, region, screen);
+        continue;
+      }
+      let from = 0;
+      let to = trimmedEnd(lines, 0);
+      let skip = 0;
+      if (region.kind === 'below_last_rule') {
+        from = to = 0;
+        for (let i = lines.length - 1; i >= 0; i--) {
+          if (this.#rules[i]) {
+            from = i + 1;
+            to = trimmedEnd(lines, i + 1);
+            break;
+          }
+        }
+      } else if (region.kind === 'bottom') {
+        from = to;
+        for (let picked = 0; from > 0 && picked < region.lines; from--) {
+          if (lines[from - 1].length > 0) picked++;
+        }
+        skip = 1;
+      }
+      if (spans[3 * r] !== from || spans[3 * r + 1] !== to || spans[3 * r + 2] !== skip) {
+        spans[3 * r] = from;
+        spans[3 * r + 1] = to;
+        spans[3 * r + 2] = skip;
+        this.#spanAt[r] = generation;
+      }
+      for (let k = 0; k < words; k++) bits[at + k] = 0;
+      let some = false;
+      for (let i = from; i < to; i++) {
+        if (skip && lines[i].length === 0) continue;
+        some = true;
+        const m = masks[i];
+        for (let k = 0; k < words; k++) bits[at + k] |= m[k];
+      }
+      if (!some) { // the region's text is '': one empty line
+        const m = facts.lineMask('');
+        for (let k = 0; k < words; k++) bits[at + k] = m[k];
       }
     }
-    return masks;
+  }
+
+  /** Makes the bits of the title and OSC regions whose text changed. */
+  #readTitles(screen: ScreenInput): void {
+    const regions = this.#layout!.regions;
+    for (let r = 0; r < regions.length; r++) {
+      const region = regions[r];
+      if (region.kind === 'title' || region.kind === 'osc') this.#titleBits(r, region, screen);
+    }
+  }
+
+  /** The bits of title or OSC region `r` (index `r` in the layout), made when its text changed. */
+  #titleBits(r: number, region: Region, screen: ScreenInput): void {
+    const text = textOf(region, screen);
+    if (this.#regionText[r] === text) return;
+    this.#regionText[r] = text;
+    this.#layout!.facts.maskInto(text.split('\n'), this.#bits, r * this.#layout!.facts.words);
+  }
+
+  /** For title and OSC region `r`: its text on `screen`; undefined for the others. */
+  #ownText(r: number, screen: ScreenInput): string | undefined {
+    const region = this.#layout!.regions[r];
+    return region.kind === 'title' || region.kind === 'osc' ? textOf(region, screen) : undefined;
   }
 
   /**
-   * The leftmost match of `decisive` in region `region`'s text on the screen of `texts`, as
-   * {@link findMatch} gives it: when the pattern's matches lie in one line, the match in the
-   * first of the region's lines with its bit (a line's match is kept by {@link LineFacts});
-   * else RE2 on the text.
+   * True when distinct region `r`'s text on `screen` is the one it had at generation `since`
+   * (-1: never; `text`: its text then, for a title or OSC region): it spans the same lines and
+   * none of them changed since.
    */
-  #matchOf(decisive: Pattern, region: Region, texts: RegionTexts): string | null {
+  #unchanged(r: number, screen: ScreenInput, since: number, text: string | undefined): boolean {
+    if (since < 0) return false;
+    const region = this.#layout!.regions[r];
+    if (region.kind === 'title' || region.kind === 'osc') return textOf(region, screen) === text;
+    if (this.#spanAt[r] > since) return false;
+    const changedAt = this.#changedAt;
+    const to = this.#spans[3 * r + 1];
+    for (let i = this.#spans[3 * r]; i < to; i++) if (changedAt[i] > since) return false;
+    return true;
+  }
+
+  /**
+   * The leftmost match of `decisive` in distinct region `r`'s text, as {@link findMatch} gives
+   * it: when the pattern's matches lie in one line, the match in the first of the region's
+   * lines with its bit (a line's match is kept by {@link LineFacts}); else RE2 on the text.
+   */
+  #matchOf(decisive: Pattern, r: number, texts: RegionTexts): string | null {
     const facts = this.#layout!.facts;
     const bit = facts.bitOf(decisive);
+    const region = this.#layout!.regions[r];
     if (decisive.matchesInLine && bit >= 0) {
-      for (const line of texts.linesOf(region)) {
-        if (hasBit(facts.lineMask(line), bit)) return facts.firstMatch(decisive, line);
-      }
+      const line = this.#firstLineWith(bit, r);
+      if (line !== undefined) return facts.firstMatch(decisive, line);
+      if (region.kind !== 'title' && region.kind !== 'osc') return null;
     }
     return findMatch(decisive, texts.text(region));
   }
 
   /**
-   * What the agent says it does, by `manifest`'s `[activity]`: as {@link activityIn} reads
-   * it, from the first line with a pattern's bit when the pattern's matches lie in one line
-   * (a line's match is kept by {@link LineFacts}), else from the region's text, read again
-   * only when it changed.
+   * The first line of distinct region `r` (a screen region) whose bits have `bit`, undefined
+   * when none has it (or `r` is a title or OSC region).
    */
-  #said(texts: RegionTexts, manifest: Manifest, generation: number): string | undefined {
-    const a = manifest.activity;
-    const layout = this.#layout;
-    if (!a || !layout) return undefined;
-    const facts = layout.facts;
-    if (!a.any.every((p) => p.matchesInLine && facts.bitOf(p) >= 0)) {
-      const text = texts.text(a.region);
-      if (this.#activity?.text !== text) this.#activity = { text, said: activityIn(text, a.any) };
-      return this.#activity.said;
+  #firstLineWith(bit: number, r: number): string | undefined {
+    const region = this.#layout!.regions[r];
+    if (region.kind === 'title' || region.kind === 'osc') return undefined;
+    const from = this.#spans[3 * r];
+    const to = this.#spans[3 * r + 1];
+    const skip = this.#spans[3 * r + 2] === 1;
+    const lines = this.#lines;
+    let some = false;
+    for (let i = from; i < to; i++) {
+      if (skip && lines[i].length === 0) continue;
+      some = true;
+      if (hasBit(this.#masks[i], bit)) return lines[i];
     }
-    const at = this.#regionBits(layout.activityRegion, texts, generation);
-    const lines = texts.linesOf(a.region);
-    for (const p of a.any) {
-      const bit = facts.bitOf(p);
-      if (!hasBit(this.#bits, bit, at)) continue;
-      const line = lines.find((l) => hasBit(facts.lineMask(l), bit));
-      const said = line === undefined ? undefined : activityText(facts.firstMatch(p, line));
-      if (said) return said;
-    }
+    // the region's text is '': one empty line
+    if (!some && hasBit(this.#layout!.facts.lineMask(''), bit)) return '';
     return undefined;
   }
+
+  /**
+   * What the agent says it does, by the manifest's `[activity]`: as {@link activityIn} reads
+   * it, from the first line with a pattern's bit when the pattern's matches lie in one line
+   * (a line's match is kept by {@link LineFacts}), else from the region's text; read again
+   * only when the region's text changed.
+   */
+  #activity(screen: ScreenInput, generation: number): string | undefined {
+    const a = this.#manifest?.activity;
+    const layout = this.#layout;
+    if (!a || !layout) return undefined;
+    const r = layout.activityRegion;
+    const last = this.#said;
+    if (last && this.#unchanged(r, screen, last.at, last.text)) return last.said;
+    const facts = layout.facts;
+    let said: string | undefined;
+    const region = a.region;
+    if (
+      region.kind === 'title' || region.kind === 'osc' ||
+      !a.any.every((p) => p.matchesInLine && facts.bitOf(p) >= 0)
+    ) {
+      said = activityIn(new RegionTexts(screen, 0, this.#lines).text(a.region), a.any);
+    } else {
+      for (const p of a.any) {
+        const bit = facts.bitOf(p);
+        if (!hasBit(this.#bits, bit, r * facts.words)) continue;
+        const line = this.#firstLineWith(bit, r);
+        said = line === undefined ? undefined : activityText(facts.firstMatch(p, line));
+        if (said) break;
+      }
+    }
+    this.#said = { at: generation, text: this.#ownText(r, screen), said };
+    return said;
+  }
+}
+
+/** The text of a title or OSC `region` on `screen` ('' when there is no such OSC). */
+function textOf(region: Region, screen: ScreenInput): string {
+  return region.kind === 'title'
+    ? screen.title
+    : region.kind === 'osc'
+    ? screen.osc.get(region.number) ?? ''
+    : '';
 }
 
 /** For a rule that runs nothing on its text. */

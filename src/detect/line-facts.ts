@@ -22,11 +22,21 @@ export const BITS_PER_WORD = 30;
 /** A set of pattern bits: word k holds the patterns 30k..30k+29. */
 export type Bits = readonly number[];
 
-/** The line-local patterns of one manifest, each with a bit, and the masks of lines seen. */
+/**
+ * The line-local patterns of one manifest, each with a bit, and the masks of lines seen. The
+ * other patterns' required literal groups ({@link Pattern.literals}) have a bit each too,
+ * after the patterns' (set when the line holds a piece of the group): a piece holds no '\n',
+ * so a text holds one exactly when one of its lines does, and a region whose lines lack a
+ * group's bit cannot match that pattern ({@link hasLiterals}) without its text being joined.
+ */
 export class LineFacts {
   /** The distinct line-local patterns, by bit. */
   readonly patterns: readonly Pattern[];
   readonly #bit = new Map<Pattern, number>();
+  /** The distinct literal groups of the other patterns, by bit after the patterns'. */
+  readonly #groups: (readonly string[])[] = [];
+  /** The bits of each other pattern's literal groups (a mask), by pattern. */
+  readonly #groupMasks = new Map<Pattern, Bits>();
   /** Words per mask. */
   readonly words: number;
   readonly #cache = new Map<string, number[]>();
@@ -34,13 +44,35 @@ export class LineFacts {
 
   constructor(patterns: Iterable<Pattern>) {
     const list: Pattern[] = [];
+    const others: Pattern[] = [];
     for (const p of patterns) {
-      if (!p.lineLocal || this.#bit.has(p)) continue;
+      if (!p.lineLocal) {
+        if (!others.includes(p)) others.push(p);
+        continue;
+      }
+      if (this.#bit.has(p)) continue;
       this.#bit.set(p, list.length);
       list.push(p);
     }
     this.patterns = list;
-    this.words = Math.max(1, Math.ceil(list.length / BITS_PER_WORD));
+    const groupBit = new Map<string, number>();
+    const groupBitsOf = new Map<Pattern, number[]>();
+    for (const p of others) {
+      const bits: number[] = [];
+      for (const group of p.literals) {
+        if (group.some((piece) => piece.includes('\n'))) continue;
+        const key = JSON.stringify(group);
+        let bit = groupBit.get(key);
+        if (bit === undefined) {
+          groupBit.set(key, bit = list.length + this.#groups.length);
+          this.#groups.push(group);
+        }
+        bits.push(bit);
+      }
+      groupBitsOf.set(p, bits);
+    }
+    this.words = Math.max(1, Math.ceil((list.length + this.#groups.length) / BITS_PER_WORD));
+    for (const [p, bits] of groupBitsOf) this.#groupMasks.set(p, maskOfBits(bits, this.words));
   }
 
   /** The bit of `pattern`, or -1 when it is not line-local. */
@@ -48,16 +80,32 @@ export class LineFacts {
     return this.#bit.get(pattern) ?? -1;
   }
 
+  /**
+   * For a pattern that is not line-local: the bits of its required literal groups, all of
+   * which a region's lines must have for it to match there (none: no bit). Null for a
+   * line-local pattern or one not of this manifest.
+   */
+  literalBitsOf(pattern: Pattern): Bits | null {
+    return this.#groupMasks.get(pattern) ?? null;
+  }
+
   /** The patterns `line` (one line: no '\n') matches, tested on its first sight. */
   lineMask(line: string): Bits {
     let mask = this.#cache.get(line);
     if (mask === undefined) {
       mask = new Array<number>(this.words).fill(0);
-      for (let j = 0; j < this.patterns.length; j++) {
+      const n = this.patterns.length;
+      for (let j = 0; j < n; j++) {
         const p = this.patterns[j];
         if (hasLiterals(p, line) && p.re.test(line)) {
           mask[Math.floor(j / BITS_PER_WORD)] |= 1 << (j % BITS_PER_WORD);
         }
+      }
+      for (let g = 0; g < this.#groups.length; g++) {
+        const group = this.#groups[g];
+        let found = false;
+        for (let i = 0; i < group.length && !found; i++) found = line.includes(group[i]);
+        if (found) mask[Math.floor((n + g) / BITS_PER_WORD)] |= 1 << ((n + g) % BITS_PER_WORD);
       }
       if (this.#cache.size >= MAX_CACHED_LINES) this.#cache.clear();
       this.#cache.set(line, mask);

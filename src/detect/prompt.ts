@@ -84,9 +84,11 @@ function fullRule(row: string): boolean {
 
 /**
  * A row without its box borders and without a scrollbar in its last column (Qwen Code 0.24
- * flashes `█`/`│` there for 1.5 s after the transcript scrolls).
+ * flashes `█`/`│` there for 1.5 s after the transcript scrolls; opencode 1.18.33 draws its edit
+ * panel's first frame with the diff's scrollbar, `█` rows ending in a half block `▀`, and drops
+ * it a frame later: fixtures/opencode/marked/ocdraft).
  */
-const strip = (row: string) => row.replace(/^[\s│┃|]+|[\s│┃|█]+$/g, '');
+const strip = (row: string) => row.replace(/^[\s│┃|]+|[\s│┃|█▀▄]+$/g, '');
 
 const OPTION = /^[\s│┃|]*([❯›>●◉▶→*]\s*)?(\d{1,2})[.)]\s+(.+?)[\s│┃|█]*$/u;
 /** {@link OPTION} with match indices, to know the column where an option's text starts. */
@@ -101,6 +103,34 @@ const BUTTON_ROW =
   /^(\s*[┃│|]\s+)(\S+(?: \S+)*(?: {2,5}\S+(?: \S+)*){1,5})(?: {6,}.*\benter\b.*)$/u;
 
 /**
+ * The same row in a narrow pane: opencode 1.18.33 at 90 columns or fewer leaves only 3 spaces
+ * between the last button and its hints (`┃   Allow once   Allow always   Reject   ctrl+f
+ * fullscreen  ⇆ select  enter confirm`, fixtures/opencode-90), so the hints are told by what
+ * they say: a key (`ctrl+f`, `⇆`, `enter`, an arrow, ...) then what it does.
+ */
+const NARROW_BUTTON_ROW = /^(\s*[┃│|]\s+)(\S.*\benter\b.*)$/u;
+const KEY_HINT =
+  /^(?:(?:ctrl|alt|shift|cmd|meta|opt)\+\S+|[⇆←→↑↓][^\s]*|enter|esc|tab|space|return)\s+\S/iu;
+
+/** The labels of a button row (`m[2]` of either pattern above) with their columns, hints left out. */
+function buttonLabels(prefix: string, rest: string): Array<{ text: string; at: number }> | null {
+  const labels: Array<{ text: string; at: number }> = [];
+  const re = /\S+(?: \S+)*/g;
+  for (let l = re.exec(rest); l; l = re.exec(rest)) {
+    labels.push({ text: l[0], at: prefix.length + l.index });
+  }
+  let hints = labels.length;
+  while (hints > 0 && KEY_HINT.test(labels[hints - 1].text)) hints--;
+  const buttons = labels.slice(0, hints);
+  if (hints === labels.length || buttons.length < 2 || buttons.length > 6) return null;
+  for (let k = 1; k < buttons.length; k++) {
+    const gap = buttons[k].at - (buttons[k - 1].at + buttons[k - 1].text.length);
+    if (gap > 5) return null;
+  }
+  return buttons;
+}
+
+/**
  * The button row among the last rows, read as options `1. Allow once`, ... with the question
  * (the panel's heading, its leading glyph dropped) and details (the panel's other rows), or
  * null. `backgrounds` (per code unit of each row, see Terminal.rowBackgrounds) tells the
@@ -111,13 +141,19 @@ function readButtonRow(
   backgrounds: Backgrounds | undefined,
 ): Prompt | null {
   for (let i = rows.length - 1; i >= 0 && i >= rows.length - 6; i--) {
-    const m = BUTTON_ROW.exec(rows[i]);
-    if (!m) continue;
-    const labels: Array<{ text: string; at: number }> = [];
-    const re = /\S+(?: \S+)*/g;
-    for (let l = re.exec(m[2]); l; l = re.exec(m[2])) {
-      labels.push({ text: l[0], at: m[1].length + l.index });
+    let m = BUTTON_ROW.exec(rows[i]);
+    let labels: Array<{ text: string; at: number }> | null = null;
+    if (m) {
+      labels = [];
+      const re = /\S+(?: \S+)*/g;
+      for (let l = re.exec(m[2]); l; l = re.exec(m[2])) {
+        labels.push({ text: l[0], at: m[1].length + l.index });
+      }
+    } else {
+      m = NARROW_BUTTON_ROW.exec(rows[i]);
+      if (m) labels = buttonLabels(m[1], m[2]);
     }
+    if (!m || !labels) continue;
     const tags = typeof backgrounds === 'function' ? backgrounds(i) : backgrounds?.[i];
     let selected = -1;
     if (tags) {
@@ -394,7 +430,13 @@ export function readPrompt(
     // and Gemini CLI's tool line `? Shell touch hello.txt ...` (Qwen 0.24 draws no box, and the
     // transcript above is not the dialog's).
     const header = (row: string) => /^\? \S/.test(strip(row));
-    while (start > 0 && top - start < 12 && !fullRule(rows[start - 1]) && !header(rows[start])) {
+    // Codex 0.171 draws no box: a transcript item (`• Running touch ...`, still waiting for
+    // this very approval) or a past prompt (`› ...`) at column 0 is above its dialog, not in it.
+    const transcript = (row: string) => /^[•›] \S/u.test(row);
+    while (
+      start > 0 && top - start < 12 && !fullRule(rows[start - 1]) && !header(rows[start]) &&
+      !transcript(rows[start - 1])
+    ) {
       start--;
     }
     if (start === 0 && !fullRule(rows[0]) && !header(rows[0])) detailsCut = true;

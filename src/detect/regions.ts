@@ -66,7 +66,7 @@ export function regionLabel(region: Region): string {
 }
 
 /** Removes trailing blanks: spaces, tabs, U+00A0 and other White_Space, and U+200B. */
-function trimLineEnd(line: string): string {
+export function trimLineEnd(line: string): string {
   let end = line.length;
   while (end > 0) {
     const c = line.charCodeAt(end - 1);
@@ -122,7 +122,7 @@ function orEmpty(lines: readonly string[]): readonly string[] {
 }
 
 /** The end of `lines` from `from` on once trailing blank lines are dropped. */
-function trimmedEnd(lines: readonly string[], from: number): number {
+export function trimmedEnd(lines: readonly string[], from: number): number {
   let end = lines.length;
   while (end > from && lines[end - 1].length === 0) end--;
   return end;
@@ -149,7 +149,7 @@ function joinTrimmed(lines: readonly string[], from: number): string {
 export class RegionTexts {
   readonly #screen: ScreenInput;
   readonly #widest: number;
-  #lines: string[] | null = null;
+  #lines: readonly string[] | null;
   #whole: string | null = null;
   #belowRule: string | null = null;
   /** Bottom texts computed: `bottom = #bottomLines[k]` gives `#bottomTexts[k]` (a few at most). */
@@ -163,10 +163,13 @@ export class RegionTexts {
   /**
    * @param widest the largest `bottom = N` the caller will ask for (0 when unknown): the
    *   narrower bottoms are then cut from its text (a suffix of it) instead of joined again.
+   * @param lines the screen's logical lines when the caller has them ({@link logicalLines}
+   *   of `screen`, unchanged while this is used), else they are computed on first use.
    */
-  constructor(screen: ScreenInput, widest = 0) {
+  constructor(screen: ScreenInput, widest = 0, lines?: readonly string[]) {
     this.#screen = screen;
     this.#widest = widest;
+    this.#lines = lines ?? null;
   }
 
   /** The logical lines of the screen (computed once). */

@@ -259,13 +259,17 @@ export class BackgroundHost {
     await new Promise((r) => setTimeout(r, EXIT_LINGER_MS));
     // Its last screen and how it ended stay for ls, explain and the board (nobody saw it end).
     const pane = this.host.pane(id);
-    if (pane) {
-      saveEnded({
-        info: this.host.info(id),
-        screen: pane.screen().text,
-        events: pane.events(),
-        endedAt: Date.now(),
-      }, socketDir(this.#env));
+    try {
+      if (pane) {
+        saveEnded({
+          info: this.host.info(id),
+          screen: pane.screen().text,
+          events: pane.events(),
+          endedAt: Date.now(),
+        }, socketDir(this.#env));
+      }
+    } catch (e) {
+      this.#log(`${id}: its last screen was not kept: ${(e as Error).message}`);
     }
     try {
       await this.host.forget(id);

@@ -183,8 +183,10 @@ export function promptAction(details: readonly string[]): string {
     const what = head[2].toLowerCase() === 'command' ? command : lines[1];
     return what && what !== lines[0] ? `${tool}: ${what}` : tool;
   }
+  // `$ CMD` under the question: a shell command (Codex 0.171's exec_command, opencode 1.18's
+  // `# Shell command`), named as Gemini CLI names its own; no Bash tool there
   const dollar = lines.find((l) => l.startsWith('$ '));
-  if (dollar) return `Bash: ${dollar.slice(2).trim()}`;
+  if (dollar) return `Shell: ${dollar.slice(2).trim()}`;
   const tool = lines[0].match(/^\?\s+(\w+)\s+(.+?)(?:\s+←)?$/u);
   if (tool) {
     // the bare command on a later line, where the header has it first (Gemini, Qwen)

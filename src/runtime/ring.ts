@@ -1,6 +1,6 @@
 /**
- * A fixed-size ring of the most recent raw PTY bytes of a session (64 KB by default): kept
- * for `record`/capture and for the stripped-tail baseline. Writing never allocates.
+ * A fixed-size ring of the most recent raw bytes of a stream (64 KB by default): the
+ * stripped-tail baseline's tail (src/eval/detectors.ts). Writing never allocates.
  */
 export class ByteRing {
   readonly #buf: Uint8Array;

@@ -29,7 +29,12 @@ import {
 export interface SweptSession {
   readonly id: string;
   readonly spec: Pick<SessionSpec, 'agent' | 'command' | 'args'>;
-  readonly terminal: { readonly version: number; snapshot(): ScreenSnapshot };
+  readonly terminal: {
+    readonly version: number;
+    snapshot(): ScreenSnapshot;
+    /** Inside a synchronized update (DEC mode 2026): part of a frame ({@link Terminal}). */
+    readonly synchronizedUpdate?: boolean;
+  };
   inputsVersion: number;
   readonly exit: ExitInfo | null;
   readonly report: Report | null;
@@ -50,6 +55,12 @@ export interface ScreenPaneOptions<S extends SweptSession> {
   reportTtlMs?: number;
   now?: () => number;
 }
+
+/**
+ * The longest a screen inside a synchronized update (DEC mode 2026) is left unread, ms: a
+ * program that never ends its update is read anyway, as terminals time such an update out.
+ */
+export const SYNC_HOLD_MS = 500;
 
 /** A source followed by its screen, with its state and agent. */
 export class ScreenPane<S extends SweptSession = SweptSession> {
@@ -72,6 +83,8 @@ export class ScreenPane<S extends SweptSession = SweptSession> {
   lastRead?: { fg: ForegroundRead; manifests: ReadonlyMap<string, Manifest> };
   /** The manifests Map seen at the last refresh, to notice a reload. */
   #seen?: ReadonlyMap<string, Manifest>;
+  /** Since when the screen has been seen inside a synchronized update, ms (undefined: not). */
+  #syncSince?: number;
   readonly #now: () => number;
   readonly #classified = new Set<(prev: StateRecord, ms: number) => void>();
 
@@ -179,6 +192,14 @@ export class ScreenPane<S extends SweptSession = SweptSession> {
     const s = this.session;
     if (!this.match.manifest) this.#take(this.#matchNow(this.paneOptions.manifests()));
     const now = this.#now();
+    // A frame drawn inside a synchronized update and read in part (opencode 1.18 writes one in
+    // pieces tens of ms apart: its permission panel half erased, the button row still there,
+    // read as another prompt) is not looked at, as a terminal would not show it; the screen stays
+    // due, and is looked at once the frame ends, or after SYNC_HOLD_MS in any case.
+    if (s.terminal.synchronizedUpdate) {
+      this.#syncSince ??= now;
+      if (now - this.#syncSince < SYNC_HOLD_MS && this.evaluations > 0) return this.record;
+    } else this.#syncSince = undefined;
     if (s.terminal.version !== this.screenVersion) this.screenChangedAt = now;
     this.screenVersion = s.terminal.version;
     this.inputsVersion = s.inputsVersion;

@@ -1,6 +1,7 @@
 /**
- * A session: one agent process in a PTY (node-pty), our emulated screen of it, a 64 KB ring
- * of its raw bytes and the time of its last output. The child gets `AGENTWATCH_SESSION` and
+ * A session: one agent process in a PTY (node-pty), our emulated screen of it and the time of
+ * its last output (its raw bytes go to the output listeners: a recording, an attached
+ * terminal). The child gets `AGENTWATCH_SESSION` and
  * `AGENTWATCH_SOCKET` in its environment, so its hooks can reach the session.
  *
  * When no real terminal is attached (`headless`), the session answers terminal queries (DSR,
@@ -10,7 +11,6 @@
  */
 import * as pty from 'node-pty';
 import { Terminal } from '../vt/terminal.ts';
-import { ByteRing } from './ring.ts';
 import type { Report } from './signals.ts';
 import { accessSync, constants, readSync, statSync, writeSync } from 'node:fs';
 import { ptyMasterFd } from './foreground.ts';
@@ -80,7 +80,6 @@ export interface ExitInfo {
 /** One agent in a PTY, with its screen. */
 export class Session {
   readonly terminal: Terminal;
-  readonly ring = new ByteRing();
   readonly pty: pty.IPty;
   readonly startedAt = Date.now();
   /** Time of the last output, ms since the epoch. */
@@ -89,6 +88,8 @@ export class Session {
   resizedAt = 0;
   /** Output bytes so far. */
   bytesOut = 0;
+  /** Output chunks so far (reads of the PTY master that returned bytes). */
+  chunksOut = 0;
   exit: ExitInfo | null = null;
   /** The latest report from the agent's hooks (`agentwatch report` / `notify`), null when none came. */
   report: Report | null = null;
@@ -101,6 +102,9 @@ export class Session {
   readonly #exitListeners = new Set<(exit: ExitInfo) => void>();
   /** Errors raised by listeners, counted, never thrown into node-pty. */
   listenerErrors = 0;
+  /** Input bytes the terminal's input buffer has not taken yet (EAGAIN), oldest first. */
+  readonly #unwritten: Buffer[] = [];
+  #retry: ReturnType<typeof setTimeout> | undefined;
 
   /**
    * Starts `spec.command` in a new PTY.
@@ -157,16 +161,16 @@ export class Session {
   #onData(data: Uint8Array): void {
     this.lastOutput = Date.now();
     this.bytesOut += data.length;
-    this.ring.push(data);
+    this.chunksOut++;
     this.terminal.write(data);
     // Queries a real terminal answers: ours only when none is attached. Queries no terminal
     // answers (OSC 7501): always ours.
     const replies = this.terminal.takeReplies();
     if (replies && this.headless && !this.exit) {
-      this.#safe(() => this.pty.write(Buffer.from(replies)));
+      this.#safe(() => this.#put(Buffer.from(replies)));
     }
     const ext = this.terminal.takeExtensionReplies();
-    if (ext && !this.exit) this.#safe(() => this.pty.write(Buffer.from(ext)));
+    if (ext && !this.exit) this.#safe(() => this.#put(Buffer.from(ext)));
     for (const l of this.#outputListeners) this.#safe(() => l(data));
   }
 
@@ -247,7 +251,7 @@ export class Session {
   /**
    * Reads the output already waiting on the PTY master now, synchronously (node-pty's master
    * fd is non-blocking: read(2) until EAGAIN), and handles it exactly as node-pty's own reader
-   * would (screen, ring, query replies, output listeners). The typing guard calls it right
+   * would (screen, query replies, output listeners). The typing guard calls it right
    * before classifying, so that what the agent has written is on the screen it classifies.
    * No byte is read twice or lost: each is read once, by this or by node-pty's reader (libuv
    * delivers what it reads at once; a read that finds the buffer empty is EAGAIN, which it
@@ -286,12 +290,24 @@ export class Session {
    */
   writeNow(data: Uint8Array): number {
     if (this.exit) return 0;
-    const { fd, socket, queue } = this.#internals;
-    if (fd === undefined || !queue) {
+    const n = this.#writeDirect(data);
+    if (n < 0) {
       this.write(data);
       return data.length;
     }
-    if (!socket || socket.destroyed || queue.length) return 0;
+    if (n > 0 && this.#inputListeners.size) this.#inputWritten(data.subarray(0, n));
+    return n;
+  }
+
+  /**
+   * write(2) of `data` on the PTY master, as much as the terminal's input buffer takes: the
+   * bytes written; 0 when node-pty still has queued writes (they go first) or the PTY is
+   * gone; -1 without node-pty's internals.
+   */
+  #writeDirect(data: Uint8Array): number {
+    const { fd, socket, queue } = this.#internals;
+    if (fd === undefined || !queue) return -1;
+    if (!socket || socket.destroyed || queue.length || this.#unwritten.length) return 0;
     let off = 0;
     while (off < data.length) {
       try {
@@ -302,16 +318,77 @@ export class Session {
         break; // EAGAIN: the input buffer is full; EIO: the child is gone
       }
     }
-    if (off > 0 && this.#inputListeners.size) this.#inputWritten(data.subarray(0, off));
     return off;
   }
 
-  /** Writes input bytes (keys, paste) to the agent. Ignored once it exited. */
+  /**
+   * Writes input bytes (keys, paste) to the agent. Ignored once it exited. Written at once
+   * with write(2) when node-pty has nothing queued (node-pty 1.1 writes on libuv's thread
+   * pool: a thread hand-off and a wake-up of this loop per write); what the terminal's input
+   * buffer does not take is written after it ({@link #put}). Ignored once the PTY closed.
+   */
   write(data: string | Uint8Array): void {
     if (this.exit) return;
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
-    this.pty.write(bytes);
+    if (!this.#put(bytes)) return;
     if (this.#inputListeners.size) this.#inputWritten(bytes);
+  }
+
+  /**
+   * Writes `bytes` with write(2) when nothing waits before them, right after checking that
+   * node-pty has not closed the PTY (its reader closes the master fd when the child is gone,
+   * before it reports the exit); what the input buffer does not take (EAGAIN) waits in
+   * {@link #unwritten} and is tried again every millisecond, in order, while the PTY is open.
+   * Not through node-pty 1.1's queue: it runs fs.write on libuv's thread pool and retries
+   * EAGAIN later, so a write made as the child exits reached the fd after it was closed
+   * (EBADF, which node-pty prints to stderr) or, were the number reused, another file.
+   * Without node-pty's internals, node-pty's write.
+   * @returns false when the PTY is closed (nothing written, nothing kept).
+   */
+  #put(bytes: Buffer): boolean {
+    const n = this.#writeDirect(bytes);
+    if (n < 0) {
+      this.pty.write(bytes);
+      return true;
+    }
+    const { socket } = this.#internals;
+    if (n === 0 && (!socket || socket.destroyed)) return false;
+    if (n < bytes.length) {
+      this.#unwritten.push(bytes.subarray(n));
+      this.#flush();
+    }
+    return true;
+  }
+
+  /** Writes {@link #unwritten} as far as the input buffer takes it; see {@link #put}. */
+  #flush(): void {
+    if (this.#retry) clearTimeout(this.#retry);
+    this.#retry = undefined;
+    const { fd, socket, queue } = this.#internals;
+    while (this.#unwritten.length) {
+      if (fd === undefined || !socket || socket.destroyed) {
+        this.#unwritten.length = 0; // the PTY closed: no one reads them
+        return;
+      }
+      if (queue?.length) break; // node-pty's own queue goes first
+      const head = this.#unwritten[0];
+      let n = 0;
+      try {
+        n = writeSync(fd, head);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') {
+          this.#unwritten.length = 0; // EIO: the child is gone
+          return;
+        }
+      }
+      if (n >= head.length) this.#unwritten.shift();
+      else if (n > 0) this.#unwritten[0] = head.subarray(n);
+      else break;
+    }
+    if (this.#unwritten.length) {
+      this.#retry = setTimeout(() => this.#flush(), 1);
+      this.#retry.unref();
+    }
   }
 
   /** Resizes the PTY and the screen, in cells, clamped to {@link SIZE_LIMITS}. */

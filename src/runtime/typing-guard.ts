@@ -38,6 +38,7 @@ import { UserError } from '../errors.ts';
 import type { ConfirmedPrompt } from './protocol.ts';
 import type { PtyPane } from './pty-pane.ts';
 import type { Terminal } from '../vt/terminal.ts';
+import { SYNC_HOLD_MS } from './screen-pane.ts';
 import { sendBytes } from './send-text.ts';
 
 /**
@@ -158,12 +159,20 @@ async function guardedWrite(
   judge: () => ((written: number) => Error) | null,
 ): Promise<void> {
   const deadline = Date.now() + WRITE_WAIT_MS;
+  const frameDeadline = Date.now() + SYNC_HOLD_MS;
   let off = 0;
   while (off < data.length) {
     if (w.session.exit) throw new UserError(`session ${w.session.id} has exited`);
     await drainPending();
+    // Not into a frame drawn in part (a synchronized update, DEC mode 2026, read before its
+    // end: the pane is not classified on it): wait for its end, as long as the pane waits.
+    while (w.session.terminal.synchronizedUpdate && Date.now() < frameDeadline) {
+      await sleep(5);
+      w.session.readPending();
+    }
     const refuse = judgeFresh(w, judge);
     if (refuse) throw refuse(off);
+    if (w.session.terminal.synchronizedUpdate && Date.now() < frameDeadline) continue;
     const n = w.session.writeNow(data.subarray(off));
     off += n;
     if (off < data.length) {
@@ -190,13 +199,13 @@ function refusal(w: PtyPane, why: string): GuardRefusal {
  * written only right after a fresh classification says the pane is not blocked (see
  * {@link guardedWrite} for the window that remains).
  * The Enter waits (at most {@link ECHO_WAIT_MS}) for the text to show on screen when the
- * manifest declares an input box, and then the box is watched until it no longer holds the
- * text ({@link checkSubmitted}).
+ * manifest declares an input box; sent to an idle agent, the text must then leave the box
+ * ({@link leftInputBox}), else one more Enter is pressed.
  * @returns the number of bytes written.
  * @throws GuardRefusal when the pane is blocked (before the text: zero bytes written; before
  *   the Enter: the text stays typed, unsubmitted).
- * @throws UserError (exit {@link SEND_UNSUBMITTED_EXIT}) when text and Enter were typed but
- *   the input box still holds the text {@link SUBMIT_WAIT_MS} later.
+ * @throws UserError (exit 3, "typed but not submitted") when the text is still in the input
+ *   box after two Enters.
  * @throws UserError (exit 3) when the agent's input box holds a draft and `append` is false,
  *   or when the agent draws no input box yet (its manifest's `[input] box`: still starting).
  */
@@ -211,8 +220,19 @@ export async function guardedSend(
   // A draft the person left in the input box would be submitted with our text: refuse,
   // unless told to append (only for agents whose manifest says where the input box is).
   await drainPending();
-  if (!append && w.classifyNow().state !== 'blocked' && w.manifest) {
-    const box = inputBox(w.session.terminal.snapshot(), w.manifest);
+  const idleBefore = w.classifyNow().state === 'idle';
+  if (!append && w.record.state !== 'blocked' && w.manifest) {
+    let box = inputBox(w.session.terminal.snapshot(), w.manifest);
+    if (box !== 'empty') {
+      // A draft stays; a screen caught while the agent redraws it (a dialog half erased, the
+      // box not yet drawn) does not: look again, on all the output written by then.
+      await sleep(KEY_GAP_MS);
+      await drainPending();
+      box = judgeFresh(w, () =>
+        w.record.state === 'blocked'
+          ? 'empty' // the dialog: the guarded write below refuses, naming it
+          : inputBox(w.session.terminal.snapshot(), w.manifest!));
+    }
     if (box === 'absent') {
       throw new UserError(
         `refused: ${w.session.spec.name} shows no input box (still starting, or a menu covers ` +
@@ -259,29 +279,44 @@ export async function guardedSend(
   }
   let written = bytes.length;
   if (enter) {
+    const pressEnter = async () => {
+      await guardedWrite(
+        w,
+        Buffer.from('\r'),
+        blocked(() => `a prompt appeared after the text was typed; the Enter was not sent`),
+      );
+      written++;
+    };
     // The Enter only once the agent shows the text in its input box: Gemini CLI 0.61.0 reads
     // an Enter that comes within 30 ms of the last typed character as a newline (its
     // `bufferFastReturn`, for terminals without the kitty keyboard protocol), and an agent busy
     // elsewhere reads our text and our Enter in one read, however far apart we wrote them.
     const echoed = await awaitEcho(w, text);
     await sleep(echoed ? KEY_GAP_MS : KEY_GAP_MS - PROMPT_AFTER_WRITE_MS);
-    await guardedWrite(
-      w,
-      Buffer.from('\r'),
-      blocked(() => `a prompt appeared after the text was typed; the Enter was not sent`),
-    );
-    written++;
-    if (w.manifest?.input && tailOf(text)) await checkSubmitted(w, text, written, echoed);
+    await pressEnter();
+    // Sent to an idle agent, the text leaves its input box once submitted. Codex 0.171 takes
+    // an Enter that follows fast typing (our text arrives in one read) as a newline, not a
+    // submit (its paste-burst guard), and so does Gemini CLI when it read text and Enter at
+    // once: the text stayed in the box. One more Enter, once the agent has drawn the first,
+    // submits it.
+    const tail = tailOf(text);
+    if (idleBefore && w.manifest?.input && !(await leftInputBox(w, tail, true))) {
+      w.session.log('send: the text is still in the input box after the Enter; one more Enter');
+      await pressEnter();
+      if (!(await leftInputBox(w, tail, true))) {
+        throw new UserError(
+          `${w.session.spec.name}: the text was typed but not submitted: it is still in the ` +
+            'input box after two Enters; press Enter in the pane',
+          GUARD_EXIT,
+        );
+      }
+    }
   }
   return written;
 }
 
 /** How long `send` waits for its text to show in the agent's input box before the Enter, ms. */
 export const ECHO_WAIT_MS = 5000;
-/** How long `send` waits for its Enter to empty the agent's input box, ms. */
-export const SUBMIT_WAIT_MS = 10_000;
-/** Exit code of a `send` whose text and Enter were typed but the text stayed in the input box. */
-export const SEND_UNSUBMITTED_EXIT = 5;
 
 /** The screen text with all white space removed (the input box wraps and pads it). */
 function squeezed(w: PtyPane): string {
@@ -312,46 +347,32 @@ async function awaitEcho(w: PtyPane, text: string): Promise<boolean> {
   }
 }
 
+/** How long `send` waits for a submitted text to leave an idle agent's input box, ms. */
+export const SUBMIT_WAIT_MS = 3000;
+
 /**
- * After the Enter, waits (at most {@link SUBMIT_WAIT_MS}) for the agent to take the text: the
- * pane is working or blocked, or the text has shown on screen (`echoed`, or seen now) and the
- * input box no longer holds text (empty, or not drawn while it works). For agents whose
- * manifest declares an input box.
- * @throws UserError (exit {@link SEND_UNSUBMITTED_EXIT}) when, at the bound, the box still
- *   holds text, or the text never showed: typed, not submitted.
+ * Whether the text just submitted left `w`'s input box within {@link SUBMIT_WAIT_MS}: the pane
+ * is no longer idle (working on it, or a prompt shows), or the box reads empty or is no longer
+ * drawn once the text (its `tail`, see {@link awaitEcho}) has shown on screen (`echoed`, or
+ * seen now: a box still empty before the agent read the text is no submission), on two fresh
+ * looks {@link KEY_GAP_MS} apart (one frame may show the box mid-redraw).
  */
-async function checkSubmitted(
-  w: PtyPane,
-  text: string,
-  written: number,
-  echoed: boolean,
-): Promise<void> {
-  const manifest = w.manifest;
-  if (!manifest) return;
-  const tail = tailOf(text);
-  const deadline = Date.now() + SUBMIT_WAIT_MS;
-  for (;;) {
+async function leftInputBox(w: PtyPane, tail: string, echoed: boolean): Promise<boolean> {
+  const until = Date.now() + SUBMIT_WAIT_MS;
+  let seen = 0;
+  while (Date.now() < until) {
     await sleep(KEY_GAP_MS);
-    if (w.session.exit) return;
-    w.session.readPending();
-    const state = w.classifyNow().state;
-    if (state === 'working' || state === 'blocked') return;
-    echoed ||= squeezed(w).includes(tail);
-    if (echoed && inputBox(w.session.terminal.snapshot(), manifest) !== 'text') return;
-    if (Date.now() > deadline) break;
+    if (w.session.exit) return true;
+    await drainPending();
+    const gone = judgeFresh(w, () => {
+      if (w.record.state !== 'idle') return true;
+      echoed ||= !tail || squeezed(w).includes(tail);
+      return echoed && inputBox(w.session.terminal.snapshot(), w.manifest!) !== 'text';
+    });
+    seen = gone ? seen + 1 : 0;
+    if (seen >= 2) return true;
   }
-  const name = w.session.spec.name;
-  const still = !echoed
-    ? 'the text never showed on its screen'
-    : squeezed(w).includes(tail)
-    ? 'the text is still in its input box'
-    : 'its input box still holds text';
-  throw new UserError(
-    `typed ${written} bytes (the text, then Enter) into ${name}, but ${name} did not take ` +
-      `them within ${SUBMIT_WAIT_MS / 1000} s: ${still}, not submitted (press Enter in the ` +
-      `pane, or: agentwatch send --append ${name} '')`,
-    SEND_UNSUBMITTED_EXIT,
-  );
+  return seen > 0;
 }
 
 /** How long after a write its screen is watched for a prompt drawn before it landed, ms. */

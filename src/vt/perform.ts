@@ -122,7 +122,8 @@ export class Perform implements Actions {
   private sendFocus = false;
   /** Bracketed paste (DECSET 2004): whoever types into the program may paste in brackets. */
   bracketedPaste = false;
-  private syncOutput = false;
+  /** Synchronized output (DEC mode 2026): the program is drawing a frame, not done yet. */
+  syncOutput = false;
   /** kitty keyboard protocol flags stack (`CSI > flags u` pushes, `CSI < n u` pops). */
   private keyboardStack: number[] = [];
 

@@ -191,6 +191,17 @@ export class Terminal {
     return this.perform.bracketedPaste;
   }
 
+  /**
+   * True while the program is inside a synchronized update (DEC private mode 2026 set, `CSI ?
+   * 2026 h`, not yet reset): the screen holds part of a frame that a terminal honouring the
+   * mode would not show yet (contour's "Synchronized Output" spec, which kitty, foot, WezTerm
+   * and iTerm2 follow). opencode 1.18 draws every frame so, and a frame of more than one PTY
+   * read is torn in between.
+   */
+  get synchronizedUpdate(): boolean {
+    return this.perform.syncOutput;
+  }
+
   /** Bytes of typed arrays held by this terminal (grids, parser buffers). */
   byteSize(): number {
     return this.screen.byteSize() + this.parser.byteSize();

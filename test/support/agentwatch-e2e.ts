@@ -2,8 +2,9 @@
  * Helpers for end-to-end tests of agentwatch itself as real processes: the argv that runs our
  * CLI in any working directory (from cli.ts: the run's bundle or the source), a one-shot CLI
  * run that collects its output, a follower that records every state a session publishes on
- * its control socket (with the time the test received it), and a recorder of what a driver's
- * screen shows over time (the truth a person would see).
+ * its control socket (with the time the test received it), a recorder of what a driver's
+ * screen shows over time (the truth a person would see), and `agentwatch run` started in a
+ * terminal as a person starts an agent under it.
  */
 import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
@@ -14,7 +15,7 @@ import { REPO_ROOT } from './claude-home.ts';
 import { agentwatchArgv, inPty } from './cli.ts';
 
 export { agentwatchArgv };
-import type { PtyDriver } from './pty-driver.ts';
+import { type PtyDriver, startPty } from './pty-driver.ts';
 import type { ScriptRule } from './fake-anthropic.ts';
 import { sleep } from './until.ts';
 
@@ -312,4 +313,25 @@ export async function settledIdle(f: SessionFollower, timeoutMs: number): Promis
   let i = f.received.length - 1;
   while (i > 0 && f.received[i - 1].info.state === 'idle') i--;
   return f.received[i];
+}
+
+/**
+ * Starts `agentwatch run ARGS...` (ARGS: run's options, `--`, the agent's argv) in a real PTY
+ * (test/support/pty-driver.ts; `size` in cells, else the driver's default), in `home`'s
+ * project folder with `home`'s whole environment (test/support/agent-homes.ts,
+ * claude-home.ts) and AGENTWATCH_DIR = `dir`, as a person starts an agent under agentwatch.
+ */
+export function startRun(
+  home: { project: string; env: Record<string, string> },
+  dir: string,
+  args: string[],
+  size?: { cols: number; rows: number },
+): Promise<PtyDriver> {
+  return startPty({
+    command: process.execPath,
+    args: agentwatchArgv(['run', ...args]),
+    cwd: home.project,
+    env: { ...home.env, AGENTWATCH_DIR: dir },
+    ...size,
+  });
 }

@@ -13,8 +13,11 @@
  * probe: `OSC 7501 ; state=blocked` (before it draws its dialog) and `state=working`. It prints
  * READY once in raw mode, beside the idle frame.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SessionHost } from '../../src/runtime/host.ts';
+import type { Session } from '../../src/runtime/session.ts';
 
 /** The program's text (CommonJS, for `node`). */
 export const FAKE_CLAUDE = String.raw`
@@ -60,4 +63,29 @@ export function writeFakeClaude(dir: string): string {
   const path = join(dir, 'claude');
   writeFileSync(path, `#!${process.execPath}\n${FAKE_CLAUDE}`, { mode: 0o755 });
   return path;
+}
+
+/**
+ * A temporary AGENTWATCH_DIR (under the OS's temporary folder, named `prefix` and a random
+ * tail) with the fake Claude Code in it: the folder, the agent's path, and process.env with
+ * AGENTWATCH_DIR set to the folder.
+ */
+export function fakeClaudeDir(
+  prefix: string,
+): { dir: string; agent: string; env: NodeJS.ProcessEnv } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, agent: writeFakeClaude(dir), env: { ...process.env, AGENTWATCH_DIR: dir } };
+}
+
+/**
+ * Starts an interactive bash in `host`, headless, with no rc files and an empty prompt: the
+ * shell the fake Claude Code is typed into, as a person starts an agent.
+ */
+export function startShell(host: SessionHost): Promise<Session> {
+  return host.start({
+    command: 'bash',
+    args: ['--norc', '--noprofile', '-i'],
+    env: { PS1: '' },
+    headless: true,
+  });
 }
