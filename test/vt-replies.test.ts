@@ -74,6 +74,23 @@ test('OSC 10/11/12 colour queries answer with the terminator of the query', () =
   assert.is(ask('\x1b]11;rgb:1111/2222/3333\x07'), null); // setting is not a query
 });
 
+test("OSC 13..19 (pointer, Tektronix, highlight colours) are answered: opencode's start-up asks all", () => {
+  // opencode 1.18.33 (opentui) sends these nine queries in one write and waits for each
+  const q = [10, 11, 12, 13, 14, 15, 16, 17, 19].map((n) => `\x1b]${n};?\x07`).join('');
+  const r = ask(q)!;
+  for (const n of [10, 11, 12, 13, 14, 15, 16, 17, 19]) {
+    assert.match(
+      r,
+      new RegExp(`\\x1b\\]${n};rgb:[0-9a-f]{4}/[0-9a-f]{4}/[0-9a-f]{4}\\x07`),
+      String(n),
+    );
+  }
+  assert.is(ask('\x1b]17;?\x1b\\'), '\x1b]17;rgb:ffff/ffff/ffff\x1b\\'); // highlight: reverse video
+  assert.is(ask('\x1b]19;?\x07'), '\x1b]19;rgb:0000/0000/0000\x07');
+  assert.is(ask('\x1b]18;?;?\x07'), '\x1b]18;rgb:ffff/ffff/ffff\x07\x1b]19;rgb:0000/0000/0000\x07');
+  assert.is(ask('\x1b]19;?;?\x07'), '\x1b]19;rgb:0000/0000/0000\x07'); // no OSC 20 colour
+});
+
 test('kitty keyboard protocol: query, push, pop', () => {
   assert.is(ask('\x1b[?u'), '\x1b[?0u');
   assert.is(ask('\x1b[?u', '\x1b[>7u'), '\x1b[?7u');
@@ -115,8 +132,13 @@ test('DCS queries: DECRQSS and XTGETTCAP (opencode)', () => {
   assert.is(ask('\x1bP+q4d73\x1b\\'), '\x1bP0+r4d73\x1b\\');
 });
 
-test('window size report, and no reply without a query', () => {
+test('window size reports in cells and pixels (XTWINOPS 14, 16, 18, 19), and no reply without a query', () => {
   assert.is(ask('\x1b[18t', '', 24, 80), '\x1b[8;24;80t');
+  assert.is(ask('\x1b[19t', '', 24, 80), '\x1b[9;24;80t');
+  assert.is(ask('\x1b[14t', '', 24, 80), '\x1b[4;384;640t'); // 16x8-pixel cells
+  assert.is(ask('\x1b[16t', '', 24, 80), '\x1b[6;16;8t');
+  assert.is(ask('\x1b[1t'), null); // de-iconify: no report
+  assert.is(ask('\x1b[8;40;100t'), null); // a resize request: no report
   assert.is(ask('hello \x1b[31mworld\x1b[0m\r\n'), null);
 });
 
@@ -152,7 +174,15 @@ test("Codex's and opencode's start-up queries from real captures all get answers
     new Uint8Array(readFileSync(join(fixtures, 'opencode', 'opencode.idle.initial.raw'))),
   );
   const o = dec.decode(opencode.takeReplies()!);
-  for (const part of ['\x1b[?2026;2$y', '\x1bP0+r4d73', '\x1b]4;0;rgb:2e2e/3434/3636', '[?1;2c']) {
+  for (
+    const part of [
+      '\x1b[?2026;2$y',
+      '\x1bP0+r4d73',
+      '\x1b]4;0;rgb:2e2e/3434/3636',
+      '[?1;2c',
+      '\x1b[4;',
+    ]
+  ) {
     assert.ok(o.includes(part), JSON.stringify([part, o]));
   }
 });

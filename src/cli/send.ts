@@ -1,7 +1,8 @@
 /**
  * `agentwatch send SESSION TEXT`: types TEXT (and Enter) into a session, through the typing
  * guard: the session is classified afresh right before writing, and a blocked one gets zero
- * bytes; the prompt's question and options are printed and the exit code is 3.
+ * bytes; the prompt's question and options are printed and the exit code is 3. Text and Enter
+ * typed but left in the agent's input box (not submitted, also after a second Enter) exit 3.
  */
 import { type Command, UsageError } from './command.ts';
 import { request } from '../runtime/control-client.ts';
@@ -29,7 +30,8 @@ export const sendCommand: Command = {
       text,
       enter: values['no-enter'] !== true,
       append: values.append === true,
-    }, 10_000); // a refusal arrives as a UserError with exit code 3 and the prompt in its message
+    }, 30_000); // a refusal arrives as a UserError with exit code 3 and the prompt in its message;
+    // the host waits up to 5 s for the text's echo and 2 x 3 s for it to be submitted
     io.stdout(`sent ${Number(answer.written)} bytes to ${printable(info.id)}\n`);
     return 0;
   },

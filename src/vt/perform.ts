@@ -16,14 +16,7 @@
 import { type Actions, MAX_PAYLOAD } from './parser.ts';
 import { CHARSET_ASCII, charsetFor } from './charset.ts';
 import type { Screen } from './screen.ts';
-import {
-  DEFAULT_BG,
-  DEFAULT_CURSOR,
-  DEFAULT_FG,
-  paletteColor,
-  Replies,
-  rgbSpec,
-} from './replies.ts';
+import { CELL_PIXELS, DYNAMIC_COLORS, paletteColor, Replies, rgbSpec } from './replies.ts';
 
 /** Most distinct OSC numbers remembered; the oldest is forgotten first. */
 export const MAX_OSC_NUMBERS = 64;
@@ -340,8 +333,8 @@ export class Perform implements Actions {
         case 0x73: // s SCOSC
           s.decsc();
           return true;
-        case 0x74: // t window operations: only the size report is answered
-          if (p0 === 18) this.replies.push(`${ESC}[8;${s.rows};${s.cols}t`);
+        case 0x74: // t XTWINOPS: the size reports are answered, the rest ignored
+          this.windowReport(p0);
           return true;
         case 0x75: // u SCORC
           s.decrc();
@@ -438,6 +431,22 @@ export class Perform implements Actions {
         return true;
     }
     return false;
+  }
+
+  /**
+   * XTWINOPS size reports (xterm ctlseqs, "Window manipulation", `CSI Ps t`): 14 text area in
+   * pixels (`CSI 4 ; height ; width t`), 16 cell size in pixels (`CSI 6 ; height ; width t`),
+   * 18 text area in cells (`CSI 8 ; rows ; cols t`), 19 screen in cells (`CSI 9 ; rows ; cols
+   * t`: the pane is the whole screen). Pixels assume {@link CELL_PIXELS}. Other operations
+   * (move, resize, iconify, title stack) change nothing here.
+   */
+  private windowReport(p: number): void {
+    const { rows, cols } = this.screen;
+    const { height, width } = CELL_PIXELS;
+    if (p === 14) this.replies.push(`${ESC}[4;${rows * height};${cols * width}t`);
+    else if (p === 16) this.replies.push(`${ESC}[6;${height};${width}t`);
+    else if (p === 18) this.replies.push(`${ESC}[8;${rows};${cols}t`);
+    else if (p === 19) this.replies.push(`${ESC}[9;${rows};${cols}t`);
   }
 
   /** CSI 5 n / CSI 6 n (DSR, ECMA-48 8.3.35) and CSI ? 6 n (DECXCPR): 1-based cursor. */
@@ -726,13 +735,23 @@ export class Perform implements Actions {
         // extension queue, which the runtime answers even when a real terminal is attached.
         if (payload === '?') this.extensionReplies.push(`${ESC}]7501;?${end}`);
         break;
-      case 10: // foreground, then background, then cursor colour in the following slots
+      // OSC 10..19 dynamic colours (xterm ctlseqs): each '?' slot asks for the colour of its
+      // number, the following slots for the next numbers (`OSC 10 ; ? ; ?` asks 10 and 11)
+      case 10:
       case 11:
-      case 12: {
-        const colors = [DEFAULT_FG, DEFAULT_BG, DEFAULT_CURSOR];
+      case 12:
+      case 13:
+      case 14:
+      case 15:
+      case 16:
+      case 17:
+      case 18:
+      case 19: {
         const slots = payload.split(';');
-        for (let k = 0, c = id - 10; k < slots.length && c < 3; k++, c++) {
-          if (slots[k] === '?') this.replies.push(`${ESC}]${10 + c};${rgbSpec(colors[c])}${end}`);
+        for (let k = 0, c = id - 10; k < slots.length && c < DYNAMIC_COLORS.length; k++, c++) {
+          if (slots[k] === '?') {
+            this.replies.push(`${ESC}]${10 + c};${rgbSpec(DYNAMIC_COLORS[c])}${end}`);
+          }
         }
         break;
       }

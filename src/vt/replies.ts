@@ -35,6 +35,33 @@ export const DEFAULT_FG = 0xffffff;
 export const DEFAULT_BG = 0x000000;
 export const DEFAULT_CURSOR = 0xffffff;
 
+/**
+ * The dynamic colours OSC 10..19 report, indexed by OSC number - 10, 0xRRGGBB (xterm ctlseqs,
+ * "Operating System Commands", Ps = 10..19; xterm's defaults: the pointer (13/14) and
+ * Tektronix (15/16, 18) colours follow the text colours, the highlight (17 background, 19
+ * foreground) is reverse video). opencode 1.18.33 (opentui) asks for all of them at start-up
+ * and waits for the missing ones until its own timeout.
+ */
+export const DYNAMIC_COLORS: readonly number[] = [
+  DEFAULT_FG, // 10 text foreground
+  DEFAULT_BG, // 11 text background
+  DEFAULT_CURSOR, // 12 text cursor
+  DEFAULT_FG, // 13 pointer foreground
+  DEFAULT_BG, // 14 pointer background
+  DEFAULT_FG, // 15 Tektronix foreground
+  DEFAULT_BG, // 16 Tektronix background
+  DEFAULT_FG, // 17 highlight background (reverse video)
+  DEFAULT_FG, // 18 Tektronix cursor
+  DEFAULT_BG, // 19 highlight foreground (reverse video)
+];
+
+/**
+ * Size of one character cell in pixels that the window reports assume (`CSI 14 t`, `CSI 16 t`),
+ * height then width: no window is drawn for a headless pane, so this is the common 8x16
+ * console font; a real terminal attached answers with its own.
+ */
+export const CELL_PIXELS = { height: 16, width: 8 } as const;
+
 /** The 16 ANSI colours of xterm.js's default theme (Tango), 0xRRGGBB. */
 const ANSI = [
   0x2e3436,
