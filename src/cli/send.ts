@@ -1,8 +1,7 @@
 /**
  * `agentwatch send SESSION TEXT`: types TEXT (and Enter) into a session, through the typing
  * guard: the session is classified afresh right before writing, and a blocked one gets zero
- * bytes; the prompt's question and options are printed and the exit code is 3. Text and Enter
- * typed but left in the agent's input box (not submitted, also after a second Enter) exit 3.
+ * bytes; the prompt's question and options are printed and the exit code is 3.
  */
 import { type Command, UsageError } from './command.ts';
 import { request } from '../runtime/control-client.ts';
@@ -30,8 +29,7 @@ export const sendCommand: Command = {
       text,
       enter: values['no-enter'] !== true,
       append: values.append === true,
-    }, 30_000); // a refusal arrives as a UserError with exit code 3 and the prompt in its message;
-    // the host waits up to 5 s for the text's echo and 2 x 3 s for it to be submitted
+    }, 10_000); // a refusal arrives as a UserError with exit code 3 and the prompt in its message
     io.stdout(`sent ${Number(answer.written)} bytes to ${printable(info.id)}\n`);
     return 0;
   },

@@ -198,14 +198,9 @@ function refusal(w: PtyPane, why: string): GuardRefusal {
  * Writes `text` (then Enter unless `enter` is false) to the pane of `w`, guarded: each is
  * written only right after a fresh classification says the pane is not blocked (see
  * {@link guardedWrite} for the window that remains).
- * The Enter waits (at most {@link ECHO_WAIT_MS}) for the text to show on screen when the
- * manifest declares an input box; sent to an idle agent, the text must then leave the box
- * ({@link leftInputBox}), else one more Enter is pressed.
  * @returns the number of bytes written.
  * @throws GuardRefusal when the pane is blocked (before the text: zero bytes written; before
  *   the Enter: the text stays typed, unsubmitted).
- * @throws UserError (exit 3, "typed but not submitted") when the text is still in the input
- *   box after two Enters.
  * @throws UserError (exit 3) when the agent's input box holds a draft and `append` is false,
  *   or when the agent draws no input box yet (its manifest's `[input] box`: still starting).
  */
@@ -287,23 +282,16 @@ export async function guardedSend(
       );
       written++;
     };
-    // The Enter only once the agent shows the text in its input box: Gemini CLI 0.61.0 reads
-    // an Enter that comes within 30 ms of the last typed character as a newline (its
-    // `bufferFastReturn`, for terminals without the kitty keyboard protocol), and an agent busy
-    // elsewhere reads our text and our Enter in one read, however far apart we wrote them.
-    const echoed = await awaitEcho(w, text);
-    await sleep(echoed ? KEY_GAP_MS : KEY_GAP_MS - PROMPT_AFTER_WRITE_MS);
+    await sleep(KEY_GAP_MS - PROMPT_AFTER_WRITE_MS);
     await pressEnter();
     // Sent to an idle agent, the text leaves its input box once submitted. Codex 0.171 takes
     // an Enter that follows fast typing (our text arrives in one read) as a newline, not a
-    // submit (its paste-burst guard), and so does Gemini CLI when it read text and Enter at
-    // once: the text stayed in the box. One more Enter, once the agent has drawn the first,
-    // submits it.
-    const tail = tailOf(text);
-    if (idleBefore && w.manifest?.input && !(await leftInputBox(w, tail, true))) {
+    // submit (its paste-burst guard): the text stayed in its composer with a new empty line
+    // under it. One more Enter, once the agent has drawn the first, submits it.
+    if (idleBefore && w.manifest?.input && !(await leftInputBox(w))) {
       w.session.log('send: the text is still in the input box after the Enter; one more Enter');
       await pressEnter();
-      if (!(await leftInputBox(w, tail, true))) {
+      if (!(await leftInputBox(w))) {
         throw new UserError(
           `${w.session.spec.name}: the text was typed but not submitted: it is still in the ` +
             'input box after two Enters; press Enter in the pane',
@@ -315,60 +303,24 @@ export async function guardedSend(
   return written;
 }
 
-/** How long `send` waits for its text to show in the agent's input box before the Enter, ms. */
-export const ECHO_WAIT_MS = 5000;
-
-/** The screen text with all white space removed (the input box wraps and pads it). */
-function squeezed(w: PtyPane): string {
-  return w.session.terminal.screenText().replace(/\s+/g, '');
-}
-
-/** The last (up to 24) non-space characters of `text`: what the echo of `text` ends with. */
-function tailOf(text: string): string {
-  return text.replace(/\s+/g, '').slice(-24);
-}
-
-/**
- * Waits until the screen shows the end of `text` (white space ignored, so a wrapped input box
- * counts), at most {@link ECHO_WAIT_MS}: the agent has read the text. Only for agents whose
- * manifest declares an input box (`[input]`); others (a shell, an unknown program) are not
- * waited for.
- * @returns true when the text showed, false when not waited for or not seen in time.
- */
-async function awaitEcho(w: PtyPane, text: string): Promise<boolean> {
-  const tail = tailOf(text);
-  if (!w.manifest?.input || !tail) return false;
-  const deadline = Date.now() + ECHO_WAIT_MS;
-  for (;;) {
-    w.session.readPending();
-    if (squeezed(w).includes(tail)) return true;
-    if (w.session.exit || Date.now() > deadline) return false;
-    await sleep(KEY_GAP_MS / 4);
-  }
-}
-
 /** How long `send` waits for a submitted text to leave an idle agent's input box, ms. */
-export const SUBMIT_WAIT_MS = 3000;
+export const SUBMIT_WAIT_MS = 1500;
 
 /**
- * Whether the text just submitted left `w`'s input box within {@link SUBMIT_WAIT_MS}: the pane
- * is no longer idle (working on it, or a prompt shows), or the box reads empty or is no longer
- * drawn once the text (its `tail`, see {@link awaitEcho}) has shown on screen (`echoed`, or
- * seen now: a box still empty before the agent read the text is no submission), on two fresh
- * looks {@link KEY_GAP_MS} apart (one frame may show the box mid-redraw).
+ * Whether the text just submitted left `w`'s input box within {@link SUBMIT_WAIT_MS}: the box
+ * reads empty or is no longer drawn, or the pane is no longer idle (working on it, or a prompt
+ * shows), on two fresh looks {@link KEY_GAP_MS} apart (one frame may show the box mid-redraw).
  */
-async function leftInputBox(w: PtyPane, tail: string, echoed: boolean): Promise<boolean> {
+async function leftInputBox(w: PtyPane): Promise<boolean> {
   const until = Date.now() + SUBMIT_WAIT_MS;
   let seen = 0;
   while (Date.now() < until) {
     await sleep(KEY_GAP_MS);
     if (w.session.exit) return true;
     await drainPending();
-    const gone = judgeFresh(w, () => {
-      if (w.record.state !== 'idle') return true;
-      echoed ||= !tail || squeezed(w).includes(tail);
-      return echoed && inputBox(w.session.terminal.snapshot(), w.manifest!) !== 'text';
-    });
+    const gone = judgeFresh(w, () =>
+      w.record.state !== 'idle' ||
+      inputBox(w.session.terminal.snapshot(), w.manifest!) !== 'text');
     seen = gone ? seen + 1 : 0;
     if (seen >= 2) return true;
   }
