@@ -301,31 +301,7 @@ export class SessionHost {
     this.#add(pane, server);
     this.#sweep.addPane(pane);
     this.#sweep.start();
-    this.#firstLooks(pane);
     return session;
-  }
-
-  /**
-   * A new session's first look, taken at once (in the next turn of the event loop) and again
-   * at its first output, not at the next sweep: until then it would publish its initial record,
-   * which nobody looked at (`ls` straight after `run --detach`). At its start its command has
-   * often not drawn anything nor taken its terminal yet; by its first output it has.
-   */
-  #firstLooks(pane: PtyPane): void {
-    const look = () => {
-      if (this.#served.get(pane.id)?.pane !== pane || pane.session.exit) return;
-      try {
-        pane.refresh();
-        pane.evaluateIfDue();
-      } catch {
-        // the sweep looks again at its next tick
-      }
-    };
-    setImmediate(look);
-    const off = pane.session.onOutput(() => {
-      off();
-      setImmediate(look);
-    });
   }
 
   #add(pane: Pane, server: Server): Served {
