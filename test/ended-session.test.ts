@@ -6,7 +6,7 @@
  * in a temporary AGENTWATCH_DIR; readiness is awaited.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -71,8 +71,10 @@ test('a detached session that exits at once: ls, explain and the board show why;
       ls,
       new RegExp(`^${id} +- +ended +\\S+ ago +exited with code 1 · Error: no API key found`, 'm'),
     );
-    // explain NAME: how it ended, its command, its last screen.
-    const x = await runCli(['explain', 'fresh'], env);
+    // explain NAME: how it ended, its command, its last screen; also from a folder holding a
+    // directory of that name (a directory is never a capture file).
+    mkdirSync(join(dir, 'fresh'));
+    const x = await runCli(['explain', 'fresh'], env, 30_000, { cwd: dir });
     assert.is(x.code, 0, x.stderr);
     assert.match(x.stdout, new RegExp(`^fresh \\(${id}\\): ended, exited with code 1`, 'm'));
     assert.match(x.stdout, /^command: bash --norc -c/m);
