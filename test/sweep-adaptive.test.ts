@@ -2,8 +2,7 @@
  * The adaptive sweep's scheduling, on a virtual clock (src/eval/clock.ts) with in-memory
  * sessions (our Terminal, no PTY): one timer serves every session's adaptive look, a session
  * is looked at soon after its output (within ADAPTIVE_MIN_MS + ADAPTIVE_SLOT_MS of its last
- * look) but never twice within ADAPTIVE_MIN_MS, a spinner going on (the rows it redrew before)
- * every ADAPTIVE_ANIMATION_MS while a dialog drawn beside it is looked at as soon, a pending working -> idle confirmation is
+ * look) but never twice within ADAPTIVE_MIN_MS, a pending working -> idle confirmation is
  * taken without new output, and a removed session is not looked at again.
  */
 import { test } from 'uvu';
@@ -12,7 +11,6 @@ import { VirtualClock } from '../src/eval/clock.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import { IDLE_CONFIRM_MS } from '../src/runtime/signals.ts';
 import {
-  ADAPTIVE_ANIMATION_MS,
   ADAPTIVE_MIN_MS,
   ADAPTIVE_SLOT_MS,
   Sweep,
@@ -103,19 +101,11 @@ test('one timer serves 200 spinning sessions; each looked at within its bounds',
   assert.is(mostTimers(), 1, 'one timer at a time');
   for (const s of sessions) {
     const at = looks.get(s.id) ?? [];
-    // the first frames are news; then the spinner's row alone changes: an animation
-    assert.ok(
-      at.length >= 3000 / (ADAPTIVE_ANIMATION_MS + ADAPTIVE_MIN_MS),
-      `${s.id}: ${at.length} looks in 3 s`,
-    );
-    assert.ok(at.length <= 3000 / ADAPTIVE_ANIMATION_MS + 3, `${s.id}: ${at.length} looks in 3 s`);
+    assert.ok(at.length >= 20, `${s.id}: ${at.length} looks in 3 s`);
     for (let k = 1; k < at.length; k++) {
       const gap = at[k] - at[k - 1];
       assert.ok(gap >= ADAPTIVE_MIN_MS, `${s.id}: looks ${gap} ms apart`);
-      assert.ok(
-        gap <= ADAPTIVE_ANIMATION_MS + ADAPTIVE_MIN_MS + ADAPTIVE_SLOT_MS,
-        `${s.id}: a gap of ${gap} ms`,
-      );
+      assert.ok(gap <= 2 * ADAPTIVE_MIN_MS + ADAPTIVE_SLOT_MS, `${s.id}: a gap of ${gap} ms`);
     }
   }
   sweep.stop();
@@ -135,34 +125,6 @@ test('the first output is looked at within one slot; a prompt is seen without a 
   assert.is(looks.get('p')?.length, 1);
   assert.ok(looks.get('p')![0] - shown <= ADAPTIVE_SLOT_MS);
   assert.is(w.record.state, 'blocked', w.record.reason);
-  sweep.stop();
-});
-
-test('a dialog drawn while a spinner goes on is looked at as soon as a first change', () => {
-  const clock = new VirtualClock(7_000_000);
-  const { sweep, looks } = setup(clock);
-  const s = new MemorySession('d');
-  const w = sweep.add(s);
-  // a spinner for 2 s: its looks slow down to one every ADAPTIVE_ANIMATION_MS
-  let frame = 0;
-  for (let t = 0; t < 2000; t += 100) {
-    clock.advanceTo(7_000_000 + t);
-    s.output(SPINNER(frame++));
-  }
-  const before = looks.get('d')!.length;
-  assert.ok(before <= 2000 / ADAPTIVE_ANIMATION_MS + 3, `${before} looks of a spinner in 2 s`);
-  assert.is(w.record.state, 'working', w.record.reason);
-  // the spinner's row erased and a dialog drawn below it, in one output
-  clock.advanceTo(7_000_000 + 2000);
-  s.output(
-    '\x1b[5;1H\x1b[2K' +
-      '\x1b[20;1H ❯ 1. Yes\r\n   2. No\r\n Do you want to proceed?\r\n Esc to cancel · Tab to amend',
-  );
-  const shown = clock.now();
-  const last = looks.get('d')!.at(-1)!;
-  clock.advanceTo(Math.max(shown, last + ADAPTIVE_MIN_MS) + ADAPTIVE_SLOT_MS);
-  assert.is(w.record.state, 'blocked', w.record.reason);
-  assert.ok(looks.get('d')!.at(-1)! - shown <= ADAPTIVE_MIN_MS + ADAPTIVE_SLOT_MS);
   sweep.stop();
 });
 

@@ -34,14 +34,6 @@ export interface SweptSession {
     snapshot(): ScreenSnapshot;
     /** Inside a synchronized update (DEC mode 2026): part of a frame ({@link Terminal}). */
     readonly synchronizedUpdate?: boolean;
-    /**
-     * Which rows changed since a mark ({@link Terminal.changeMark}, `rowChangedSince`, `rows`,
-     * `oscVersion`): a source without them has every output looked at as soon as allowed.
-     */
-    changeMark?(): number;
-    rowChangedSince?(y: number, mark: number): boolean;
-    readonly rows?: number;
-    readonly oscVersion?: number;
   };
   inputsVersion: number;
   readonly exit: ExitInfo | null;
@@ -76,12 +68,6 @@ export interface ScreenPaneOptions<S extends SweptSession> {
 export const SYNC_HOLD_MS = 500;
 
 /**
- * The most rows an animation may span ({@link ScreenPane.animationOnly}): a spinner line, a
- * timer or token count, a status line.
- */
-export const ANIMATED_ROWS_MAX = 4;
-
-/**
  * The longest a resized screen is left unread until its program redraws it, ms. Right after a
  * resize the screen holds the old frame cut or padded to the new size, which no rule was
  * written for: opencode 1.18.33's permission panel cut from 120 to 80 columns lost its
@@ -113,12 +99,6 @@ export class ScreenPane<S extends SweptSession = SweptSession> {
   evaluator?: Evaluator;
   /** The last foreground read and the manifests it was matched against (to skip a rematch). */
   lastRead?: { fg: ForegroundRead; manifests: ReadonlyMap<string, Manifest> };
-  /** The source's change mark at the last evaluation ({@link SweptSession.terminal}), -1: none. */
-  #evalMark = -1;
-  /** The rows that changed between the last two evaluations (null: more than {@link ANIMATED_ROWS_MAX}). */
-  #animated: number[] | null = null;
-  /** The source's OSC version at the last evaluation. */
-  #oscAt = -1;
   /** The manifests Map seen at the last refresh, to notice a reload. */
   #seen?: ReadonlyMap<string, Manifest>;
   /** Since when the screen has been seen inside a synchronized update, ms (undefined: not). */
@@ -220,44 +200,6 @@ export class ScreenPane<S extends SweptSession = SweptSession> {
   }
 
   /**
-   * True when what changed on the screen since the last evaluation is an animation going on:
-   * only rows that also changed between the two evaluations before (at most
-   * {@link ANIMATED_ROWS_MAX}: a spinner, a timer), the title and OSC payloads the same.
-   * A change of anything else (a dialog drawn, a row erased, a scroll, a resize) is not. False
-   * for a source that cannot tell which rows changed, and before the second evaluation.
-   */
-  animationOnly(): boolean {
-    const t = this.session.terminal;
-    const animated = this.#animated;
-    if (animated === null || !t.rowChangedSince || t.oscVersion !== this.#oscAt) return false;
-    const mark = this.#evalMark;
-    const rows = t.rows ?? 0;
-    for (let y = 0; y < rows; y++) {
-      if (t.rowChangedSince(y, mark) && !animated.includes(y)) return false;
-    }
-    return true;
-  }
-
-  /** Notes which rows changed since the last evaluation ({@link animationOnly}) and a new mark. */
-  #markChanges(): void {
-    const t = this.session.terminal;
-    if (!t.changeMark || !t.rowChangedSince) return;
-    let changed: number[] | null = null;
-    if (this.#evalMark >= 0) {
-      changed = [];
-      const rows = t.rows ?? 0;
-      for (let y = 0; y < rows && changed !== null; y++) {
-        if (!t.rowChangedSince(y, this.#evalMark)) continue;
-        if (changed.length === ANIMATED_ROWS_MAX) changed = null;
-        else changed.push(y);
-      }
-    }
-    this.#animated = changed;
-    this.#evalMark = t.changeMark();
-    this.#oscAt = t.oscVersion ?? -1;
-  }
-
-  /**
    * True while the screen was resized less than {@link RESIZE_HOLD_MS} ago and its program has
    * not redrawn it since (nothing drawn on it, or output less than {@link RESIZE_QUIET_MS}
    * ago): the screen is the old frame at the new size. Left unread, the screen stays due.
@@ -292,7 +234,6 @@ export class ScreenPane<S extends SweptSession = SweptSession> {
     if (this.#resizeHeld(now) && this.evaluations > 0) return this.record;
     if (s.terminal.version !== this.screenVersion) this.screenChangedAt = now;
     this.screenVersion = s.terminal.version;
-    this.#markChanges();
     this.inputsVersion = s.inputsVersion;
     const manifest = this.match.manifest;
     const evaluation = manifest

@@ -23,13 +23,6 @@ export const DEFAULT_INTERVAL_MS = 700;
 /** In adaptive mode, the shortest time between two evaluations of one session, ms. */
 export const ADAPTIVE_MIN_MS = 100;
 /**
- * In adaptive mode, the shortest time between two evaluations of a session whose output since
- * its last evaluation is an animation going on ({@link ScreenPane.animationOnly}: a spinner
- * frame redrawing the rows it redrew before), ms. Any other change is looked at after
- * {@link ADAPTIVE_MIN_MS}.
- */
-export const ADAPTIVE_ANIMATION_MS = 300;
-/**
  * In adaptive mode, the slot adaptive looks are served in, ms: a look due at time T runs at
  * the end of T's slot (T rounded up to a multiple of this; a T already past, at the end of
  * the current slot), so at most 1000 / this wake-ups a second serve any number of sessions,
@@ -145,13 +138,7 @@ export class Sweep<S extends SweptSession = Session> {
       pane.onClassified((prev, ms) => this.#classified(pane, prev, ms)),
       pane.session.onExit(() => pane.classifyNow()),
     ];
-    if (this.adaptive) {
-      offs.push(
-        pane.session.onOutput(() =>
-          this.#schedule(pane, pane.animationOnly() ? ADAPTIVE_ANIMATION_MS : ADAPTIVE_MIN_MS)
-        ),
-      );
-    }
+    if (this.adaptive) offs.push(pane.session.onOutput(() => this.#schedule(pane)));
     this.#offs.set(pane, () => offs.forEach((off) => off()));
     return pane;
   }
@@ -277,15 +264,11 @@ export class Sweep<S extends SweptSession = Session> {
     }
   }
 
-  /**
-   * Refreshes `pane` and evaluates it when due; in a periodic round not when an adaptive look
-   * at it is pending (`lookPending`: it comes within {@link ADAPTIVE_ANIMATION_MS} and sees the
-   * same changes).
-   */
-  #visit(pane: ScreenPane<S>, lookPending = false): void {
+  /** Refreshes `pane` and evaluates it when due. */
+  #visit(pane: ScreenPane<S>): void {
     try {
       pane.refresh();
-      if (!lookPending) pane.evaluateIfDue();
+      pane.evaluateIfDue();
     } catch {
       // One pane's failure must not stop the sweep of the others; it is retried next tick.
     }
@@ -322,7 +305,7 @@ export class Sweep<S extends SweptSession = Session> {
       : Math.ceil(round.panes.length * round.part / round.parts);
     for (; round.next < end; round.next++) {
       const pane = round.panes[round.next];
-      if (this.panes.get(pane.id) === pane) this.#visit(pane, this.#due.has(pane));
+      if (this.panes.get(pane.id) === pane) this.#visit(pane);
     }
     if (round.next >= round.panes.length) {
       if (this.#round === round) this.#round = undefined;

@@ -2,7 +2,7 @@
  * One screen buffer (the normal or the alternate screen) in typed arrays, with the cell and
  * row primitives the screen's handlers are built from. No scrollback: only visible rows.
  *
- * Memory layout (a 32x120 grid: 15,360 + 3,840 + 64 + 32 + 122 + 256 = 19,674 bytes):
+ * Memory layout (a 32x120 grid: 15,360 + 3,840 + 64 + 32 + 122 = 19,418 bytes):
  *
  *   cells   Uint32Array(rows * cols)   one word per cell, physical row-major:
  *           | 31..24 unused | 23..22 width | 21 combined | 20..0 code point |
@@ -29,8 +29,6 @@
  *           {@link Grid.touch}); '' as soon as a row is cleared, and erasing in a row that
  *           reads '' keeps it (programs that redraw erase many blank rows); scrolling rotates
  *           `rowMap`, so cached texts move with it.
- *   stamps  Float64Array(rows): per physical row, the change stamp of its last change (text,
- *           wrap flag or position: rows that scroll are stamped too); see {@link changeStamp}.
  *
  * The cell word, the wide-character fix-ups and the text rules follow xterm.js 6.0.0
  * `src/common/buffer/BufferLine.ts` (MIT), the reference the tests compare against.
@@ -65,17 +63,6 @@ function codesOfLength(n: number): number[] {
   return (codesByLength[n] ??= new Array<number>(n).fill(0));
 }
 
-/**
- * The last change stamp given to a row (shared by every grid, so stamps only grow: a number
- * keeps them exact up to 2^53).
- */
-let lastStamp = 0;
-
-/** The stamp the next change of any row will exceed: rows stamped above it changed after now. */
-export function changeStamp(): number {
-  return lastStamp;
-}
-
 /** Tab stop distance of the default stops (xterm `tabStopWidth`). */
 const TAB_WIDTH = 8;
 
@@ -91,8 +78,6 @@ export class Grid {
   readonly combined: Map<number, string> = new Map();
   /** Per physical row: its text as last built, undefined when a cell changed since. */
   readonly texts: (string | undefined)[];
-  /** Per physical row: the stamp of its last change ({@link changeStamp}). */
-  readonly stamps: Float64Array;
   /** Cursor column, 0..cols+1: `cols` means a wrap is pending (deferred autowrap). */
   x = 0;
   /** Cursor row, 0..rows-1. */
@@ -118,7 +103,6 @@ export class Grid {
     for (let y = 0; y < rows; y++) this.rowMap[y] = y;
     this.wrapped = new Uint8Array(rows);
     this.texts = new Array<string | undefined>(rows).fill(undefined);
-    this.stamps = new Float64Array(rows).fill(++lastStamp);
     this.tabs = new Uint8Array(cols + 2);
     this.scrollBottom = rows - 1;
     this.resetTabs();
@@ -134,25 +118,7 @@ export class Grid {
    * row directly calls this (the primitives below do it themselves).
    */
   touch(y: number): void {
-    const p = this.rowMap[y];
-    this.texts[p] = undefined;
-    this.stamps[p] = ++lastStamp;
-  }
-
-  /** Marks physical row `p` changed (its text is dropped): {@link touch} by physical index. */
-  touchPhysical(p: number): void {
-    this.texts[p] = undefined;
-    this.stamps[p] = ++lastStamp;
-  }
-
-  /** Stamps every row changed (the screen switched to this buffer). */
-  stampAll(): void {
-    this.stamps.fill(++lastStamp);
-  }
-
-  /** The change stamp of visible row `y` ({@link changeStamp}). */
-  rowStamp(y: number): number {
-    return this.stamps[this.rowMap[y]];
+    this.texts[this.rowMap[y]] = undefined;
   }
 
   /** True when visible row `y` continues row y-1 (xterm `isWrapped`). */
@@ -161,11 +127,7 @@ export class Grid {
   }
 
   setWrapped(y: number, on: boolean): void {
-    const p = this.rowMap[y];
-    const v = on ? 1 : 0;
-    if (this.wrapped[p] === v) return;
-    this.wrapped[p] = v;
-    this.stamps[p] = ++lastStamp;
+    this.wrapped[this.rowMap[y]] = on ? 1 : 0;
   }
 
   /** Default tab stops: columns 0, 8, 16, ... (xterm `setupTabStops`). */
@@ -181,7 +143,6 @@ export class Grid {
     this.wrapped.fill(0);
     this.combined.clear();
     this.texts.fill(''); // a blank row reads ''
-    this.stamps.fill(++lastStamp);
   }
 
   /** Blanks visible row `y` and sets its wrap flag to `wrapped`. */
@@ -192,7 +153,6 @@ export class Grid {
     this.bg.fill(0, start, start + this.cols);
     this.wrapped[p] = wrapped ? 1 : 0;
     this.texts[p] = ''; // a blank row reads ''
-    this.stamps[p] = ++lastStamp;
     if (this.combined.size > 0) this.dropCombined(start, start + this.cols);
   }
 
@@ -208,8 +168,7 @@ export class Grid {
   rotateUp(top: number, bottom: number, wrapped = false): void {
     const map = this.rowMap;
     const p = map[top];
-    const stamp = ++lastStamp;
-    for (let y = top; y < bottom; y++) this.stamps[map[y] = map[y + 1]] = stamp;
+    for (let y = top; y < bottom; y++) map[y] = map[y + 1];
     map[bottom] = p;
     this.clearRow(bottom, wrapped);
   }
@@ -218,8 +177,7 @@ export class Grid {
   rotateDown(top: number, bottom: number): void {
     const map = this.rowMap;
     const p = map[bottom];
-    const stamp = ++lastStamp;
-    for (let y = bottom; y > top; y--) this.stamps[map[y] = map[y - 1]] = stamp;
+    for (let y = bottom; y > top; y--) map[y] = map[y - 1];
     map[top] = p;
     this.clearRow(top);
   }
@@ -393,6 +351,6 @@ export class Grid {
   /** Bytes held in typed arrays (the memory layout above). */
   byteSize(): number {
     return this.cells.byteLength + this.bg.byteLength + this.rowMap.byteLength +
-      this.wrapped.byteLength + this.tabs.byteLength + this.stamps.byteLength;
+      this.wrapped.byteLength + this.tabs.byteLength;
   }
 }

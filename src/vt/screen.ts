@@ -301,7 +301,7 @@ export class Screen {
     }
     if (width) c = (c & ~(3 << WIDTH_SHIFT)) | (width << WIDTH_SHIFT);
     g.cells[i] = c >>> 0;
-    g.touchPhysical(Math.floor(i / g.cols));
+    g.texts[Math.floor(i / g.cols)] = undefined;
   }
 
   /**
@@ -796,7 +796,6 @@ export class Screen {
     this.normal.x = this.g.x;
     this.normal.y = this.g.y;
     this.g = this.normal;
-    this.g.stampAll();
     this.version++;
   }
 

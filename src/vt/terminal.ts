@@ -7,7 +7,6 @@
  * (DESIGN.md section 3), checked by test/vt-*.test.ts on every fixture, on every split of
  * the Claude Code captures and on random streams.
  */
-import { changeStamp } from './grid.ts';
 import { Parser } from './parser.ts';
 import { Perform } from './perform.ts';
 import { Screen } from './screen.ts';
@@ -120,29 +119,6 @@ export class Terminal {
       this.#oscAt = this.perform.oscVersion;
     }
     return { rows, wrapped, title: this.perform.title, osc: this.#osc };
-  }
-
-  /**
-   * A mark for {@link rowChangedSince}: rows that change after this call are stamped above it.
-   * Marks of all terminals share one counter and only grow.
-   */
-  changeMark(): number {
-    return changeStamp();
-  }
-
-  /**
-   * True when visible row `y` changed (its text, its wrap flag, or its place: it scrolled, the
-   * screen switched buffer or was resized) after `mark` was taken ({@link changeMark}); also
-   * when the row's cells were rewritten with what they held. False outside the screen.
-   */
-  rowChangedSince(y: number, mark: number): boolean {
-    if (!(y >= 0 && y < this.screen.rows)) return false;
-    return this.screen.g.rowStamp(y) > mark;
-  }
-
-  /** Increases whenever the title or an OSC payload changes (a count, not a time). */
-  get oscVersion(): number {
-    return this.perform.oscVersion;
   }
 
   /** Cursor position, 0-based; at a pending wrap the column is the last one. */
