@@ -28,7 +28,9 @@
  *   anyway and counted as missed). CPU: process.cpuUsage of this process over the window minus
  *   the harness's reading of the truth, as % of one core; the keys it types (through the
  *   host's session, as a person's) and its bookkeeping of what the host published (a few map
- *   operations per transition) count as the host's.
+ *   operations per transition) count as the host's. The work is what the agents draw: on a
+ *   loaded machine they draw less (fewer chunks/s in the note) and the CPU % falls with it,
+ *   while the CPU per chunk rises; compare runs of one moment, alternated, at similar chunks/s.
  *
  * Figures per case: blocked latency (prompt drawn, truth time -> `blocked` published) median
  * and max; missed prompts (never published blocked while shown); false blocked (published
