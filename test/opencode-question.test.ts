@@ -23,7 +23,9 @@ import * as assert from 'uvu/assert';
 import { evaluate } from '../src/detect/evaluate.ts';
 import { type Manifest, parseManifest } from '../src/detect/manifest.ts';
 import { createHost } from '../src/runtime/default-host.ts';
+import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import { readRecording } from '../src/runtime/recording.ts';
+import { ScreenPane, type SweptSession } from '../src/runtime/screen-pane.ts';
 import { decide, initialState } from '../src/runtime/signals.ts';
 import { dialogShown, promptOn } from '../src/runtime/typing-guard.ts';
 import { Terminal } from '../src/vt/terminal.ts';
@@ -182,6 +184,58 @@ test('the recorded sessions, resized while blocked (120 -> 90 -> 60 columns): bl
   const t = replay(OC, 'ocq', 53.301);
   assert.is(t.cols, 60);
   assert.equal(promptOn(t).options, RUNNER);
+});
+
+test("a screen pane replaying the session: one prompt per question, the picked option's ✓ no new one", () => {
+  const base = join(OC, 'marked', 'ocq');
+  const rec = readRecording(base);
+  const manifests = loadBundledManifests();
+  const term = new Terminal(rec.meta.rows, rec.meta.cols);
+  let clock = Date.parse(rec.meta.started);
+  const session: SweptSession = {
+    id: 'oc',
+    spec: { agent: 'opencode', command: 'opencode', args: [] },
+    terminal: term,
+    inputsVersion: 0,
+    exit: null,
+    report: null,
+    onOutput: () => () => {},
+    onExit: () => () => {},
+  };
+  const pane = new ScreenPane(session, {
+    manifests: () => manifests,
+    foreground: () => null,
+    now: () => clock,
+  });
+  // what a PtyPane publishes after each evaluation: the state and, when blocked, the prompt
+  const published: string[] = [];
+  pane.onClassified(() => {
+    const p = promptOn(term, dialogShown(pane.record));
+    const s = pane.record.state === 'blocked'
+      ? `blocked ${JSON.stringify([p.question, p.options, p.details])}`
+      : pane.record.state;
+    if (published.at(-1) !== s) published.push(s);
+  });
+  const start = clock;
+  const resizes = [...rec.meta.resizes];
+  for (const c of rec.chunks) {
+    while (resizes.length && resizes[0].t <= c.t) {
+      const r = resizes.shift()!;
+      term.resize(r.rows, r.cols);
+    }
+    clock = start + c.t * 1000;
+    term.write(c.bytes);
+    pane.classifyNow();
+  }
+  assert.not.ok(published.some((s) => / ✓"/.test(s)), published.join('\n'));
+  // the first question: one prompt, from its drawing to its answer (Down, then the person's 1)
+  const db = published.findIndex((s) => s.startsWith('blocked') && s.includes('Which database'));
+  assert.ok(db >= 0, published.join('\n'));
+  assert.not.ok(published[db + 1].startsWith('blocked'), published.slice(db, db + 3).join('\n'));
+  // the second question too, though resized to 90 and 60 columns and back while it showed
+  const runner = published.findIndex((s) => s.includes('Which test runner'));
+  assert.ok(runner > db);
+  assert.not.ok(published[runner + 1].startsWith('blocked'), published.slice(runner).join('\n'));
 });
 
 /**

@@ -94,6 +94,12 @@ function fullRule(row: string): boolean {
 const strip = (row: string) => row.replace(/^[\s│┃|]+|[\s│┃|█▀▄]+$/g, '');
 
 const OPTION = /^[\s│┃|]*([❯›>●◉▶→*]\s*)?(\d{1,2})[.)]\s+(.+?)[\s│┃|█]*$/u;
+/**
+ * A check mark after an option's label: opencode 1.18.33 draws the option just picked as
+ * `2. SQLite ✓` for a moment (0.2-0.4 s) before its question dialog closes
+ * (fixtures/opencode/marked/ocq). The same option, not another prompt: left out.
+ */
+const PICKED = /\s+[✓✔]$/u;
 /** {@link OPTION} with match indices, to know the column where an option's text starts. */
 const OPTION_AT = new RegExp(OPTION.source, 'ud');
 
@@ -466,7 +472,7 @@ export function readPrompt(
     const option = {
       row: i,
       end: i,
-      text: `${n}. ${m[3]}`,
+      text: `${n}. ${m[3].replace(PICKED, '')}`,
       marked: m[1] !== undefined,
       indent,
       digit,
