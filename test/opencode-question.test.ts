@@ -386,6 +386,55 @@ const PLAIN_DIALOG = [
   '  ┃  ↑↓ choose  enter pick',
 ].join('\r\n');
 
+test("a person's own rule, live: blocked by it, the options published, answer --yes NAME 2 answers", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-ocu-'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    AGENTWATCH_DIR: join(dir, 'sock'),
+    XDG_CONFIG_HOME: join(dir, 'config'),
+    XDG_STATE_HOME: join(dir, 'state'),
+    XDG_CACHE_HOME: join(dir, 'cache'),
+  };
+  mkdirSync(env.AGENTWATCH_DIR!, { mode: 0o700 });
+  const folder = join(dir, 'config', 'agentwatch', 'agent-detection');
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  writeFileSync(join(folder, 'opencode.toml'), userManifest());
+  delete env.AGENTWATCH_SESSION;
+  const host = createHost({ intervalMs: 100 }, env, { update: false });
+  try {
+    const script = join(dir, 'play.cjs');
+    writeFileSync(script, PLAY);
+    const log = join(dir, 'log');
+    writeFileSync(log, '');
+    const session = await host.start({
+      command: process.execPath,
+      args: [
+        script,
+        log,
+        join(OC, 'opencode.blocked.v118-question.raw'),
+        join(OC, 'opencode.blocked.v118-question-down.raw'),
+      ],
+      name: 'ocu',
+      agent: 'opencode',
+      headless: true,
+    });
+    const w = host.ptyPane(session.id)!;
+    await until("the question, blocked by the person's rule", () => {
+      w.classifyNow();
+      return w.record.state === 'blocked' && /my rule/.test(w.record.reason) &&
+        w.info().question === 'Which database should I use?';
+    });
+    assert.equal(w.info().options, DATABASE, 'the options published (notice, board, ls)');
+    const run = await cli(['answer', '--yes', 'ocu', '2'], env, { tty: true });
+    assert.is(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /answered: 2\. SQLite/);
+    assert.equal(keysIn(log), ['1b5b42', '0d'], 'Down, then Enter');
+  } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("a rule's dialog with no visible selection: its question and options, selected -1", () => {
   const t = new Terminal(32, 120);
   t.write(new TextEncoder().encode(PLAIN_DIALOG));
