@@ -37,7 +37,7 @@ import { inputBox } from '../detect/evaluate.ts';
 import { UserError } from '../errors.ts';
 import type { ConfirmedPrompt } from './protocol.ts';
 import type { PtyPane } from './pty-pane.ts';
-import type { StateRecord } from './signals.ts';
+import { NOTHING_DRAWN, type StateRecord } from './signals.ts';
 import type { Terminal } from '../vt/terminal.ts';
 import { SYNC_HOLD_MS } from './screen-pane.ts';
 import { sendBytes } from './send-text.ts';
@@ -219,7 +219,8 @@ function refusal(w: PtyPane, why: string): GuardRefusal {
  * @throws GuardRefusal when the pane is blocked (before the text: zero bytes written; before
  *   the Enter: the text stays typed, unsubmitted).
  * @throws UserError (exit 3) when the agent's input box holds a draft and `append` is false,
- *   or when the agent draws no input box yet (its manifest's `[input] box`: still starting).
+ *   when the agent draws no input box yet (its manifest's `[input] box`: still starting), or
+ *   when it has drawn nothing at all yet (its screen blank since it started).
  */
 export async function guardedSend(
   w: PtyPane,
@@ -233,6 +234,14 @@ export async function guardedSend(
   // unless told to append (only for agents whose manifest says where the input box is).
   await drainPending();
   const idleBefore = w.classifyNow().state === 'idle';
+  if (w.record.reason === NOTHING_DRAWN) {
+    const name = w.session.spec.name;
+    throw new UserError(
+      `refused: ${name} has drawn nothing yet (still starting); nothing was typed ` +
+        `(agentwatch wait ${name} --until idle waits for it)`,
+      GUARD_EXIT,
+    );
+  }
   if (!append && w.record.state !== 'blocked' && w.manifest) {
     let box = inputBox(w.session.terminal.snapshot(), w.manifest);
     if (box !== 'empty') {
