@@ -523,7 +523,10 @@ if (!existsSync(CLAUDE_BIN)) {
 
       // The states followed the truth, with reports.
       ctx.events = await sessionEvents(socket);
-      const all = changes(f.received);
+      // (Claude Code starting, nothing drawn yet, reads working: no round; taken out, and the
+      // idle on either side of it read as one)
+      const all = changes(f.received).filter((c) => !c.reason.startsWith('starting:'))
+        .filter((c, i, a) => i === 0 || c.state !== a[i - 1].state);
       const states = all.map((c) => c.state);
       const explainStates = () =>
         all.map((c) => `  ${c.t - all[0].t} ${c.state} by ${c.by}: ${c.reason}`).join('\n');

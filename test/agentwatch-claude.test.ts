@@ -476,7 +476,10 @@ function isKnownIdleFlash(c: Change[], i: number): boolean {
  * are taken out first and noted.
  */
 function checkSequence(m: Measured, notes: string[]): void {
-  const all = changes(m.received);
+  // The agent starting (working while nothing is drawn yet) is no round of the script: its
+  // working is taken out, and the idle on either side of it read as one.
+  const all = changes(m.received).filter((c) => !c.reason.startsWith('starting:'))
+    .filter((c, i, a) => i === 0 || c.state !== a[i - 1].state);
   const kept = all.filter((_, i) => {
     if (!isKnownIdleFlash(all, i)) return true;
     notes.push(

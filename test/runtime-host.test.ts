@@ -24,7 +24,7 @@ import { makeSessionId, type SessionHost } from '../src/runtime/host.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import type { Session } from '../src/runtime/session.ts';
-import { IDLE_CONFIRM_MS } from '../src/runtime/signals.ts';
+import { IDLE_CONFIRM_MS, NOTHING_DRAWN } from '../src/runtime/signals.ts';
 import { sleep, until } from './support/until.ts';
 import { agentwatchArgv, cli as runCli } from './support/cli.ts';
 import { fakeClaudeDir, startShell } from './support/fake-claude.ts';
@@ -43,7 +43,11 @@ class Follower {
   closed = false;
 
   constructor(path: string) {
-    this.socket = subscribe(path, (i) => this.infos.push(i), () => (this.closed = true));
+    // (the fake agent's start-up, working while it has drawn nothing yet, is no step of these
+    // tests: left out, as are the repeats it leaves on either side of it)
+    this.socket = subscribe(path, (i) => {
+      if (i.reason !== NOTHING_DRAWN) this.infos.push(i);
+    }, () => (this.closed = true));
   }
 
   /** The states received so far, consecutive repeats folded. */

@@ -155,7 +155,14 @@ export const acpCommand: Command = {
       'type a prompt and Enter; Ctrl-C cancels a turn; Ctrl-D (or Ctrl-C twice when idle) quits\n',
     );
 
-    const rl = createInterface({ input: process.stdin, terminal: tty });
+    // In a terminal readline takes the keys raw (the terminal's own echo is off) and echoes
+    // them itself, to its output: without one, what the person typed was never shown.
+    const rl = createInterface({
+      input: process.stdin,
+      output: tty ? stdout : undefined,
+      terminal: tty,
+      prompt: '',
+    });
     let turn: Promise<unknown> = Promise.resolve();
     let lastInterrupt = 0;
     let quitting = false;

@@ -70,7 +70,12 @@ export const recordCommand: Command = {
         // Every byte the agent is given: the person's keys (chords taken out), and what send,
         // answer or an attached board wrote through the control socket.
         session.onInput((data) => recorder.input(data));
-        host.onTransition(({ info }) => recorder.agent(info.agent));
+        // The agent as soon as it is known, and whenever it changes: a session whose state
+        // never changed (a Codex start screen and nothing more) still names its agent.
+        recorder.agent(host.info(session.id).agent);
+        host.onPublish((info) => {
+          if (info.id === session.id) recorder.agent(info.agent);
+        });
         host.setMarker(session.id, (state, note) => {
           if (state !== 'blocked' && state !== 'working' && state !== 'idle') {
             throw new UserError(`mark: state must be blocked, working or idle, got '${state}'`);

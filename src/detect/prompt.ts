@@ -5,7 +5,10 @@
  * (`Would you like to run the following command?` / `› 1. Yes, proceed (y)`), Gemini CLI and
  * Qwen Code (`Allow execution of ...?` / `● 1. Allow once`), and opencode 1.18, whose
  * permission panel has a row of buttons instead (`┃   Allow once   Allow always   Reject   ...
- * ⇆ select  enter confirm`), the selected one drawn with a background colour only.
+ * ⇆ select  enter confirm`), the selected one drawn with a background colour only, and its
+ * question dialog (`┃  Which database should I use?` / `┃  1. Postgres (Recommended)` / ... /
+ * `┃  ↑↓ select  enter submit  esc dismiss`), a numbered list whose selected option is drawn on
+ * another background, no marker.
  */
 
 /** A prompt as read from the screen. */
@@ -91,6 +94,12 @@ function fullRule(row: string): boolean {
 const strip = (row: string) => row.replace(/^[\s│┃|]+|[\s│┃|█▀▄]+$/g, '');
 
 const OPTION = /^[\s│┃|]*([❯›>●◉▶→*]\s*)?(\d{1,2})[.)]\s+(.+?)[\s│┃|█]*$/u;
+/**
+ * A check mark after an option's label: opencode 1.18.33 draws the option just picked as
+ * `2. SQLite ✓` for a moment (0.2-0.4 s) before its question dialog closes
+ * (fixtures/opencode/marked/ocq). The same option, not another prompt: left out.
+ */
+const PICKED = /\s+[✓✔]$/u;
 /** {@link OPTION} with match indices, to know the column where an option's text starts. */
 const OPTION_AT = new RegExp(OPTION.source, 'ud');
 
@@ -266,6 +275,44 @@ function readPressEnter(rows: readonly string[]): Prompt | null {
   };
 }
 
+/**
+ * A bordered panel with no options whose last row is key hints alone, one of them `enter`
+ * and what it does (`┃  ⇆ tab  enter submit  esc dismiss`): opencode 1.18.33's review step
+ * after a call of several questions (fixtures/opencode/opencode.blocked.v118-questions-confirm).
+ * Read as a prompt with the one option that Enter gives (`Submit`, selected); the question is
+ * the panel's first row that is not a row of tabs (labels 3 or more spaces apart), the details
+ * the rows between it and the hints. Else null.
+ */
+function readHintPanel(rows: readonly string[]): Prompt | null {
+  let last = rows.length - 1;
+  while (last >= 0 && !strip(rows[last])) last--;
+  // the panel may end with an empty bordered row under its hints
+  if (last > 0 && /^\s*[┃│|]\s*$/u.test(rows[last])) last--;
+  const m = /^(\s*)([┃│|])\s+(\S.*)$/u.exec(rows[last] ?? '');
+  if (!m) return null;
+  const hints = m[3].trim().split(/ {2,}/);
+  if (hints.length < 2 || !hints.every((h) => KEY_HINT.test(h))) return null;
+  const enter = hints.map((h) => /^enter\s+(\S+)$/iu.exec(h)).find((x) => x);
+  if (!enter) return null;
+  const top = borderTop(rows, last);
+  const lines: string[] = [];
+  for (let i = top; i < last; i++) {
+    const line = strip(rows[i]);
+    if (line && !separator(rows[i])) lines.push(line);
+  }
+  const tabs = (line: string) => /\S {3,}\S/.test(line) && !/[.:?!]/.test(line);
+  const q = lines.findIndex((l) => !tabs(l));
+  if (q < 0) return null;
+  const verb = enter[1];
+  return {
+    question: lines[q],
+    options: [verb[0].toUpperCase() + verb.slice(1)],
+    selected: 0,
+    layout: 'vertical',
+    details: lines.slice(q + 1, q + 9),
+  };
+}
+
 /** A boxed row with the selection marker `›` and no number: `│ › Alibaba ModelStudio │`. */
 const BOXED_MARK = /^(\s*│\s)› (\S.*?)[\s│]*$/u;
 
@@ -378,6 +425,53 @@ function unnumberedOptions(
 }
 
 /**
+ * The first row of the bordered block that row `at` belongs to: when `at` starts with a left
+ * border (`┃`, `│` or `|` after blanks), the rows above it with the same border in the same
+ * column; else 0 (no border: the whole screen above).
+ */
+function borderTop(rows: readonly string[], at: number): number {
+  const m = /^(\s*)([┃│|])/u.exec(rows[at]);
+  if (!m) return 0;
+  let first = at;
+  while (
+    first > 0 && rows[first - 1].startsWith(m[2], m[1].length) &&
+    !rows[first - 1].slice(0, m[1].length).trim()
+  ) {
+    first--;
+  }
+  return first;
+}
+
+/**
+ * The option drawn highlighted in a numbered list without a selection marker, by the
+ * background tags of the cells of its number (Terminal.rowBackgrounds): the one option whose
+ * number stands on another background than the cell left of it (opencode 1.18.33's question
+ * dialog: `┃  2. SQLite`, the selected option's `2. SQLite` on a lighter grey than the panel),
+ * else the one whose number's background differs from the others', which all agree (a whole
+ * row drawn in inverse video); -1 when no single option stands out.
+ */
+function highlighted(
+  options: ReadonlyArray<{ row: number; digit?: number }>,
+  backgrounds: Backgrounds,
+): number {
+  const tagsOf = (row: number) =>
+    typeof backgrounds === 'function' ? backgrounds(row) : backgrounds[row];
+  const marks = options.map((o) => {
+    const tags = tagsOf(o.row);
+    const at = o.digit ?? -1;
+    return { at: tags?.[at], before: at > 0 ? tags?.[at - 1] : undefined };
+  });
+  const raised = marks.flatMap((m, k) =>
+    m.at !== undefined && m.before !== undefined && m.at !== m.before ? [k] : []
+  );
+  if (raised.length === 1) return raised[0];
+  if (raised.length > 1 || options.length < 3) return -1;
+  const odd = marks.flatMap((m, k) => marks.every((n, j) => j === k || n.at !== m.at) ? [k] : []);
+  const rest = marks.filter((_, k) => k !== odd[0]);
+  return odd.length === 1 && rest.every((m) => m.at === rest[0].at) ? odd[0] : -1;
+}
+
+/**
  * Finds the prompt on `rows` (visible rows, top first). `backgrounds` (optional, per row the
  * background tag of each code unit: Terminal.rowBackgrounds, or a function giving a row's)
  * lets it see a selection drawn with a colour alone.
@@ -391,7 +485,14 @@ export function readPrompt(
   // The options: the last run of consecutively numbered lines 1., 2., ... on the screen.
   // An option's text wraps onto the next rows, indented at least as deep as its text starts
   // (Ink in a narrow pane: "  2. Yes, and always allow access to /" + "     tmp/proj ...").
-  type Option = { row: number; end: number; text: string; marked: boolean; indent: number };
+  type Option = {
+    row: number;
+    end: number;
+    text: string;
+    marked: boolean;
+    indent: number;
+    digit?: number;
+  };
   let options: Option[] = [];
   let current: Option[] = [];
   // The dialog's right edge: its widest row (its rules span it). A word longer than a row is
@@ -416,7 +517,15 @@ export function readPrompt(
     }
     const n = Number(m[2]);
     const indent = m.indices?.[3]?.[0] ?? 0;
-    const option = { row: i, end: i, text: `${n}. ${m[3]}`, marked: m[1] !== undefined, indent };
+    const digit = m.indices?.[2]?.[0];
+    const option = {
+      row: i,
+      end: i,
+      text: `${n}. ${m[3].replace(PICKED, '')}`,
+      marked: m[1] !== undefined,
+      indent,
+      digit,
+    };
     if (n === 1) current = [option];
     else if (current.length && n === current.length + 1) current.push(option);
     else continue;
@@ -430,15 +539,26 @@ export function readPrompt(
   if (!options.length) {
     const buttons = readButtonRow(rows, backgrounds);
     if (buttons) return buttons;
+    const panel = readHintPanel(rows);
+    if (panel) return panel;
+  }
+  // A list with no selection marker may show its selection with a colour alone (opencode
+  // 1.18.33's question dialog draws the selected option's number on another background).
+  let selected = options.findIndex((o) => o.marked);
+  if (selected < 0 && options.length >= 2 && backgrounds) {
+    selected = highlighted(options, backgrounds);
   }
   // The question is the dialog's: above its options, below the dialog's top rule. With no
   // options there is no dialog to read (a hook or OSC said blocked before it was drawn), and
   // a '?' line then is the agent's prose ("Would you like me to add a regression test?"),
   // not the prompt.
   const top = options.length ? options[0].row : -1;
+  // A dialog drawn inside a left border (opencode's panels: `┃` down their left side) ends
+  // where the border does: the transcript above it is not the dialog's.
+  const floor = top >= 0 ? borderTop(rows, top) : 0;
   let question = '';
   let qRow = -1;
-  for (let i = top - 1; i >= 0 && i >= top - 20; i--) {
+  for (let i = top - 1; i >= floor && i >= top - 20; i--) {
     if (fullRule(rows[i])) break;
     const line = strip(rows[i]);
     if (line.endsWith('?')) {
@@ -449,12 +569,25 @@ export function readPrompt(
   }
   // No row ends with '?': the last question inside a row of the dialog (Claude Code's trust
   // dialog: "Quick safety check: Is this a project you created or one you trust? (Like ...").
-  for (let i = top - 1; !question && options.length && i >= 0 && i >= top - 20; i--) {
+  for (let i = top - 1; !question && options.length && i >= floor && i >= top - 20; i--) {
     if (fullRule(rows[i])) break;
     const m = /(?:^|[.:!]\s+)([^.?!:]*\?)(?=\s|$)/u.exec(strip(rows[i]));
     if (m) {
       question = m[1].trim();
       qRow = i;
+    }
+  }
+  // Still none, in a bordered panel: the panel's first line (a person's own rule's dialog
+  // may ask without a '?': `┃  Pick a colour for the theme`), not a row of tabs.
+  if (!question && options.length && /^\s*[┃│|]/u.test(rows[top])) {
+    for (let i = floor; i < top; i++) {
+      const line = strip(rows[i]);
+      if (!line || separator(rows[i])) continue;
+      if (!/\S {3,}\S/.test(line)) {
+        question = line;
+        qRow = i;
+      }
+      break;
     }
   }
   // A question wrapped in a narrow pane ("Do you want to" / "proceed?"): join the rows above
@@ -483,12 +616,12 @@ export function readPrompt(
     // this very approval) or a past prompt (`› ...`) at column 0 is above its dialog, not in it.
     const transcript = (row: string) => /^[•›] \S/u.test(row);
     while (
-      start > 0 && top - start < 12 && !fullRule(rows[start - 1]) && !header(rows[start]) &&
+      start > floor && top - start < 12 && !fullRule(rows[start - 1]) && !header(rows[start]) &&
       !transcript(rows[start - 1])
     ) {
       start--;
     }
-    if (start === 0 && !fullRule(rows[0]) && !header(rows[0])) detailsCut = true;
+    if (start === 0 && floor === 0 && !fullRule(rows[0]) && !header(rows[0])) detailsCut = true;
     for (let i = start; i < top && details.length < 8; i++) {
       const line = strip(rows[i]);
       if (
@@ -501,7 +634,7 @@ export function readPrompt(
   return {
     question,
     options: options.map((o) => o.text),
-    selected: options.findIndex((o) => o.marked),
+    selected,
     layout: 'vertical',
     details,
     ...(detailsCut ? { detailsCut } : {}),

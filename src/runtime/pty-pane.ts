@@ -27,6 +27,7 @@ import type { StateRecord } from './signals.ts';
 import {
   choiceIndex,
   currentPrompt,
+  dialogShown,
   guardedAnswer,
   guardedSend,
   promptOn,
@@ -82,6 +83,8 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
   /** The prompt read off the screen at terminal version {@link #promptVersion}. */
   #promptRead?: Prompt;
   #promptVersion = -1;
+  /** The `dialog` flag {@link promptOn} read {@link #promptRead} with. */
+  #promptDialog = false;
   /** The prompt the screen showed at the last evaluation (raw, see {@link promptText}). */
   #shownPrompt = '';
   /**
@@ -277,9 +280,11 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
    */
   #prompt(): Prompt {
     const version = this.session.terminal.version;
-    if (this.#promptVersion !== version || !this.#promptRead) {
-      this.#promptRead = promptOn(this.session.terminal);
+    const dialog = dialogShown(this.record);
+    if (this.#promptVersion !== version || !this.#promptRead || this.#promptDialog !== dialog) {
+      this.#promptRead = promptOn(this.session.terminal, dialog);
       this.#promptVersion = version;
+      this.#promptDialog = dialog;
     }
     return this.#promptRead;
   }

@@ -252,6 +252,7 @@ export class ScreenPane<S extends SweptSession = SweptSession> {
         ? inputBox(s.terminal.snapshot(), manifest) !== 'absent'
         : undefined,
       screenChangedAt: this.screenChangedAt,
+      blank: prev.drawnSeen ? undefined : s.terminal.snapshot().rows.every((r) => r === ''),
     });
     this.lastEvalAt = now;
     this.evaluations++;

@@ -43,6 +43,12 @@ export const DEFAULT_REPORT_TTL_MS = 60_000;
  */
 export const STARTING_STILL_MS = 45_000;
 
+/**
+ * The reason of a pane whose agent has drawn nothing yet (its screen blank since it started):
+ * starting, read as working; `send` types nothing into it.
+ */
+export const NOTHING_DRAWN = 'starting: nothing drawn yet';
+
 /** Names of shells: when one holds the PTY's foreground, no agent runs there. */
 export const SHELLS: ReadonlySet<string> = new Set([
   'bash',
@@ -144,6 +150,12 @@ export interface SignalInput {
    */
   inputDrawn?: boolean;
   /**
+   * Whether the screen is blank (every row empty), while it was never seen drawn; absent once it
+   * was. A pane whose agent has drawn nothing yet is starting, whatever its manifest (opencode
+   * 1.18.33 in the background host stayed blank for minutes: tester3), not ready for a task.
+   */
+  blank?: boolean;
+  /**
    * When the screen last changed, ms (absent: unknown). A starting screen (see `inputDrawn`)
    * still for {@link STARTING_STILL_MS} reads like any screen no rule matched: idle.
    */
@@ -184,6 +196,8 @@ export interface StateRecord {
   agentSeen?: boolean;
   /** True once the agent's input box was drawn (see {@link SignalInput.inputDrawn}). */
   inputSeen?: boolean;
+  /** True once the screen was seen with anything drawn on it (see {@link SignalInput.blank}). */
+  drawnSeen?: boolean;
   /**
    * True once the session read idle from a rule, a report or its drawn input box (its agent was
    * ready for a task); false again once the agent ended and its shell is back.
@@ -249,6 +263,7 @@ type Memo = Pick<
   | 'screenUnblockedAt'
   | 'agentSeen'
   | 'inputSeen'
+  | 'drawnSeen'
   | 'ready'
   | 'worked'
   | 'startingEnded'
@@ -277,6 +292,7 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
     screenUnblockedAt: prev.screenBlocked && ev?.state !== 'blocked' ? now : prev.screenUnblockedAt,
     agentSeen: prev.agentSeen || input.foreground === 'agent',
     inputSeen: prev.inputSeen || input.inputDrawn === true,
+    drawnSeen: prev.drawnSeen || input.blank === false,
     ready: prev.ready,
     worked: prev.worked,
     startingEnded: prev.startingEnded,
@@ -344,7 +360,14 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
       now,
       `the agent ended: the shell (${input.foregroundName}) is back in the foreground`,
       'foreground',
-      { ...memo, ready: false, worked: false, inputSeen: false, startingEnded: false },
+      {
+        ...memo,
+        ready: false,
+        worked: false,
+        inputSeen: false,
+        drawnSeen: false,
+        startingEnded: false,
+      },
     );
   }
   if (input.foreground === 'other' && !ev) {
@@ -376,6 +399,10 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
       memo,
     );
   }
+  // Nothing drawn yet, and the agent said nothing either (a hook's report says it runs).
+  if (ev.rule === null && input.blank === true && !memo.drawnSeen && r === null) {
+    return next(prev, 'working', now, NOTHING_DRAWN, 'screen', memo);
+  }
   if (ev.rule === null && input.inputDrawn === false && !memo.inputSeen && !memo.startingEnded) {
     const still = input.screenChangedAt === undefined ? 0 : now - input.screenChangedAt;
     if (still < STARTING_STILL_MS) {
@@ -403,7 +430,8 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
       ev,
     );
   }
-  if (ev.state === 'idle' && prev.state === 'working') {
+  // (a start-up that drew its first screen is no spinner flickering: no confirmation)
+  if (ev.state === 'idle' && prev.state === 'working' && prev.reason !== NOTHING_DRAWN) {
     const first = prev.idleSeenAt ?? now;
     if (now - first < IDLE_CONFIRM_MS) return { ...prev, ...memo, idleSeenAt: first };
   }

@@ -37,25 +37,42 @@ import { inputBox } from '../detect/evaluate.ts';
 import { UserError } from '../errors.ts';
 import type { ConfirmedPrompt } from './protocol.ts';
 import type { PtyPane } from './pty-pane.ts';
+import { NOTHING_DRAWN, type StateRecord } from './signals.ts';
 import type { Terminal } from '../vt/terminal.ts';
 import { SYNC_HOLD_MS } from './screen-pane.ts';
 import { sendBytes } from './send-text.ts';
 
 /**
  * The prompt on `terminal`'s screen now: its rows, and their background tags so that a
- * selection drawn with a colour alone (opencode's buttons) is seen. A numbered list drawn one
- * item a row with no item marked as selected is no choice but numbered text (Claude Code
- * 2.1.332's onboarding "Security notes: 1. Claude can make mistakes. ... Press Enter to
- * continue", fixtures/claude-code/claude.blocked.onboarding.security.raw): no options then,
- * so `answer` types no digit into it and the board shows no notes as options.
+ * selection drawn with a colour alone (opencode's buttons and question dialog) is seen. A
+ * numbered list drawn one item a row with no item marked as selected is no choice but numbered
+ * text (an agent's reply, or Claude Code 2.1.332's onboarding "Security notes: 1. Claude can
+ * make mistakes. ...", fixtures/claude-code/claude.blocked.onboarding.security.raw): no options
+ * then, so `answer` types nothing into it and the board shows no notes as options. Unless
+ * `dialogShown` (see {@link dialogShown}): a rule read the dialog off this screen, so its
+ * numbered rows are its options (a dialog a person's own rule knows, its selection drawn in a
+ * way not read here), with `selected` -1: the notice and the board show them, and `answer`
+ * says it cannot see the selection.
  */
-export function promptOn(terminal: Terminal): Prompt {
+export function promptOn(terminal: Terminal, dialog = false): Prompt {
   // a row's background tags only when asked (a button row), not every row's each time
   const p = readPrompt(terminal.snapshot().rows, (y) => terminal.rowBackgrounds(y));
-  if (p.layout === 'vertical' && p.options.length && p.selected < 0) {
+  if (p.layout === 'vertical' && p.options.length && p.selected < 0 && !dialog) {
     return { question: '', options: [], selected: -1, layout: p.layout, details: [] };
   }
   return p;
+}
+
+/**
+ * Whether `record` (a pane's state) is blocked because one of its manifest's rules read a
+ * dialog off the screen (a `screen`, `bottom` or `below_last_rule` region), not because a
+ * hook, a title or an in-band OSC state said so (they come before the dialog is drawn, when
+ * the numbered rows on screen are still the agent's prose).
+ */
+export function dialogShown(record: StateRecord): boolean {
+  const ev = record.evaluation;
+  return record.state === 'blocked' && record.by === 'screen' && !!ev && ev.rule !== null &&
+    ev.state === 'blocked' && ev.region !== null && !/^(?:title|osc)\b/.test(ev.region);
 }
 
 /** Exit code of a refused `send`/`answer` (the pane is blocked, or no longer blocked). */
@@ -187,7 +204,7 @@ async function guardedWrite(
 }
 
 function refusal(w: PtyPane, why: string): GuardRefusal {
-  const p = promptOn(w.session.terminal);
+  const p = promptOn(w.session.terminal, dialogShown(w.record));
   const lines = [why];
   if (p.question) lines.push(`  ${p.question}`);
   for (const o of p.options) lines.push(`    ${o}`);
@@ -202,7 +219,8 @@ function refusal(w: PtyPane, why: string): GuardRefusal {
  * @throws GuardRefusal when the pane is blocked (before the text: zero bytes written; before
  *   the Enter: the text stays typed, unsubmitted).
  * @throws UserError (exit 3) when the agent's input box holds a draft and `append` is false,
- *   or when the agent draws no input box yet (its manifest's `[input] box`: still starting).
+ *   when the agent draws no input box yet (its manifest's `[input] box`: still starting), or
+ *   when it has drawn nothing at all yet (its screen blank since it started).
  */
 export async function guardedSend(
   w: PtyPane,
@@ -216,6 +234,14 @@ export async function guardedSend(
   // unless told to append (only for agents whose manifest says where the input box is).
   await drainPending();
   const idleBefore = w.classifyNow().state === 'idle';
+  if (w.record.reason === NOTHING_DRAWN) {
+    const name = w.session.spec.name;
+    throw new UserError(
+      `refused: ${name} has drawn nothing yet (still starting); nothing was typed ` +
+        `(agentwatch wait ${name} --until idle waits for it)`,
+      GUARD_EXIT,
+    );
+  }
   if (!append && w.record.state !== 'blocked' && w.manifest) {
     let box = inputBox(w.session.terminal.snapshot(), w.manifest);
     if (box !== 'empty') {
@@ -412,7 +438,7 @@ export async function currentPrompt(
       GUARD_EXIT,
     );
   }
-  return promptOn(w.session.terminal);
+  return promptOn(w.session.terminal, dialogShown(w.record));
 }
 
 const DOWN = '\x1b[B';
@@ -527,7 +553,7 @@ export async function guardedAnswer(
           GUARD_EXIT,
         );
     }
-    const p = promptOn(w.session.terminal);
+    const p = promptOn(w.session.terminal, dialogShown(w.record));
     if (!sameText(p)) return changed;
     if (!episode()) return again;
     return p.selected === selected ? null : changed;
@@ -629,7 +655,7 @@ async function awaitAnswer(
       await drainPending();
       last = judgeFresh(w, (): Outcome | 'left' => {
         if (w.record.state !== 'blocked') return 'gone';
-        const now = promptOn(w.session.terminal);
+        const now = promptOn(w.session.terminal, dialogShown(w.record));
         if (same(now)) return now.selected === selected ? 'same' : 'moved';
         // another prompt drawn: gone; none readable while a signal still says blocked (a
         // hook's report the screen has not yet outvoted): the prompt left, the state lags

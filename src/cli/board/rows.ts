@@ -100,7 +100,9 @@ export function detailOf(info: SessionInfo, now = Date.now()): string {
       return [what, question].filter(Boolean).join(' · ') || 'a prompt waits for you';
     }
     case 'working':
-      return info.activity || (info.by === 'acp' ? info.reason : 'working');
+      if (info.activity) return info.activity;
+      if (info.reason.startsWith('starting')) return 'starting'; // no input box, or nothing drawn
+      return info.by === 'acp' ? info.reason : 'working';
     case 'idle':
       if (info.by === 'start') return 'started, no task yet';
       if (info.fresh) return 'ready, no task yet'; // idle since it started: nothing is done
