@@ -13,7 +13,7 @@ import * as pty from 'node-pty';
 import { Terminal } from '../vt/terminal.ts';
 import type { Report } from './signals.ts';
 import { accessSync, constants, readSync, statSync, writeSync } from 'node:fs';
-import { ptyMasterFd } from './foreground.ts';
+import { nativeAddon, ptyMasterFd } from './foreground.ts';
 import { delimiter, join } from 'node:path';
 import { UserError } from '../errors.ts';
 import { EventLog } from './event-log.ts';
@@ -277,6 +277,27 @@ export class Session {
       this.#onData(Buffer.from(READ_BUFFER.subarray(0, n))); // a copy: listeners may keep it
     }
     return total;
+  }
+
+  /**
+   * How many bytes written to the agent it has not read yet: the input waiting in its
+   * terminal's input queue (the native addon's `inputQueued`: FIONREAD on the PTY's slave).
+   * 0 once the agent's read(2) has taken everything written so far. For the typing guard: a
+   * byte still queued can reach whatever the agent draws before it reads it. In canonical
+   * mode (a shell's line editing off, `stty icanon`) only complete lines count.
+   * @returns the bytes, or undefined when that cannot be known (no addon, or an addon built
+   *   without it; the PTY closed; the call failed).
+   */
+  inputUnread(): number | undefined {
+    const { fd, socket } = this.#internals;
+    if (this.exit || fd === undefined || !socket || socket.destroyed) return undefined;
+    const queued = nativeAddon()?.inputQueued;
+    if (!queued) return undefined;
+    try {
+      return queued(fd);
+    } catch {
+      return undefined;
+    }
   }
 
   /**

@@ -250,6 +250,8 @@ export async function guardedSend(
   // last read and before the write (the window no program outside the agent can close) shows
   // in the output that follows, and the text may have gone into it.
   const appeared = watchForPrompt(w);
+  let read: boolean | undefined;
+  let readAt = 0;
   try {
     await guardedWrite(
       w,
@@ -261,6 +263,8 @@ export async function guardedSend(
       ),
     );
     appeared.arm();
+    read = await awaitRead(w, READ_WAIT_MS);
+    readAt = Date.now();
     await sleep(PROMPT_AFTER_WRITE_MS);
     w.session.readPending();
   } finally {
@@ -270,6 +274,16 @@ export async function guardedSend(
     throw refusal(
       w,
       'a prompt appeared while typing: the text may be in it, the Enter was not sent',
+    );
+  }
+  if (read === false) {
+    // Still in the terminal's input queue: it reaches whatever the agent shows when it reads
+    // it, which nobody can check now; no Enter goes after it.
+    throw new UserError(
+      `${w.session.spec.name} has not read the text within ${READ_WAIT_MS / 1000} s (busy, or ` +
+        'stopped): it is typed but not submitted, and reaches whatever the agent shows when it ' +
+        'reads it; the Enter was not sent',
+      GUARD_EXIT,
     );
   }
   let written = bytes.length;
@@ -282,7 +296,13 @@ export async function guardedSend(
       );
       written++;
     };
-    await sleep(KEY_GAP_MS - PROMPT_AFTER_WRITE_MS);
+    // The Enter KEY_GAP_MS after the agent read the text and then ran (drew anything: the
+    // echo), not after we wrote it: Gemini CLI 0.61.0 takes an Enter it handles within 30 ms
+    // of the last typed key as a new line (KeypressContext.tsx `bufferFastReturn`,
+    // FAST_RETURN_TIMEOUT, when the kitty keyboard protocol is off); a busy agent read text
+    // and Enter at once, or handled the text only after a pause that followed its read.
+    const ranAt = read ? await awaitOutput(w, READ_ECHO_MS) : readAt;
+    await sleep(ranAt + KEY_GAP_MS - Date.now());
     await pressEnter();
     // Sent to an idle agent, the text leaves its input box once submitted. Codex 0.171 takes
     // an Enter that follows fast typing (our text arrives in one read) as a newline, not a
@@ -327,8 +347,57 @@ async function leftInputBox(w: PtyPane): Promise<boolean> {
   return seen > 0;
 }
 
-/** How long after a write its screen is watched for a prompt drawn before it landed, ms. */
+/**
+ * How long the screen is still watched for a prompt once the agent has read the text (or,
+ * when that cannot be known, after the write), ms.
+ */
 export const PROMPT_AFTER_WRITE_MS = 5;
+
+/** How long `send` waits for the agent to read the text it typed, ms. */
+export const READ_WAIT_MS = 3000;
+
+/**
+ * How long `send` waits, once the agent has read the text, for output that shows it ran after
+ * that read (its echo of the text), before the Enter, ms; an agent that draws nothing costs
+ * this much per send.
+ */
+export const READ_ECHO_MS = 1000;
+
+/**
+ * Waits up to `ms` for output from `w`'s agent that it wrote after now (the master was read
+ * just before: {@link awaitRead}), reading the PTY every few ms.
+ * @returns when that output was read (ms since the epoch), or the time of the bound.
+ */
+async function awaitOutput(w: PtyPane, ms: number): Promise<number> {
+  const chunks = w.session.chunksOut;
+  const until = Date.now() + ms;
+  while (w.session.chunksOut === chunks && Date.now() < until && !w.session.exit) {
+    await sleep(5);
+    w.session.readPending();
+  }
+  return Date.now();
+}
+
+/**
+ * Waits until `w`'s agent has read every byte written to its PTY ({@link Session.inputUnread}
+ * is 0), reading its output meanwhile (about every millisecond), then reads it once more: a
+ * screen the agent drew before its read(2) took our bytes is then on our screen (the agent's
+ * output is in the master before its read; our read(2) of the master moves what is still in
+ * the pty's flip buffer first).
+ * @returns true once read, false when bytes are still unread after `ms`, undefined when that
+ *   cannot be known (no native addon, the PTY closed).
+ */
+async function awaitRead(w: PtyPane, ms: number): Promise<boolean | undefined> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const unread = w.session.inputUnread();
+    w.session.readPending();
+    if (unread === undefined) return undefined;
+    if (unread === 0) return true;
+    if (Date.now() >= until) return false;
+    await sleep(1);
+  }
+}
 
 /**
  * Watches `w`'s screen once armed (right after a write): reads what is already on the PTY at
