@@ -5,10 +5,13 @@
  * after the output already waiting on the PTY has been read:
  * - `send` writes text only to a pane that is not blocked; on a blocked pane it writes zero
  *   bytes and reports the prompt's question and options (exit 3 in the CLI). Right after the
- *   text is written the screen is watched for {@link PROMPT_AFTER_WRITE_MS}: a prompt drawn
- *   there (it may hold the text) is reported (exit 3) and the Enter is not sent. The Enter
- *   that submits the text is checked again on its own, so a prompt that appears between the
- *   text and the Enter does not receive that Enter.
+ *   text is written the screen is watched until the agent has read it (its terminal's input
+ *   queue is empty, {@link Session.inputUnread}) and {@link PROMPT_AFTER_WRITE_MS} longer: a
+ *   prompt drawn before that read may hold the text, so it is reported (exit 3) and the Enter
+ *   is not sent; text not read within {@link READ_WAIT_MS} gets no Enter either (exit 3). The
+ *   Enter that submits the text is checked again on its own, so a prompt that appears between
+ *   the text and the Enter does not receive that Enter, and is watched the same way (a prompt
+ *   drawn before the agent read it is reported: the Enter may have answered it).
  * - `answer` works only on a blocked pane, only with the person's confirmation, and only when
  *   the prompt on screen is still the one the person confirmed; once the dialog has settled it
  *   types the option's digit where the manifest says the dialogs take one, else moves the
@@ -186,8 +189,8 @@ async function guardedWrite(
   }
 }
 
-function refusal(w: PtyPane, why: string): GuardRefusal {
-  const p = promptOn(w.session.terminal);
+/** The refusal naming `why` and the prompt `p` (default: the one on screen now). */
+function refusal(w: PtyPane, why: string, p = promptOn(w.session.terminal)): GuardRefusal {
   const lines = [why];
   if (p.question) lines.push(`  ${p.question}`);
   for (const o of p.options) lines.push(`    ${o}`);
@@ -274,6 +277,7 @@ export async function guardedSend(
     throw refusal(
       w,
       'a prompt appeared while typing: the text may be in it, the Enter was not sent',
+      appeared.prompt(),
     );
   }
   if (read === false) {
@@ -288,13 +292,41 @@ export async function guardedSend(
   }
   let written = bytes.length;
   if (enter) {
+    // Each Enter is watched as the text was: until the agent has read it, and a prompt it drew
+    // before that read may have taken it (an Enter answers a dialog with its selected option).
     const pressEnter = async () => {
-      await guardedWrite(
-        w,
-        Buffer.from('\r'),
-        blocked(() => `a prompt appeared after the text was typed; the Enter was not sent`),
-      );
-      written++;
+      const appeared = watchForPrompt(w);
+      let read: boolean | undefined;
+      try {
+        await guardedWrite(
+          w,
+          Buffer.from('\r'),
+          blocked(() => `a prompt appeared after the text was typed; the Enter was not sent`),
+        );
+        written++;
+        appeared.arm();
+        read = await awaitRead(w, READ_WAIT_MS);
+        await sleep(PROMPT_AFTER_WRITE_MS);
+        w.session.readPending();
+      } finally {
+        appeared.stop();
+      }
+      if (appeared.seen()) {
+        throw refusal(
+          w,
+          'a prompt appeared as the Enter was pressed: the Enter may have answered it; look at ' +
+            'the pane',
+          appeared.prompt(),
+        );
+      }
+      if (read === false) {
+        throw new UserError(
+          `${w.session.spec.name} has not read the Enter within ${READ_WAIT_MS / 1000} s (busy, ` +
+            'or stopped): the text may not be submitted, and the Enter reaches whatever the ' +
+            'agent shows when it reads it',
+          GUARD_EXIT,
+        );
+      }
     };
     // The Enter KEY_GAP_MS after the agent read the text and then ran (drew anything: the
     // echo), not after we wrote it: Gemini CLI 0.61.0 takes an Enter it handles within 30 ms
@@ -401,19 +433,19 @@ async function awaitRead(w: PtyPane, ms: number): Promise<boolean | undefined> {
 
 /**
  * Watches `w`'s screen once armed (right after a write): reads what is already on the PTY at
- * once, then classifies after every chunk of output until stopped (the caller waits
- * {@link PROMPT_AFTER_WRITE_MS} and reads once more); `seen()` is true when any of those
- * screens was blocked. A dialog drawn within the guard's window (after its last read, before
- * the write) reaches the master within µs to a few ms; one drawn later was drawn after the
- * agent had our bytes.
+ * once, then classifies after every chunk of output until stopped (the caller waits until the
+ * agent has read the bytes, {@link awaitRead}, then {@link PROMPT_AFTER_WRITE_MS}, and reads
+ * once more); `seen()` is true when any of those screens was blocked. A dialog the agent drew
+ * before its read(2) took our bytes is in the master by then (however late the agent ran: a
+ * loaded machine); one drawn later was drawn after the agent had our bytes.
  */
 function watchForPrompt(
   w: PtyPane,
-): { arm(): void; stop(): void; seen(): boolean } {
-  let seen = false;
+): { arm(): void; stop(): void; seen(): boolean; prompt(): Prompt | undefined } {
+  let seen: Prompt | undefined;
   let off: (() => void) | undefined;
   const look = () => {
-    if (!seen && w.classifyNow().state === 'blocked') seen = true;
+    if (!seen && w.classifyNow().state === 'blocked') seen = promptOn(w.session.terminal);
   };
   return {
     arm() {
@@ -424,7 +456,9 @@ function watchForPrompt(
     stop() {
       off?.();
     },
-    seen: () => seen,
+    seen: () => seen !== undefined,
+    /** The first prompt seen, as it showed then. */
+    prompt: () => seen,
   };
 }
 
