@@ -392,6 +392,29 @@ test("background host in-process: four claims at once over a dead host's socket,
   }
 });
 
+test('run --detach: a host that answers after the start deadline is waited for, not reported dead', async () => {
+  // A host that accepted a start request starts the session: a client that gave up on it for a
+  // deadline a few ms away said "did not answer within 17 ms" for a session that then ran.
+  const { dir, env } = sandbox();
+  mkdirSync(env.AGENTWATCH_DIR!, { recursive: true, mode: 0o700 });
+  const server = createServer((c) => {
+    c.on('data', () =>
+      setTimeout(() =>
+        c.end(
+          JSON.stringify({ ok: true, op: 'start', id: 'late-1', socket: 's', pid: 1, host: 2 }) +
+            '\n',
+        ), 400));
+  });
+  try {
+    await new Promise<void>((r) => server.listen(join(env.AGENTWATCH_DIR!, HOST_SOCKET), r));
+    const started = await startDetached({ command: 'sleep', args: ['1'] }, env, 50);
+    assert.equal(started, { id: 'late-1', socket: 's', pid: 1, host: 2 });
+  } finally {
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('checkSpec: a start request with a wrong field is refused, naming the field', () => {
   const ok = { command: 'bash', args: [] };
   assert.equal(checkSpec({ ...ok, rows: 40, cols: 100, cwd: '/' }).cwd, '/');

@@ -4,13 +4,13 @@
  * and says which file and line is wrong. Real board in a PTY, a real background host in a
  * temporary AGENTWATCH_DIR; readiness is awaited.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { agentwatchArgv, runCli } from './support/agentwatch-e2e.ts';
 import { startPty } from './support/pty-driver.ts';
+import { sandbox } from './support/sandbox.ts';
 import { until } from './support/until.ts';
 import { listSessions } from '../src/runtime/session-directory.ts';
 
@@ -24,16 +24,7 @@ const alive = (pid: number) => {
 };
 
 test('board n with a broken config.toml: started, and told the file and line', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'aw-bcfg-'));
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  Object.assign(env, {
-    AGENTWATCH_DIR: join(dir, 's'),
-    XDG_CONFIG_HOME: join(dir, 'config'),
-    XDG_STATE_HOME: join(dir, 'state'),
-    XDG_CACHE_HOME: join(dir, 'cache'),
-    TERM: 'xterm-256color',
-  });
+  const { dir, env } = sandbox('aw-bcfg-');
   const config = join(dir, 'config', 'agentwatch', 'config.toml');
   mkdirSync(join(dir, 'config', 'agentwatch'), { recursive: true });
   writeFileSync(config, '[sweep]\ninterval = 700\n');

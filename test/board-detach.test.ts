@@ -4,13 +4,12 @@
  * with the last one. `watch --json -- CMD` likewise. Real processes in PTYs, a temporary
  * AGENTWATCH_DIR.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { agentwatchArgv, runCli } from './support/agentwatch-e2e.ts';
 import { startPty } from './support/pty-driver.ts';
+import { sandbox } from './support/sandbox.ts';
 import { until } from './support/until.ts';
 import { listSessions } from '../src/runtime/session-directory.ts';
 
@@ -23,21 +22,8 @@ const alive = (pid: number) => {
   }
 };
 
-function sandbox(): { dir: string; env: Record<string, string> } {
-  const dir = mkdtempSync(join(tmpdir(), 'aw-bd-'));
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  Object.assign(env, {
-    AGENTWATCH_DIR: join(dir, 's'),
-    XDG_CONFIG_HOME: join(dir, 'config'),
-    XDG_STATE_HOME: join(dir, 'state'),
-    TERM: 'xterm-256color',
-  });
-  return { dir, env };
-}
-
 test('board: sessions started with watch -- CMD and n outlive the board; a new board shows them', async () => {
-  const { dir, env } = sandbox();
+  const { dir, env } = sandbox('aw-bd-');
   let host = 0;
   try {
     const board = await startPty({
@@ -83,7 +69,7 @@ test('board: sessions started with watch -- CMD and n outlive the board; a new b
 });
 
 test('watch --json -- CMD: the session outlives the watch', async () => {
-  const { dir, env } = sandbox();
+  const { dir, env } = sandbox('aw-bd-');
   let host = 0;
   try {
     const watch = await startPty({

@@ -4,57 +4,15 @@
  * elsewhere closes by itself and says so (a `y` there could only be refused), and an old status
  * goes away by itself (on a short terminal it took the rows of sessions).
  */
-import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BoardUi, STATUS_MS } from '../src/cli/board/ui.ts';
-import type { SessionHost } from '../src/runtime/host.ts';
-import type { SessionInfo } from '../src/runtime/protocol.ts';
 import { SessionDirectory } from '../src/runtime/session-directory.ts';
-import { fakeInfo, promptStub } from './support/fake-session.ts';
+import { fakeHost, fakeInfo, fakeTerminal, promptStub } from './support/fake-session.ts';
 import { until } from './support/until.ts';
-
-/** A host serving the infos of `infos` (by id). */
-function fakeHost(infos: Map<string, SessionInfo>): SessionHost {
-  return {
-    onTransition: () => () => {},
-    classifyNow: () => {},
-    info: (id: string) => {
-      const i = infos.get(id);
-      if (!i) throw new Error(`no session ${id}`);
-      return i;
-    },
-    forget: (id: string) => Promise.resolve(void infos.delete(id)),
-  } as unknown as SessionHost;
-}
-
-/** A terminal for a BoardUi: keys in with `type`; `frame()` is what was painted since `clear`. */
-function fakeTerminal(rows = 20, columns = 100) {
-  const stdin = Object.assign(new EventEmitter(), {
-    setRawMode: () => {},
-    resume: () => {},
-    pause: () => {},
-  });
-  let out = '';
-  const stdout = Object.assign(new EventEmitter(), {
-    columns,
-    rows,
-    write: (s: string | Uint8Array) => {
-      out += typeof s === 'string' ? s : Buffer.from(s).toString('utf8');
-      return true;
-    },
-  });
-  return {
-    stdin: stdin as unknown as NodeJS.ReadStream,
-    stdout: stdout as unknown as NodeJS.WriteStream,
-    type: (keys: string) => stdin.emit('data', Buffer.from(keys, 'utf8')),
-    text: () => out.replace(/\x1b\[\d+;1H/g, '\n').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ''),
-    clear: () => (out = ''),
-  };
-}
 
 const PROMPT = {
   question: 'Do you want to proceed?',
@@ -135,6 +93,61 @@ test('board: a status goes away by itself after a while', () => {
     assert.match(term.text(), /no sessions yet/);
   } finally {
     Date.now = realNow;
+    ui.restore();
+    book.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('board: the cursor starts on the top row, and stays in place when its row is answered', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-cursor-'));
+  const now = Date.now();
+  const info = (id: string, state: string, since: number, startedAt: number) =>
+    fakeInfo(id, join(dir, `${id}.sock`), { state, since, startedAt });
+  // At first only an exited session is known; the others come in the next frames.
+  const hosted = new Map([['e1-0001', info('e1-0001', 'exited', now - 9000, now - 20_000)]]);
+  const book = new SessionDirectory({
+    host: fakeHost(hosted),
+    dir,
+    onChange: () => {},
+    remote: false,
+  });
+  book.addLocal('e1-0001');
+  const term = fakeTerminal(20, 100);
+  const ui = new BoardUi({ directory: book, stdin: term.stdin, stdout: term.stdout });
+  /** The name on the row the cursor marks in the last frame painted. */
+  const cursorOn = () => {
+    const rows = term.text().split('\n').filter((l) => / > \S/.test(l));
+    return / > (\S+)/.exec(rows.at(-1) ?? '')?.[1];
+  };
+  const frame = () => {
+    term.clear();
+    ui.render(true);
+  };
+  try {
+    ui.start();
+    assert.is(cursorOn(), 'e1-0001');
+    hosted.set('b1-0001', info('b1-0001', 'blocked', now - 3000, now - 15_000));
+    hosted.set('b2-0001', info('b2-0001', 'blocked', now - 2000, now - 14_000));
+    hosted.set('w1-0001', info('w1-0001', 'working', now - 1000, now - 13_000));
+    for (const id of ['b1-0001', 'b2-0001', 'w1-0001']) book.addLocal(id);
+    frame();
+    assert.is(cursorOn(), 'b1-0001', 'the longest-waiting blocked session, not the first row seen');
+    term.type('j');
+    term.type('k'); // the person moved the cursor: back on b1
+    assert.is(cursorOn(), 'b1-0001');
+    // b1 answered: it sorts down among the live rows; the cursor stays on the top row (b2).
+    hosted.set('b1-0001', info('b1-0001', 'working', now, now - 15_000));
+    frame();
+    assert.is(cursorOn(), 'b2-0001');
+    // A row that keeps its group is followed as other rows move about.
+    term.type('j');
+    term.type('j');
+    assert.is(cursorOn(), 'w1-0001');
+    hosted.set('b2-0001', info('b2-0001', 'working', now, now - 14_000));
+    frame();
+    assert.is(cursorOn(), 'w1-0001');
+  } finally {
     ui.restore();
     book.close();
     rmSync(dir, { recursive: true, force: true });

@@ -6,13 +6,13 @@
  * in a temporary AGENTWATCH_DIR; readiness is awaited.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { agentwatchArgv, runCli } from './support/agentwatch-e2e.ts';
 import { startPty } from './support/pty-driver.ts';
+import { sandbox } from './support/sandbox.ts';
 import { until } from './support/until.ts';
 import {
   ENDED_KEEP_MS,
@@ -24,20 +24,6 @@ import {
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import { ensureSocketDir } from '../src/runtime/paths.ts';
 
-function sandbox(): { dir: string; env: Record<string, string> } {
-  const dir = mkdtempSync(join(tmpdir(), 'aw-end-'));
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  Object.assign(env, {
-    AGENTWATCH_DIR: join(dir, 's'),
-    XDG_CONFIG_HOME: join(dir, 'config'),
-    XDG_STATE_HOME: join(dir, 'state'),
-    XDG_CACHE_HOME: join(dir, 'cache'),
-    TERM: 'xterm-256color',
-  });
-  return { dir, env };
-}
-
 /** An agent that fails at once, as one without its API key does. */
 const FAILING = [
   'bash',
@@ -47,7 +33,7 @@ const FAILING = [
 ];
 
 test('a detached session that exits at once: ls, explain and the board show why; x forgets it', async () => {
-  const { dir, env } = sandbox();
+  const { dir, env } = sandbox('aw-end-');
   const board = await startPty({
     command: process.execPath,
     args: agentwatchArgv(['watch', '--no-desktop']),
@@ -71,8 +57,10 @@ test('a detached session that exits at once: ls, explain and the board show why;
       ls,
       new RegExp(`^${id} +- +ended +\\S+ ago +exited with code 1 · Error: no API key found`, 'm'),
     );
-    // explain NAME: how it ended, its command, its last screen.
-    const x = await runCli(['explain', 'fresh'], env);
+    // explain NAME: how it ended, its command, its last screen; also from a folder holding a
+    // directory of that name (a directory is never a capture file).
+    mkdirSync(join(dir, 'fresh'));
+    const x = await runCli(['explain', 'fresh'], env, 30_000, { cwd: dir });
     assert.is(x.code, 0, x.stderr);
     assert.match(x.stdout, new RegExp(`^fresh \\(${id}\\): ended, exited with code 1`, 'm'));
     assert.match(x.stdout, /^command: bash --norc -c/m);
@@ -125,7 +113,7 @@ test('a detached session that exits at once: ls, explain and the board show why;
 });
 
 test('ended sessions are bounded: expired and beyond the newest kept are removed', () => {
-  const { dir, env } = sandbox();
+  const { dir, env } = sandbox('aw-end-');
   try {
     const sdir = ensureSocketDir(env);
     const info = (id: string): SessionInfo => ({

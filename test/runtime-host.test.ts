@@ -20,7 +20,7 @@ import { evaluate } from '../src/detect/evaluate.ts';
 import { request, subscribe } from '../src/runtime/control-client.ts';
 import { listSessions } from '../src/runtime/session-directory.ts';
 import { createHost } from '../src/runtime/default-host.ts';
-import type { SessionHost } from '../src/runtime/host.ts';
+import { makeSessionId, type SessionHost } from '../src/runtime/host.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import type { Session } from '../src/runtime/session.ts';
@@ -84,6 +84,13 @@ function screenShows(session: Session, text: string, timeoutMs = 30_000): Promis
     timeoutMs,
   );
 }
+
+test('session ids: the name lower-cased, accents taken off, other characters one dash', () => {
+  assert.match(makeSessionId('Ünï'), /^uni-[0-9a-f]{4}$/);
+  assert.match(makeSessionId('Café Claude!'), /^cafe-claude-[0-9a-f]{4}$/);
+  assert.match(makeSessionId('日本'), /^session-[0-9a-f]{4}$/);
+  assert.match(makeSessionId(''), /^session-[0-9a-f]{4}$/);
+});
 
 test('host + sweep: idle -> working -> blocked -> idle on the control socket; info and screen answer', async () => {
   const { dir, agent, env } = scratch('aw-host-');

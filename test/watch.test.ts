@@ -12,7 +12,6 @@
  * Plus the pure helpers (typed command lines, the JSON shape).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -30,7 +29,14 @@ import type { SessionInfo } from '../src/runtime/protocol.ts';
 import type { TruthEvent } from '../src/sim/user.ts';
 import { startPty } from './support/pty-driver.ts';
 import { sleep, until } from './support/until.ts';
-import { fakeInfo, type FakeSession, fakeSession, promptStub } from './support/fake-session.ts';
+import {
+  fakeHost,
+  fakeInfo,
+  type FakeSession,
+  fakeSession,
+  fakeTerminal,
+  promptStub,
+} from './support/fake-session.ts';
 import { agentwatchCommand } from './support/cli.ts';
 
 /** The little of a SessionHost a directory of remote sessions uses. */
@@ -82,46 +88,6 @@ test('SessionDirectory.poll: a session socket answering without a socket field c
     rmSync(dir, { recursive: true, force: true });
   }
 });
-
-/** A host holding `infos` as its sessions (what a book of hosted sessions asks of it). */
-function fakeHost(infos: Map<string, SessionInfo>): SessionHost {
-  return {
-    onTransition: () => () => {},
-    classifyNow: () => {},
-    info: (id: string) => {
-      const i = infos.get(id);
-      if (!i) throw new Error(`no session ${id}`);
-      return i;
-    },
-    forget: (id: string) => Promise.resolve(void infos.delete(id)),
-  } as unknown as SessionHost;
-}
-
-/** A terminal for a BoardUi: keys go in with `type`, `text()` is everything painted so far. */
-function fakeTerminal() {
-  const stdin = Object.assign(new EventEmitter(), {
-    setRawMode: () => {},
-    resume: () => {},
-    pause: () => {},
-  });
-  let out = '';
-  const stdout = Object.assign(new EventEmitter(), {
-    columns: 100,
-    rows: 20,
-    write: (s: string | Uint8Array) => {
-      out += typeof s === 'string' ? s : Buffer.from(s).toString('utf8');
-      return true;
-    },
-  });
-  return {
-    stdin: stdin as unknown as NodeJS.ReadStream,
-    stdout: stdout as unknown as NodeJS.WriteStream,
-    type: (keys: string) => stdin.emit('data', Buffer.from(keys, 'utf8')),
-    /** What was painted, lines apart (a cursor move starts one), without SGR. */
-    text: () => out.replace(/\x1b\[\d+;1H/g, '\n').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ''),
-    clear: () => (out = ''),
-  };
-}
 
 test('board: a live shell that reads exited can be attached to, and q asks before ending it', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-shell-'));

@@ -2,7 +2,7 @@
  * `agentwatch explain FILE`: the rendered screen with row numbers, then every rule of the
  * manifest in order with each pattern, whether it matched, and where; then the decision.
  */
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { type Command, type Io, UsageError } from './command.ts';
 import { requestOp } from '../runtime/control-client.ts';
 import { findSession, NO_SESSION_EXIT } from '../runtime/session-directory.ts';
@@ -112,7 +112,10 @@ export const explainCommand: Command = {
   async run(values, positionals, io) {
     if (positionals.length !== 1) throw new UsageError('give exactly one capture FILE or SESSION');
     const file = positionals[0];
-    if (!existsSync(file) && !file.includes('/')) return await explainSession(file, io);
+    // A name that is no file of this folder is a session's; a directory is never a capture.
+    if (!file.includes('/') && !statSync(file, { throwIfNoEntry: false })?.isFile()) {
+      return await explainSession(file, io);
+    }
     const setup = classifySetup(values);
     await checkCaptureFile(file); // a missing file is named as such, as classify does
     const manifest = manifestForFile(file, setup.manifests, setup.agent, setup.explicit);

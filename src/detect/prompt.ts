@@ -112,6 +112,51 @@ const NARROW_BUTTON_ROW = /^(\s*[┃│|]\s+)(\S.*\benter\b.*)$/u;
 const KEY_HINT =
   /^(?:(?:ctrl|alt|shift|cmd|meta|opt)\+\S+|[⇆←→↑↓][^\s]*|enter|esc|tab|space|return)\s+\S/iu;
 
+/**
+ * A row of buttons alone, as opencode 1.18.33 draws its permission panel at 70 columns or
+ * fewer: its key hints go on a row of their own below, after a bare border row, cut at the
+ * pane's edge (`┃   Allow once   Allow always   Reject` / `┃` / `┃  ctrl+f fullscreen  ⇆
+ * select  enter con`, fixtures/opencode/marked/ocnarrow). Captures the buttons' part.
+ */
+const BUTTONS_ALONE_ROW = /^(\s*[┃│|]\s+)(\S+(?: \S+)*(?: {2,5}\S+(?: \S+)*){1,5})\s*$/u;
+
+/**
+ * True when `row` is a row of key hints naming `enter` inside the border `border`: labels two
+ * or more spaces apart, each a key then what it does ({@link KEY_HINT}), the last one possibly
+ * cut short at the pane's edge (`enter con`, `enter`).
+ */
+function isHintRow(row: string, border: string): boolean {
+  const t = row.trim();
+  if (!t.startsWith(border)) return false;
+  const labels = t.slice(border.length).trim().split(/ {2,}/);
+  if (!labels.some((l) => /^enter\b/i.test(l))) return false;
+  return labels.every((l, k) =>
+    KEY_HINT.test(l) || (k === labels.length - 1 && /^enter\b/i.test(l))
+  );
+}
+
+/**
+ * The button labels of `rows[i]` when it is a {@link BUTTONS_ALONE_ROW} with a hint row
+ * ({@link isHintRow}) within the next two rows (a bare border row between them), else null.
+ */
+function buttonsAlone(
+  rows: readonly string[],
+  i: number,
+): { m: RegExpExecArray; labels: Array<{ text: string; at: number }> } | null {
+  const m = BUTTONS_ALONE_ROW.exec(rows[i]);
+  if (!m) return null;
+  const border = m[1].trim();
+  let k = i + 1;
+  if (k < rows.length && rows[k].trim() === border) k++;
+  if (k >= rows.length || !isHintRow(rows[k], border)) return null;
+  const labels: Array<{ text: string; at: number }> = [];
+  const re = /\S+(?: \S+)*/g;
+  for (let l = re.exec(m[2]); l; l = re.exec(m[2])) {
+    labels.push({ text: l[0], at: m[1].length + l.index });
+  }
+  return labels.length >= 2 ? { m, labels } : null;
+}
+
 /** The labels of a button row (`m[2]` of either pattern above) with their columns, hints left out. */
 function buttonLabels(prefix: string, rest: string): Array<{ text: string; at: number }> | null {
   const labels: Array<{ text: string; at: number }> = [];
@@ -152,6 +197,10 @@ function readButtonRow(
     } else {
       m = NARROW_BUTTON_ROW.exec(rows[i]);
       if (m) labels = buttonLabels(m[1], m[2]);
+      if (!m || !labels) {
+        const alone = buttonsAlone(rows, i);
+        if (alone) ({ m, labels } = alone);
+      }
     }
     if (!m || !labels) continue;
     const tags = typeof backgrounds === 'function' ? backgrounds(i) : backgrounds?.[i];

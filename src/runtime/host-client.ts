@@ -151,13 +151,20 @@ function lastLogLine(env: NodeJS.ProcessEnv): string {
 const START_TIMEOUT_MS = 20_000;
 /** Pause between two attempts while a host starts, ms. */
 const RETRY_MS = 25;
+/**
+ * The least time a client waits for a host's answer once it asks, ms, however close the start
+ * deadline is: a host that accepted the request starts the session, so a shorter wait would
+ * report a failure for a session that then runs.
+ */
+const ANSWER_MIN_MS = 10_000;
 
 /**
  * Starts `spec` in the background host, starting the host when none answers; resolves once
  * the session's control socket listens.
  * @throws UserError for a refusal (no such command, a bad `--agent`: the host's message),
  *   when a started host exits without serving (the last line of its log), or when none
- *   answers within {@link START_TIMEOUT_MS}.
+ *   answers within `timeoutMs` ({@link START_TIMEOUT_MS} by default; a request sent just
+ *   before that deadline still gets {@link ANSWER_MIN_MS} for its answer).
  */
 export async function startDetached(
   spec: DetachedSpec,
@@ -173,7 +180,7 @@ export async function startDetached(
       const a = await hostRequest(
         path,
         { op: 'start', ...spec },
-        Math.max(1, deadline - Date.now()),
+        Math.max(ANSWER_MIN_MS, deadline - Date.now()),
       );
       return {
         id: String(a.id),

@@ -84,10 +84,15 @@ export interface Transition {
   prev: StateRecord;
 }
 
-/** Makes a session id: the name, a dash and 4 random hex digits ('claude-3f9a'). */
+/**
+ * Makes a session id: the name, a dash and 4 random hex digits ('claude-3f9a'). The name is
+ * lower-cased with accents taken off (Unicode NFKD, combining marks dropped: 'Ünï' -> 'uni');
+ * any other run of characters outside [a-z0-9-] becomes one dash.
+ */
 export function makeSessionId(name: string): string {
   const clean =
-    name.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 24) ||
+    name.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/[^a-z0-9-]+/g, '-')
+      .replace(/^-+|-+$/g, '').slice(0, 24) ||
     'session';
   return `${clean}-${randomBytes(2).toString('hex')}`;
 }

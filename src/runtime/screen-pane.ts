@@ -38,6 +38,11 @@ export interface SweptSession {
   inputsVersion: number;
   readonly exit: ExitInfo | null;
   readonly report: Report | null;
+  /** When its PTY was last resized and last gave output, ms since the epoch (0: never). */
+  readonly resizedAt?: number;
+  readonly lastOutput?: number;
+  /** `terminal.version` right after that resize (the screen not drawn on since while equal). */
+  readonly resizedVersion?: number;
   onOutput(listener: (data: Uint8Array) => void): () => void;
   onExit(listener: (exit: ExitInfo) => void): () => void;
 }
@@ -61,6 +66,19 @@ export interface ScreenPaneOptions<S extends SweptSession> {
  * program that never ends its update is read anyway, as terminals time such an update out.
  */
 export const SYNC_HOLD_MS = 500;
+
+/**
+ * The longest a resized screen is left unread until its program redraws it, ms. Right after a
+ * resize the screen holds the old frame cut or padded to the new size, which no rule was
+ * written for: opencode 1.18.33's permission panel cut from 120 to 80 columns lost its
+ * `enter confirm` and read idle until opencode redrew it (it first asks for the window's size
+ * in pixels, `CSI 14 t`, and draws 50-150 ms later). The screen is looked at once the program
+ * has drawn on it and gone quiet for {@link RESIZE_QUIET_MS}, or after this bound (a program
+ * that does not redraw on SIGWINCH).
+ */
+export const RESIZE_HOLD_MS = 1000;
+/** How long a program's output must have been quiet after a resize before its screen is read, ms. */
+export const RESIZE_QUIET_MS = 50;
 
 /** A source followed by its screen, with its state and agent. */
 export class ScreenPane<S extends SweptSession = SweptSession> {
@@ -181,6 +199,19 @@ export class ScreenPane<S extends SweptSession = SweptSession> {
       (s.report !== null && this.record.reportDroppedAt !== s.report.at);
   }
 
+  /**
+   * True while the screen was resized less than {@link RESIZE_HOLD_MS} ago and its program has
+   * not redrawn it since (nothing drawn on it, or output less than {@link RESIZE_QUIET_MS}
+   * ago): the screen is the old frame at the new size. Left unread, the screen stays due.
+   */
+  #resizeHeld(now: number): boolean {
+    const s = this.session;
+    const at = s.resizedAt ?? 0;
+    if (!at || now - at >= RESIZE_HOLD_MS || s.exit) return false;
+    if (s.terminal.version === s.resizedVersion) return true;
+    return now - (s.lastOutput ?? 0) < RESIZE_QUIET_MS;
+  }
+
   /** Evaluates when {@link due}. */
   evaluateIfDue(): void {
     if (this.due()) this.classifyNow();
@@ -200,6 +231,7 @@ export class ScreenPane<S extends SweptSession = SweptSession> {
       this.#syncSince ??= now;
       if (now - this.#syncSince < SYNC_HOLD_MS && this.evaluations > 0) return this.record;
     } else this.#syncSince = undefined;
+    if (this.#resizeHeld(now) && this.evaluations > 0) return this.record;
     if (s.terminal.version !== this.screenVersion) this.screenChangedAt = now;
     this.screenVersion = s.terminal.version;
     this.inputsVersion = s.inputsVersion;

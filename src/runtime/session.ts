@@ -86,6 +86,8 @@ export class Session {
   lastOutput = 0;
   /** Time of the last resize that changed the size, ms since the epoch; 0 when never. */
   resizedAt = 0;
+  /** The terminal's version right after that resize: the screen unchanged since while equal. */
+  resizedVersion = -1;
   /** Output bytes so far. */
   bytesOut = 0;
   /** Output chunks so far (reads of the PTY master that returned bytes). */
@@ -421,6 +423,7 @@ export class Session {
     if (rows === this.terminal.rows && cols === this.terminal.cols) return;
     this.resizedAt = Date.now();
     this.terminal.resize(rows, cols);
+    this.resizedVersion = this.terminal.version;
     this.inputsVersion++;
     if (!this.exit) this.#safe(() => this.pty.resize(cols, rows));
   }

@@ -31,15 +31,15 @@ export interface CliResult {
 }
 
 /**
- * Runs `agentwatch ARGS...` as a real process (cwd = the repository, stdin closed) with `env`
- * and resolves when it exits; `tty`: in a terminal of its own, as a person's `answer` runs
- * ({@link inPty}). It is killed (SIGKILL) after `timeoutMs`; it never rejects.
+ * Runs `agentwatch ARGS...` as a real process (cwd = `cwd`, by default the repository; stdin
+ * closed) with `env` and resolves when it exits; `tty`: in a terminal of its own, as a person's
+ * `answer` runs ({@link inPty}). It is killed (SIGKILL) after `timeoutMs`; it never rejects.
  */
 export function runCli(
   args: string[],
   env: NodeJS.ProcessEnv,
   timeoutMs = 30_000,
-  opts: { tty?: boolean } = {},
+  opts: { tty?: boolean; cwd?: string } = {},
 ): Promise<CliResult> {
   const startedAt = Date.now();
   if (opts.tty) {
@@ -50,7 +50,7 @@ export function runCli(
     }));
   }
   const child = spawn(process.execPath, agentwatchArgv(args), {
-    cwd: REPO_ROOT,
+    cwd: opts.cwd ?? REPO_ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,5 +1,7 @@
 /** Fake session sockets for tests of the clients (the board, ls): no PTY, no host. */
+import { EventEmitter } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
+import type { SessionHost } from '../../src/runtime/host.ts';
 import type { SessionInfo } from '../../src/runtime/protocol.ts';
 
 /** A full, valid session info for a fake session socket at `socket`. */
@@ -116,4 +118,47 @@ export async function promptStub(
   });
   await new Promise<void>((r) => server.listen(path, r));
   return server;
+}
+
+/** A host holding `infos` as its sessions, by id (what a book of hosted sessions asks of it). */
+export function fakeHost(infos: Map<string, SessionInfo>): SessionHost {
+  return {
+    onTransition: () => () => {},
+    classifyNow: () => {},
+    info: (id: string) => {
+      const i = infos.get(id);
+      if (!i) throw new Error(`no session ${id}`);
+      return i;
+    },
+    forget: (id: string) => Promise.resolve(void infos.delete(id)),
+  } as unknown as SessionHost;
+}
+
+/**
+ * A terminal of `rows` x `columns` cells for a BoardUi: keys go in with `type`; `text()` is
+ * what was painted since the last `clear()`, lines apart (a cursor move starts one), without
+ * SGR or other CSI.
+ */
+export function fakeTerminal(rows = 20, columns = 100) {
+  const stdin = Object.assign(new EventEmitter(), {
+    setRawMode: () => {},
+    resume: () => {},
+    pause: () => {},
+  });
+  let out = '';
+  const stdout = Object.assign(new EventEmitter(), {
+    columns,
+    rows,
+    write: (s: string | Uint8Array) => {
+      out += typeof s === 'string' ? s : Buffer.from(s).toString('utf8');
+      return true;
+    },
+  });
+  return {
+    stdin: stdin as unknown as NodeJS.ReadStream,
+    stdout: stdout as unknown as NodeJS.WriteStream,
+    type: (keys: string) => stdin.emit('data', Buffer.from(keys, 'utf8')),
+    text: () => out.replace(/\x1b\[\d+;1H/g, '\n').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ''),
+    clear: () => (out = ''),
+  };
 }

@@ -55,8 +55,11 @@ export function inBoardOrder(infos: readonly SessionInfo[]): boolean {
   return true;
 }
 
-/** A session's place by state: blocked, then live, then gone (see {@link STATE_ORDER}). */
-function rankOf(info: SessionInfo): number {
+/**
+ * A session's group on the board: 0 blocked, 1 live, 2 exited but its process live (a shell
+ * after its agent), 3 gone (see {@link STATE_ORDER}). Rows are sorted by it first.
+ */
+export function rankOf(info: SessionInfo): number {
   return STATE_ORDER[info.state] + (processGone(info) ? 1 : 0);
 }
 

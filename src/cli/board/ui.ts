@@ -30,7 +30,7 @@ import {
   lastLines,
   listEnded,
 } from '../../runtime/ended-sessions.ts';
-import { sortSessions } from './rows.ts';
+import { rankOf, sortSessions } from './rows.ts';
 import { ENTER_BOARD, LEAVE_BOARD, RESTORE_MODES, setRaw } from './tty.ts';
 
 /** Shortest time between two board frames, ms (at most 10 a second). */
@@ -75,6 +75,11 @@ export class BoardUi {
   #resolveDone!: () => void;
   #mode: Mode = 'board';
   #selected?: string;
+  /** The selected row's place in the last frame: its index and its group ({@link rankOf}). */
+  #selectedAt = 0;
+  #selectedRank = -1;
+  /** Whether the person has moved the cursor (up/down) since the board started. */
+  #cursorMoved = false;
   #input = '';
   #message = '';
   /** The status as {@link BoardUi.render} last saw it, and since when, ms since the epoch. */
@@ -118,6 +123,30 @@ export class BoardUi {
       },
       render: () => this.render(),
     });
+  }
+
+  /**
+   * Chooses the selected row of a frame's `sorted` rows. Until the person moves the cursor it
+   * is the top row (the longest-waiting blocked session, once the sessions are known). After,
+   * it follows its session while the session keeps its group; when the session moves to
+   * another group (its prompt answered: blocked -> working) or is gone, the cursor stays where
+   * it was on the screen, so the keys a person types next go to the row under their eyes (the
+   * next blocked one), not to a row that moved away.
+   */
+  #placeCursor(sorted: readonly SessionInfo[]): void {
+    let at = this.#cursorMoved ? sorted.findIndex((i) => i.id === this.#selected) : 0;
+    if (this.#cursorMoved && (at < 0 || rankOf(sorted[at]) !== this.#selectedRank)) {
+      at = Math.min(this.#selectedAt, sorted.length - 1);
+    }
+    this.#select(sorted, at);
+  }
+
+  /** Selects row `at` of `sorted` (none when there is no row), noting its place. */
+  #select(sorted: readonly SessionInfo[], at: number): void {
+    const info = sorted[at];
+    this.#selected = info?.id;
+    this.#selectedAt = info ? at : 0;
+    this.#selectedRank = info ? rankOf(info) : -1;
   }
 
   /** Takes the terminal: alternate screen, raw keys, first frame. */
@@ -191,7 +220,7 @@ export class BoardUi {
     this.#answer.follow(infos); // a prompt answered elsewhere closes its panel
     this.#expireMessage();
     const sorted = sortSessions(infos);
-    if (!sorted.some((i) => i.id === this.#selected)) this.#selected = sorted[0]?.id;
+    this.#placeCursor(sorted);
     const extra = this.options.status?.(infos);
     const status = this.#mode === 'confirm'
       ? this.#message
@@ -354,12 +383,14 @@ export class BoardUi {
       case '\x1b[A':
       case '\x1bOA':
       case 'k':
-        if (infos.length) this.#selected = infos[Math.max(0, at - 1)].id;
+        this.#cursorMoved = true;
+        this.#select(infos, Math.max(0, at - 1));
         break;
       case '\x1b[B':
       case '\x1bOB':
       case 'j':
-        if (infos.length) this.#selected = infos[Math.min(infos.length - 1, at + 1)].id;
+        this.#cursorMoved = true;
+        this.#select(infos, Math.min(infos.length - 1, at + 1));
         break;
       case '\r':
       case '\n': {
