@@ -92,6 +92,8 @@ export class Session {
   bytesOut = 0;
   /** Output chunks so far (reads of the PTY master that returned bytes). */
   chunksOut = 0;
+  /** Input bytes handed to the PTY so far (write(2) on the master, or node-pty's write), by every writer. */
+  bytesIn = 0;
   exit: ExitInfo | null = null;
   /** The latest report from the agent's hooks (`agentwatch report` / `notify`), null when none came. */
   report: Report | null = null;
@@ -337,6 +339,7 @@ export class Session {
         const n = writeSync(fd, data, off, data.length - off);
         if (n <= 0) break;
         off += n;
+        this.bytesIn += n;
       } catch {
         break; // EAGAIN: the input buffer is full; EIO: the child is gone
       }
@@ -372,6 +375,7 @@ export class Session {
     const n = this.#writeDirect(bytes);
     if (n < 0) {
       this.pty.write(bytes);
+      this.bytesIn += bytes.length;
       return true;
     }
     const { socket } = this.#internals;
@@ -398,6 +402,7 @@ export class Session {
       let n = 0;
       try {
         n = writeSync(fd, head);
+        this.bytesIn += n;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') {
           this.#unwritten.length = 0; // EIO: the child is gone

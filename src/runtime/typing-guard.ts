@@ -295,7 +295,10 @@ export async function guardedSend(
     // Each Enter is watched as the text was: until the agent has read it, and a prompt it drew
     // before that read may have taken it (an Enter answers a dialog with its selected option).
     const pressEnter = async () => {
+      // Only screens read while the Enter was still unread count: the agent's answer to the
+      // Enter (a dialog for the task it submitted) comes after its read.
       const appeared = watchForPrompt(w);
+      let before: Prompt | undefined;
       let read: boolean | undefined;
       try {
         await guardedWrite(
@@ -305,18 +308,16 @@ export async function guardedSend(
         );
         written++;
         appeared.arm();
-        read = await awaitRead(w, READ_WAIT_MS);
-        await sleep(PROMPT_AFTER_WRITE_MS);
-        w.session.readPending();
+        read = await awaitRead(w, READ_WAIT_MS, () => (before ??= appeared.prompt()));
       } finally {
         appeared.stop();
       }
-      if (appeared.seen()) {
+      if (before) {
         throw refusal(
           w,
           'a prompt appeared as the Enter was pressed: the Enter may have answered it; look at ' +
             'the pane',
-          appeared.prompt(),
+          before,
         );
       }
       if (read === false) {
@@ -419,13 +420,25 @@ async function awaitOutput(w: PtyPane, ms: number): Promise<number> {
  * @returns true once read, false when bytes are still unread after `ms`, undefined when that
  *   cannot be known (no native addon, the PTY closed).
  */
-async function awaitRead(w: PtyPane, ms: number): Promise<boolean | undefined> {
+async function awaitRead(
+  w: PtyPane,
+  ms: number,
+  whileUnread?: () => void,
+): Promise<boolean | undefined> {
   const until = Date.now() + ms;
+  // Bytes written after ours (a person typing, our replies to the agent's terminal queries) may
+  // still wait behind ours: ours are read once fewer than those are unread.
+  const after = w.session.bytesIn;
   for (;;) {
-    const unread = w.session.inputUnread();
     w.session.readPending();
+    const unread = w.session.inputUnread();
     if (unread === undefined) return undefined;
-    if (unread === 0) return true;
+    if (unread <= w.session.bytesIn - after) {
+      w.session.readPending();
+      return true;
+    }
+    // Everything read from the master so far was written before the agent read our bytes.
+    whileUnread?.();
     if (Date.now() >= until) return false;
     await sleep(1);
   }
