@@ -44,6 +44,11 @@ export function resolveCommand(
   );
 }
 
+/** Where {@link Session.onPiece} cuts a chunk: before a sequence that erases or moves the cursor. */
+const CUT_BEFORE = /\x1b(?:\[[0-9;]*[JKXPMLSTHfABCD]|\[\?(?:1049|1047|47)l|c)/g;
+/** Most cuts {@link Session.onPiece} makes in one chunk. */
+const MAX_PIECES = 64;
+
 /** The buffer {@link Session.readPending} reads into (synchronously, so one is enough). */
 const READ_BUFFER = Buffer.alloc(64 * 1024);
 
@@ -166,7 +171,8 @@ export class Session {
     this.lastOutput = Date.now();
     this.bytesOut += data.length;
     this.chunksOut++;
-    this.terminal.write(data);
+    if (this.#pieceListeners.size) this.#writeInPieces(data);
+    else this.terminal.write(data);
     // Queries a real terminal answers: ours only when none is attached. Queries no terminal
     // answers (OSC 7501): always ours.
     const replies = this.terminal.takeReplies();
@@ -176,6 +182,36 @@ export class Session {
     const ext = this.terminal.takeExtensionReplies();
     if (ext && !this.exit) this.#safe(() => this.#put(Buffer.from(ext)));
     for (const l of this.#outputListeners) this.#safe(() => l(data));
+  }
+
+  readonly #pieceListeners = new Set<() => void>();
+
+  /**
+   * While set, each chunk of output is written to the screen in pieces, cut right before each
+   * escape sequence that erases or moves the cursor (ECMA-48 CSI ... J, K, X, P, M, L, S, T, H,
+   * f, A-D; DECRST 47/1047/1049; RIS), and `listener` is called after each piece but the last
+   * (the output listeners see the end): a screen the agent drew and replaced within one read
+   * (a dialog drawn, then erased once it read our input) is seen. At most
+   * {@link MAX_PIECES} cuts per chunk. For the typing guard's watch after a write.
+   * @returns a function that removes the listener.
+   */
+  onPiece(listener: () => void): () => void {
+    this.#pieceListeners.add(listener);
+    return () => this.#pieceListeners.delete(listener);
+  }
+
+  #writeInPieces(data: Uint8Array): void {
+    const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('latin1');
+    let from = 0;
+    let cuts = 0;
+    for (const m of text.matchAll(CUT_BEFORE)) {
+      if (m.index === 0 || m.index === from) continue;
+      this.terminal.write(data.subarray(from, m.index));
+      from = m.index;
+      for (const l of this.#pieceListeners) this.#safe(l);
+      if (++cuts >= MAX_PIECES) break;
+    }
+    this.terminal.write(data.subarray(from));
   }
 
   #safe(f: () => void): void {

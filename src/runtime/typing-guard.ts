@@ -36,7 +36,7 @@
  * `answer` and the checks of a confirmation share it.
  */
 import { type Prompt, readPrompt } from '../detect/prompt.ts';
-import { inputBox } from '../detect/evaluate.ts';
+import { evaluate, inputBox } from '../detect/evaluate.ts';
 import { UserError } from '../errors.ts';
 import type { ConfirmedPrompt } from './protocol.ts';
 import type { PtyPane } from './pty-pane.ts';
@@ -267,6 +267,7 @@ export async function guardedSend(
     );
     appeared.arm();
     read = await awaitRead(w, READ_WAIT_MS);
+    appeared.read();
     readAt = Date.now();
     await sleep(PROMPT_AFTER_WRITE_MS);
     w.session.readPending();
@@ -454,20 +455,40 @@ async function awaitRead(
  */
 function watchForPrompt(
   w: PtyPane,
-): { arm(): void; stop(): void; seen(): boolean; prompt(): Prompt | undefined } {
+): {
+  arm(): void;
+  read(): void;
+  stop(): void;
+  seen(): boolean;
+  prompt(): Prompt | undefined;
+} {
   let seen: Prompt | undefined;
   let off: (() => void) | undefined;
+  let offPiece: (() => void) | undefined;
   const look = () => {
     if (!seen && w.classifyNow().state === 'blocked') seen = promptOn(w.session.terminal);
+  };
+  // Inside a chunk (a screen replaced within one read): the rules alone, not the state kept.
+  const lookInside = () => {
+    const m = w.manifest;
+    if (seen || !m) return;
+    const ev = evaluate(w.session.terminal.snapshot(), m);
+    if (ev.rule !== null && ev.state === 'blocked') seen = promptOn(w.session.terminal);
   };
   return {
     arm() {
       off = w.session.onOutput(look);
+      offPiece = w.session.onPiece(lookInside);
       w.session.readPending();
       look();
     },
+    /** The agent has read our bytes: later output is looked at per chunk only. */
+    read() {
+      offPiece?.();
+    },
     stop() {
       off?.();
+      offPiece?.();
     },
     seen: () => seen !== undefined,
     /** The first prompt seen, as it showed then. */
