@@ -30,6 +30,7 @@ import { BackgroundHost } from '../src/runtime/background-host.ts';
 import { checkSpec, HOST_SOCKET } from '../src/runtime/host-protocol.ts';
 import { createHost } from '../src/runtime/default-host.ts';
 import { hostStatus, startDetached } from '../src/runtime/host-client.ts';
+import { listEnded } from '../src/runtime/ended-sessions.ts';
 
 /** A private folder for sockets, config and state, and the environment pointing at it. */
 function sandbox(): { dir: string; env: NodeJS.ProcessEnv } {
@@ -119,6 +120,32 @@ test('run --detach: ls shows the session, kill ends it, the host ends after the 
     assert.equal(await sessions(env), []);
     const log = readFileSync(join(env.AGENTWATCH_DIR!, 'host.log'), 'utf8');
     assert.match(log, /ending: its last session ended/);
+  } finally {
+    await cleanup(dir, env, hosts);
+  }
+});
+
+test('background host: SIGTERM ends its sessions, and each keeps how it ended', async () => {
+  const { dir, env } = sandbox();
+  const hosts = new Set<number>();
+  try {
+    const ids: string[] = [];
+    for (const args of [['sleep', '600'], ['bash', '--norc'], ['sleep', '601']]) {
+      const r = await cli(['run', '--detach', '--', ...args], env);
+      assert.is(r.code, 0, r.stderr);
+      ids.push(r.stdout.trim());
+    }
+    const host = (await sessions(env))[0].host;
+    hosts.add(host);
+    process.kill(host, 'SIGTERM');
+    await until('the host to end', () => !alive(host), 30_000);
+    // Every one of them, the last one to exit too (tester4: the host left before writing it).
+    assert.equal(
+      listEnded(env.AGENTWATCH_DIR!).map((e) => e.info.id).sort(),
+      [...ids].sort(),
+    );
+    const ls = await cli(['ls'], env);
+    for (const id of ids) assert.match(ls.stdout, new RegExp(`^${id} +- +ended`, 'm'));
   } finally {
     await cleanup(dir, env, hosts);
   }

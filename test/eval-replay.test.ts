@@ -150,6 +150,11 @@ test("replay of every fixture recording: the screen rules match the truth within
     prompts += run.before.figures[0].prompts;
   }
   assert.ok(prompts >= 20, `${prompts} prompts`);
+  // The README's table of these figures names as many recordings and prompts (a recording
+  // added without updating it left it stale: tester4).
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  assert.match(readme, `total over ${runs.length} recordings (`);
+  assert.match(readme, new RegExp(`^screen rules, every 50 ms .* 0/${prompts} `, 'm'));
 });
 
 test('eval --replay --json is byte-for-byte the same on a second run; --csv has a row per detector', async () => {

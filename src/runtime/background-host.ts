@@ -46,7 +46,7 @@ import {
   type Started,
 } from './host-protocol.ts';
 import { UserError } from '../errors.ts';
-import { saveEnded } from './ended-sessions.ts';
+import { type EndedSession, saveEnded } from './ended-sessions.ts';
 
 /** How long an exited session's socket stays open for the answers in flight, ms. */
 const EXIT_LINGER_MS = 100;
@@ -75,6 +75,8 @@ export class BackgroundHost {
   /** True once the host socket's name was found gone or taken (said once). */
   #nameLost = false;
   readonly #notifiers = new Map<string, Notifier>();
+  /** Sessions that exited and are being let go ({@link #ended}): awaited before the host ends. */
+  readonly #endings = new Set<Promise<void>>();
   readonly #env: NodeJS.ProcessEnv;
   readonly #idleMs: number;
   readonly #log: (line: string) => void;
@@ -235,7 +237,10 @@ export class BackgroundHost {
         this.#notifiers.set(id, notifier);
       }
       this.#log(`started ${id} (pid ${session.pid}): ${[spec.command, ...spec.args].join(' ')}`);
-      session.onExit((exit) => void this.#ended(id, exit));
+      session.onExit((exit) => {
+        const ending = this.#ended(id, exit).finally(() => this.#endings.delete(ending));
+        this.#endings.add(ending);
+      });
       const started: Started = {
         id,
         socket: session.spec.socket,
@@ -255,19 +260,21 @@ export class BackgroundHost {
     this.host.classifyNow(id);
     this.#notifiers.get(id)?.close();
     this.#notifiers.delete(id);
+    // Its last screen and how it ended stay for ls, explain and the board (nobody saw it end);
+    // read now, while its pane is there (a host that is ending lets its panes go at once).
+    let last: Omit<EndedSession, 'endedAt'> | undefined;
+    try {
+      const pane = this.host.pane(id);
+      if (pane) {
+        last = { info: this.host.info(id), screen: pane.screen().text, events: pane.events() };
+      }
+    } catch (e) {
+      this.#log(`${id}: its last screen was not kept: ${(e as Error).message}`);
+    }
     // Answers in flight (the `kill` that ended it answers once it exited) leave first.
     await new Promise((r) => setTimeout(r, EXIT_LINGER_MS));
-    // Its last screen and how it ended stay for ls, explain and the board (nobody saw it end).
-    const pane = this.host.pane(id);
     try {
-      if (pane) {
-        saveEnded({
-          info: this.host.info(id),
-          screen: pane.screen().text,
-          events: pane.events(),
-          endedAt: Date.now(),
-        }, socketDir(this.#env));
-      }
+      if (last) saveEnded({ ...last, endedAt: Date.now() }, socketDir(this.#env));
     } catch (e) {
       this.#log(`${id}: its last screen was not kept: ${(e as Error).message}`);
     }
@@ -290,8 +297,8 @@ export class BackgroundHost {
 
   /**
    * Stops taking requests, removes the host socket (only ours), ends every session still
-   * running (SIGHUP, then SIGKILL after a grace: {@link SessionHost.close}) and resolves
-   * {@link ended}.
+   * running (SIGHUP, then SIGKILL after a grace: {@link SessionHost.close}), keeps how each
+   * ended (its record in `ended/`, as for any session that ends) and resolves {@link ended}.
    */
   async end(why: string): Promise<void> {
     if (this.#ending) return this.ended;
@@ -307,6 +314,8 @@ export class BackgroundHost {
     if (this.#server) await closeControl(this.#server);
     for (const n of this.#notifiers.values()) n.close();
     await this.host.close();
+    // Sessions it ended (or that ended meanwhile) keep their last screen, as any that ends.
+    await Promise.allSettled([...this.#endings]);
     this.#resolveEnded();
     return this.ended;
   }
