@@ -1,7 +1,7 @@
 /*
  * agentwatch_foreground: who holds a PTY.
  *
- * Three functions, nothing else (types in native/foreground.d.ts):
+ * Four functions, nothing else (types in native/foreground.d.ts):
  *
  *   foregroundPgid(fd)  -> number
  *       tcgetpgrp(fd) on a PTY master (POSIX.1). Throws an Error whose message names the
@@ -14,6 +14,16 @@
  *       macOS: name = basename of proc_pidpath(), argv from sysctl KERN_PROCARGS2.
  *       null when the process does not exist (ENOENT/ESRCH); argv is [] when it cannot be
  *       read (a zombie, or another user's process on macOS).
+ *
+ *   inputQueued(fd)     -> number
+ *       How many bytes written to the PTY master `fd` its slave side has not read yet: the
+ *       input queued toward the program in the terminal. Opens the slave (Linux 4.13+:
+ *       ioctl(TIOCGPTPEER) on the master, tty_ioctl(4); else open(ptsname(fd)), O_NOCTTY),
+ *       polls it once with timeout 0 (Linux's n_tty_poll first moves bytes still in the
+ *       pty's flip buffer into the line discipline: tty_buffer_flush_work), asks
+ *       ioctl(FIONREAD) (tty_ioctl(4): TIOCINQ, "the number of bytes in the input buffer";
+ *       in canonical mode only complete lines count) and closes it again. Throws an Error
+ *       naming the errno when a call fails.
  *
  *   peerCredentials(fd) -> { pid, uid, gid }
  *       Who is on the other end of a connected Unix socket `fd`, as the kernel recorded it
@@ -33,13 +43,22 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#ifdef __linux__
+#include <linux/tty.h>
+#ifndef TIOCGPTPEER
+#define TIOCGPTPEER _IO('T', 0x41) /* Linux 4.13 */
+#endif
+#endif
 
 #ifdef __APPLE__
 #include <libproc.h>
@@ -306,6 +325,46 @@ static napi_value process_info(napi_env env, napi_callback_info info) {
   return result;
 }
 
+static napi_value input_queued(napi_env env, napi_callback_info info) {
+  int fd;
+  if (!int_arg(env, info, "inputQueued", 0, &fd)) return NULL;
+  char what[64];
+  int slave = -1;
+#ifdef __linux__
+  slave = ioctl(fd, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+#endif
+  if (slave < 0) {
+    /* not Linux, or a kernel before 4.13 (EINVAL/ENOTTY): the slave by its name */
+    const char *name = ptsname(fd);
+    if (name == NULL) {
+      int err = errno;
+      snprintf(what, sizeof what, "ptsname(%d)", fd);
+      throw_errno(env, "ptsname", what, err);
+      return NULL;
+    }
+    slave = open(name, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (slave < 0) {
+      int err = errno;
+      throw_errno(env, "open", "opening the PTY's slave", err);
+      return NULL;
+    }
+  }
+  struct pollfd p = {slave, POLLIN, 0};
+  (void)poll(&p, 1, 0); /* only for its flush of the flip buffer; the result is not used */
+  int queued = 0;
+  if (ioctl(slave, FIONREAD, &queued) != 0) {
+    int err = errno;
+    close(slave);
+    snprintf(what, sizeof what, "ioctl(FIONREAD) on the slave of %d", fd);
+    throw_errno(env, "ioctl", what, err);
+    return NULL;
+  }
+  close(slave);
+  napi_value result;
+  NAPI_CALL(env, napi_create_int32(env, (int32_t)queued, &result));
+  return result;
+}
+
 static napi_value peer_credentials(napi_env env, napi_callback_info info) {
   int fd;
   if (!int_arg(env, info, "peerCredentials", 0, &fd)) return NULL;
@@ -361,6 +420,7 @@ NAPI_MODULE_INIT() {
       {"foregroundPgid", NULL, foreground_pgid, NULL, NULL, NULL, napi_enumerable, NULL},
       {"processInfo", NULL, process_info, NULL, NULL, NULL, napi_enumerable, NULL},
       {"peerCredentials", NULL, peer_credentials, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"inputQueued", NULL, input_queued, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) {
     return NULL;

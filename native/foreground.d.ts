@@ -47,4 +47,12 @@ export interface ForegroundAddon {
    * code/errno/syscall on any other failure; RangeError when pid < 1.
    */
   processInfo(pid: number): ProcessInfo | null;
+  /**
+   * How many bytes written to the PTY master `fd` the program on its slave side has not read
+   * yet (FIONREAD on the slave, opened for the call: Linux TIOCGPTPEER, else
+   * open(ptsname(fd)); after a poll(2) that moves bytes still in Linux's flip buffer into the
+   * line discipline). In canonical mode only complete lines count. Throws an Error with
+   * code, errno and syscall when a call fails. Absent from an addon built before it.
+   */
+  inputQueued?(fd: number): number;
 }

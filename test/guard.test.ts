@@ -88,7 +88,7 @@ interface Trial {
   marker: string;
   enter: boolean;
   via: 'guard' | 'socket';
-  outcome: 'sent' | 'refused' | 'refused-enter' | 'refused-typing';
+  outcome: 'sent' | 'refused' | 'refused-enter' | 'refused-typing' | 'prompt-at-enter' | 'unread';
   writes: WriteProbe[];
   refusal?: { question: string; options: string[]; message: string; code: number };
 }
@@ -176,6 +176,10 @@ test(`guard: ${TRIALS} random sends against a flipping dialog; none reaches it b
         if (!(e instanceof UserError)) throw e;
         trial.outcome = /a prompt appeared while typing/.test(e.message)
           ? 'refused-typing'
+          : /a prompt appeared as the Enter was pressed/.test(e.message)
+          ? 'prompt-at-enter'
+          : /has not read the (text|Enter)/.test(e.message)
+          ? 'unread'
           : /Enter was not sent/.test(e.message)
           ? 'refused-enter'
           : 'refused';
@@ -227,7 +231,14 @@ test(`guard: ${TRIALS} random sends against a flipping dialog; none reaches it b
     );
 
     // ---- refusals, and bytes that reached the dialog ----
-    const count = { sent: 0, refused: 0, refusedEnter: 0, refusedTyping: 0 };
+    const count = {
+      sent: 0,
+      refused: 0,
+      refusedEnter: 0,
+      refusedTyping: 0,
+      promptAtEnter: 0,
+      unread: 0,
+    };
     const reachedDialog: string[] = [];
     /** Sends reported as a success (exit 0) whose text reached the dialog (issue 11, 8). */
     const misreported: string[] = [];
@@ -264,12 +275,31 @@ test(`guard: ${TRIALS} random sends against a flipping dialog; none reaches it b
       if (seen.up.some(Boolean) && t.outcome === 'sent') {
         misreported.push(`trial ${t.i}: its text reached the dialog, yet it was reported sent`);
       }
+      if (
+        seen.enterUp && t.outcome === 'sent' &&
+        !(t.writes[1] &&
+          draws.some((d) => overlap(t.writes[1].readStart, t.writes[1].writeEnd, d.drain, d.t1)))
+      ) {
+        // (inside the window, the dialog may be drawn as the child reads the Enter: counted below)
+        misreported.push(`trial ${t.i}: its Enter reached the dialog, yet it was reported sent`);
+      }
       if (t.outcome === 'refused-typing') {
         // the text was written; a dialog showed right after it: exit 3, no Enter
         count.refusedTyping++;
         assert.is(t.writes.length, 1, `trial ${t.i}: only the text was written`);
         assert.is(t.refusal!.code, GUARD_EXIT, t.refusal!.message);
         if (seen.enterUp !== undefined) unexplained.push(`trial ${t.i}: a refused Enter arrived`);
+      } else if (t.outcome === 'prompt-at-enter') {
+        // text and Enter written; a dialog showed before the child read the Enter: exit 3
+        count.promptAtEnter++;
+        assert.is(t.writes.length, 2, `trial ${t.i}: the text and the Enter were written`);
+        assert.is(t.refusal!.code, GUARD_EXIT, t.refusal!.message);
+        assert.ok(t.refusal!.message.includes(DIALOG_QUESTION), t.refusal!.message);
+        if (seen.enterUp) reached(t, 1, 'its Enter reached the dialog (reported)');
+      } else if (t.outcome === 'unread') {
+        // the child read too late (a loaded machine): exit 3, nothing claimed
+        count.unread++;
+        assert.is(t.refusal!.code, GUARD_EXIT, t.refusal!.message);
       } else if (t.outcome === 'refused-enter') {
         count.refusedEnter++;
         assert.is(t.writes.length, 1, `trial ${t.i}: only the text was written`);
@@ -290,7 +320,9 @@ test(`guard: ${TRIALS} random sends against a flipping dialog; none reaches it b
     console.log(
       `  guard: ${TRIALS} trials in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
         `${count.sent} sent, ${count.refused} refused, ${count.refusedEnter} refused before ` +
-        `Enter, ${count.refusedTyping} reported a prompt drawn while typing; ` +
+        `Enter, ${count.refusedTyping} reported a prompt drawn while typing, ` +
+        `${count.promptAtEnter} one drawn as the Enter was pressed, ${count.unread} not read ` +
+        `in time; ` +
         `${draws.length} dialogs drawn\n` +
         `  guard: last read began -> write(2) began: ${
           stats(all.map((x) => Number(x.writeStart - x.readStart)))

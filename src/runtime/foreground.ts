@@ -158,7 +158,7 @@ export function loadForegroundAddon(candidates: readonly string[]): AddonLoad {
     try {
       const module = { exports: {} as Partial<ForegroundAddon> };
       process.dlopen(module, candidate);
-      const { foregroundPgid, processInfo, peerCredentials } = module.exports;
+      const { foregroundPgid, processInfo, peerCredentials, inputQueued } = module.exports;
       if (
         typeof foregroundPgid !== 'function' || typeof processInfo !== 'function' ||
         typeof peerCredentials !== 'function'
@@ -169,7 +169,12 @@ export function loadForegroundAddon(candidates: readonly string[]): AddonLoad {
       }
       tried.push({ path: candidate, error: '' });
       return {
-        addon: { foregroundPgid, processInfo, peerCredentials },
+        addon: {
+          foregroundPgid,
+          processInfo,
+          peerCredentials,
+          ...(typeof inputQueued === 'function' ? { inputQueued } : {}),
+        },
         loadedFrom: candidate,
         tried,
       };

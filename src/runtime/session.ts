@@ -13,7 +13,7 @@ import * as pty from 'node-pty';
 import { Terminal } from '../vt/terminal.ts';
 import type { Report } from './signals.ts';
 import { accessSync, constants, readSync, statSync, writeSync } from 'node:fs';
-import { ptyMasterFd } from './foreground.ts';
+import { nativeAddon, ptyMasterFd } from './foreground.ts';
 import { delimiter, join } from 'node:path';
 import { UserError } from '../errors.ts';
 import { EventLog } from './event-log.ts';
@@ -43,6 +43,11 @@ export function resolveCommand(
     127,
   );
 }
+
+/** Where {@link Session.onPiece} cuts a chunk: before a sequence that erases or moves the cursor. */
+const CUT_BEFORE = /\x1b(?:\[[0-9;]*[JKXPMLSTHfABCD]|\[\?(?:1049|1047|47)l|c)/g;
+/** Most cuts {@link Session.onPiece} makes in one chunk. */
+const MAX_PIECES = 64;
 
 /** The buffer {@link Session.readPending} reads into (synchronously, so one is enough). */
 const READ_BUFFER = Buffer.alloc(64 * 1024);
@@ -92,6 +97,8 @@ export class Session {
   bytesOut = 0;
   /** Output chunks so far (reads of the PTY master that returned bytes). */
   chunksOut = 0;
+  /** Input bytes handed to the PTY so far (write(2) on the master, or node-pty's write), by every writer. */
+  bytesIn = 0;
   exit: ExitInfo | null = null;
   /** The latest report from the agent's hooks (`agentwatch report` / `notify`), null when none came. */
   report: Report | null = null;
@@ -164,7 +171,8 @@ export class Session {
     this.lastOutput = Date.now();
     this.bytesOut += data.length;
     this.chunksOut++;
-    this.terminal.write(data);
+    if (this.#pieceListeners.size) this.#writeInPieces(data);
+    else this.terminal.write(data);
     // Queries a real terminal answers: ours only when none is attached. Queries no terminal
     // answers (OSC 7501): always ours.
     const replies = this.terminal.takeReplies();
@@ -174,6 +182,36 @@ export class Session {
     const ext = this.terminal.takeExtensionReplies();
     if (ext && !this.exit) this.#safe(() => this.#put(Buffer.from(ext)));
     for (const l of this.#outputListeners) this.#safe(() => l(data));
+  }
+
+  readonly #pieceListeners = new Set<() => void>();
+
+  /**
+   * While set, each chunk of output is written to the screen in pieces, cut right before each
+   * escape sequence that erases or moves the cursor (ECMA-48 CSI ... J, K, X, P, M, L, S, T, H,
+   * f, A-D; DECRST 47/1047/1049; RIS), and `listener` is called after each piece but the last
+   * (the output listeners see the end): a screen the agent drew and replaced within one read
+   * (a dialog drawn, then erased once it read our input) is seen. At most
+   * {@link MAX_PIECES} cuts per chunk. For the typing guard's watch after a write.
+   * @returns a function that removes the listener.
+   */
+  onPiece(listener: () => void): () => void {
+    this.#pieceListeners.add(listener);
+    return () => this.#pieceListeners.delete(listener);
+  }
+
+  #writeInPieces(data: Uint8Array): void {
+    const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('latin1');
+    let from = 0;
+    let cuts = 0;
+    for (const m of text.matchAll(CUT_BEFORE)) {
+      if (m.index === 0 || m.index === from) continue;
+      this.terminal.write(data.subarray(from, m.index));
+      from = m.index;
+      for (const l of this.#pieceListeners) this.#safe(l);
+      if (++cuts >= MAX_PIECES) break;
+    }
+    this.terminal.write(data.subarray(from));
   }
 
   #safe(f: () => void): void {
@@ -282,6 +320,27 @@ export class Session {
   }
 
   /**
+   * How many bytes written to the agent it has not read yet: the input waiting in its
+   * terminal's input queue (the native addon's `inputQueued`: FIONREAD on the PTY's slave).
+   * 0 once the agent's read(2) has taken everything written so far. For the typing guard: a
+   * byte still queued can reach whatever the agent draws before it reads it. In canonical
+   * mode (a shell's line editing off, `stty icanon`) only complete lines count.
+   * @returns the bytes, or undefined when that cannot be known (no addon, or an addon built
+   *   without it; the PTY closed; the call failed).
+   */
+  inputUnread(): number | undefined {
+    const { fd, socket } = this.#internals;
+    if (this.exit || fd === undefined || !socket || socket.destroyed) return undefined;
+    const queued = nativeAddon()?.inputQueued;
+    if (!queued) return undefined;
+    try {
+      return queued(fd);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
    * Writes `data` to the agent now, with write(2) on the PTY master, instead of node-pty's
    * queue (node-pty 1.1 writes later, with fs.write on libuv's thread pool, so the bytes could
    * reach the agent after output that was read meanwhile). For the typing guard: the write
@@ -316,6 +375,7 @@ export class Session {
         const n = writeSync(fd, data, off, data.length - off);
         if (n <= 0) break;
         off += n;
+        this.bytesIn += n;
       } catch {
         break; // EAGAIN: the input buffer is full; EIO: the child is gone
       }
@@ -351,6 +411,7 @@ export class Session {
     const n = this.#writeDirect(bytes);
     if (n < 0) {
       this.pty.write(bytes);
+      this.bytesIn += bytes.length;
       return true;
     }
     const { socket } = this.#internals;
@@ -377,6 +438,7 @@ export class Session {
       let n = 0;
       try {
         n = writeSync(fd, head);
+        this.bytesIn += n;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') {
           this.#unwritten.length = 0; // EIO: the child is gone

@@ -5,10 +5,13 @@
  * after the output already waiting on the PTY has been read:
  * - `send` writes text only to a pane that is not blocked; on a blocked pane it writes zero
  *   bytes and reports the prompt's question and options (exit 3 in the CLI). Right after the
- *   text is written the screen is watched for {@link PROMPT_AFTER_WRITE_MS}: a prompt drawn
- *   there (it may hold the text) is reported (exit 3) and the Enter is not sent. The Enter
- *   that submits the text is checked again on its own, so a prompt that appears between the
- *   text and the Enter does not receive that Enter.
+ *   text is written the screen is watched until the agent has read it (its terminal's input
+ *   queue is empty, {@link Session.inputUnread}) and {@link PROMPT_AFTER_WRITE_MS} longer: a
+ *   prompt drawn before that read may hold the text, so it is reported (exit 3) and the Enter
+ *   is not sent; text not read within {@link READ_WAIT_MS} gets no Enter either (exit 3). The
+ *   Enter that submits the text is checked again on its own, so a prompt that appears between
+ *   the text and the Enter does not receive that Enter, and is watched the same way (a prompt
+ *   drawn before the agent read it is reported: the Enter may have answered it).
  * - `answer` works only on a blocked pane, only with the person's confirmation, and only when
  *   the prompt on screen is still the one the person confirmed; once the dialog has settled it
  *   types the option's digit where the manifest says the dialogs take one, else moves the
@@ -33,7 +36,7 @@
  * `answer` and the checks of a confirmation share it.
  */
 import { type Prompt, readPrompt } from '../detect/prompt.ts';
-import { inputBox } from '../detect/evaluate.ts';
+import { evaluate, inputBox } from '../detect/evaluate.ts';
 import { UserError } from '../errors.ts';
 import type { ConfirmedPrompt } from './protocol.ts';
 import type { PtyPane } from './pty-pane.ts';
@@ -203,8 +206,12 @@ async function guardedWrite(
   }
 }
 
-function refusal(w: PtyPane, why: string): GuardRefusal {
-  const p = promptOn(w.session.terminal, dialogShown(w.record));
+/** The refusal naming `why` and the prompt `p` (default: the one on screen now). */
+function refusal(
+  w: PtyPane,
+  why: string,
+  p = promptOn(w.session.terminal, dialogShown(w.record)),
+): GuardRefusal {
   const lines = [why];
   if (p.question) lines.push(`  ${p.question}`);
   for (const o of p.options) lines.push(`    ${o}`);
@@ -276,6 +283,8 @@ export async function guardedSend(
   // last read and before the write (the window no program outside the agent can close) shows
   // in the output that follows, and the text may have gone into it.
   const appeared = watchForPrompt(w);
+  let read: boolean | undefined;
+  let readAt = 0;
   try {
     await guardedWrite(
       w,
@@ -287,6 +296,9 @@ export async function guardedSend(
       ),
     );
     appeared.arm();
+    read = await awaitRead(w, READ_WAIT_MS);
+    appeared.read();
+    readAt = Date.now();
     await sleep(PROMPT_AFTER_WRITE_MS);
     w.session.readPending();
   } finally {
@@ -296,19 +308,65 @@ export async function guardedSend(
     throw refusal(
       w,
       'a prompt appeared while typing: the text may be in it, the Enter was not sent',
+      appeared.prompt(),
+    );
+  }
+  if (read === false) {
+    // Still in the terminal's input queue: it reaches whatever the agent shows when it reads
+    // it, which nobody can check now; no Enter goes after it.
+    throw new UserError(
+      `${w.session.spec.name} has not read the text within ${READ_WAIT_MS / 1000} s (busy, or ` +
+        'stopped): it is typed but not submitted, and reaches whatever the agent shows when it ' +
+        'reads it; the Enter was not sent',
+      GUARD_EXIT,
     );
   }
   let written = bytes.length;
   if (enter) {
+    // Each Enter is watched as the text was: until the agent has read it, and a prompt it drew
+    // before that read may have taken it (an Enter answers a dialog with its selected option).
     const pressEnter = async () => {
-      await guardedWrite(
-        w,
-        Buffer.from('\r'),
-        blocked(() => `a prompt appeared after the text was typed; the Enter was not sent`),
-      );
-      written++;
+      // Only screens read while the Enter was still unread count: the agent's answer to the
+      // Enter (a dialog for the task it submitted) comes after its read.
+      const appeared = watchForPrompt(w);
+      let before: Prompt | undefined;
+      let read: boolean | undefined;
+      try {
+        await guardedWrite(
+          w,
+          Buffer.from('\r'),
+          blocked(() => `a prompt appeared after the text was typed; the Enter was not sent`),
+        );
+        written++;
+        appeared.arm();
+        read = await awaitRead(w, READ_WAIT_MS, () => (before ??= appeared.prompt()));
+      } finally {
+        appeared.stop();
+      }
+      if (before) {
+        throw refusal(
+          w,
+          'a prompt appeared as the Enter was pressed: the Enter may have answered it; look at ' +
+            'the pane',
+          before,
+        );
+      }
+      if (read === false) {
+        throw new UserError(
+          `${w.session.spec.name} has not read the Enter within ${READ_WAIT_MS / 1000} s (busy, ` +
+            'or stopped): the text may not be submitted, and the Enter reaches whatever the ' +
+            'agent shows when it reads it',
+          GUARD_EXIT,
+        );
+      }
     };
-    await sleep(KEY_GAP_MS - PROMPT_AFTER_WRITE_MS);
+    // The Enter KEY_GAP_MS after the agent read the text and then ran (drew anything: the
+    // echo), not after we wrote it: Gemini CLI 0.61.0 takes an Enter it handles within 30 ms
+    // of the last typed key as a new line (KeypressContext.tsx `bufferFastReturn`,
+    // FAST_RETURN_TIMEOUT, when the kitty keyboard protocol is off); a busy agent read text
+    // and Enter at once, or handled the text only after a pause that followed its read.
+    const ranAt = read ? await awaitOutput(w, READ_ECHO_MS) : readAt;
+    await sleep(ranAt + KEY_GAP_MS - Date.now());
     await pressEnter();
     // Sent to an idle agent, the text leaves its input box once submitted. Codex 0.171 takes
     // an Enter that follows fast typing (our text arrives in one read) as a newline, not a
@@ -353,35 +411,120 @@ async function leftInputBox(w: PtyPane): Promise<boolean> {
   return seen > 0;
 }
 
-/** How long after a write its screen is watched for a prompt drawn before it landed, ms. */
+/**
+ * How long the screen is still watched for a prompt once the agent has read the text (or,
+ * when that cannot be known, after the write), ms.
+ */
 export const PROMPT_AFTER_WRITE_MS = 5;
+
+/** How long `send` waits for the agent to read the text it typed, ms. */
+export const READ_WAIT_MS = 3000;
+
+/**
+ * How long `send` waits, once the agent has read the text, for output that shows it ran after
+ * that read (its echo of the text), before the Enter, ms; an agent that draws nothing costs
+ * this much per send.
+ */
+export const READ_ECHO_MS = 1000;
+
+/**
+ * Waits up to `ms` for output from `w`'s agent that it wrote after now (the master was read
+ * just before: {@link awaitRead}), reading the PTY every few ms.
+ * @returns when that output was read (ms since the epoch), or the time of the bound.
+ */
+async function awaitOutput(w: PtyPane, ms: number): Promise<number> {
+  const chunks = w.session.chunksOut;
+  const until = Date.now() + ms;
+  while (w.session.chunksOut === chunks && Date.now() < until && !w.session.exit) {
+    await sleep(5);
+    w.session.readPending();
+  }
+  return Date.now();
+}
+
+/**
+ * Waits until `w`'s agent has read every byte written to its PTY ({@link Session.inputUnread}
+ * is 0), reading its output meanwhile (about every millisecond), then reads it once more: a
+ * screen the agent drew before its read(2) took our bytes is then on our screen (the agent's
+ * output is in the master before its read; our read(2) of the master moves what is still in
+ * the pty's flip buffer first).
+ * @returns true once read, false when bytes are still unread after `ms`, undefined when that
+ *   cannot be known (no native addon, the PTY closed).
+ */
+async function awaitRead(
+  w: PtyPane,
+  ms: number,
+  whileUnread?: () => void,
+): Promise<boolean | undefined> {
+  const until = Date.now() + ms;
+  // Bytes written after ours (a person typing, our replies to the agent's terminal queries) may
+  // still wait behind ours: ours are read once fewer than those are unread.
+  const after = w.session.bytesIn;
+  for (;;) {
+    w.session.readPending();
+    const unread = w.session.inputUnread();
+    if (unread === undefined) return undefined;
+    if (unread <= w.session.bytesIn - after) {
+      w.session.readPending();
+      return true;
+    }
+    // Everything read from the master so far was written before the agent read our bytes.
+    whileUnread?.();
+    if (Date.now() >= until) return false;
+    await sleep(1);
+  }
+}
 
 /**
  * Watches `w`'s screen once armed (right after a write): reads what is already on the PTY at
- * once, then classifies after every chunk of output until stopped (the caller waits
- * {@link PROMPT_AFTER_WRITE_MS} and reads once more); `seen()` is true when any of those
- * screens was blocked. A dialog drawn within the guard's window (after its last read, before
- * the write) reaches the master within µs to a few ms; one drawn later was drawn after the
- * agent had our bytes.
+ * once, then classifies after every chunk of output until stopped (the caller waits until the
+ * agent has read the bytes, {@link awaitRead}, then {@link PROMPT_AFTER_WRITE_MS}, and reads
+ * once more); `seen()` is true when any of those screens was blocked. A dialog the agent drew
+ * before its read(2) took our bytes is in the master by then (however late the agent ran: a
+ * loaded machine); one drawn later was drawn after the agent had our bytes.
  */
 function watchForPrompt(
   w: PtyPane,
-): { arm(): void; stop(): void; seen(): boolean } {
-  let seen = false;
+): {
+  arm(): void;
+  read(): void;
+  stop(): void;
+  seen(): boolean;
+  prompt(): Prompt | undefined;
+} {
+  let seen: Prompt | undefined;
   let off: (() => void) | undefined;
+  let offPiece: (() => void) | undefined;
   const look = () => {
-    if (!seen && w.classifyNow().state === 'blocked') seen = true;
+    if (!seen && w.classifyNow().state === 'blocked') {
+      seen = promptOn(w.session.terminal, dialogShown(w.record));
+    }
+  };
+  // Inside a chunk (a screen replaced within one read): the rules alone, not the state kept.
+  const lookInside = () => {
+    const m = w.manifest;
+    if (seen || !m) return;
+    const ev = evaluate(w.session.terminal.snapshot(), m);
+    if (ev.rule !== null && ev.state === 'blocked') seen = promptOn(w.session.terminal);
   };
   return {
     arm() {
       off = w.session.onOutput(look);
+      offPiece = w.session.onPiece(lookInside);
       w.session.readPending();
       look();
     },
+    /** The agent has read our bytes: later output is looked at per chunk only. */
+    read() {
+      offPiece?.();
+    },
     stop() {
       off?.();
+      offPiece?.();
     },
-    seen: () => seen,
+    seen: () => seen !== undefined,
+    /** The first prompt seen, as it showed then. */
+    prompt: () => seen,
   };
 }
 
