@@ -136,7 +136,17 @@ test('send and answer through the CLI against the simulated agent', async () => 
     const sent = await cli(['send', id, 'please create hello.txt'], env);
     assert.is(sent.code, 0, sent.stderr);
     assert.match(sent.stdout, `sent 24 bytes to ${id}`);
-    await until('working in the truth file', () => last()?.state === 'working');
+    // (a working line after the idle one: the agent may be past it, blocked, by the time the
+    // file is read)
+    const started = () => truth(truthPath).slice(1).some((e) => e.state === 'working');
+    await until('working in the truth file', started).catch((e) => {
+      // what the agent was sent and shows, to tell a lost Enter from a slow agent
+      throw new Error(
+        `${(e as Error).message}; keys ${JSON.stringify(keys)}; truth ${
+          JSON.stringify(truth(truthPath))
+        }; send said ${JSON.stringify(sent.stdout + sent.stderr)}; screen:\n${screen()}`,
+      );
+    });
     assert.ok(screen().includes('❯ please create hello.txt'), screen());
 
     // the task asks: blocked
