@@ -38,9 +38,8 @@ export interface SweptSession {
   inputsVersion: number;
   readonly exit: ExitInfo | null;
   readonly report: Report | null;
-  /** When its PTY was last resized and last gave output, ms since the epoch (0: never). */
+  /** When its PTY was last resized, ms since the epoch (0: never). */
   readonly resizedAt?: number;
-  readonly lastOutput?: number;
   /** `terminal.version` right after that resize (the screen not drawn on since while equal). */
   readonly resizedVersion?: number;
   onOutput(listener: (data: Uint8Array) => void): () => void;
@@ -68,17 +67,15 @@ export interface ScreenPaneOptions<S extends SweptSession> {
 export const SYNC_HOLD_MS = 500;
 
 /**
- * The longest a resized screen is left unread until its program redraws it, ms. Right after a
+ * The longest a resized screen is left unread until its program draws on it, ms. Right after a
  * resize the screen holds the old frame cut or padded to the new size, which no rule was
  * written for: opencode 1.18.33's permission panel cut from 120 to 80 columns lost its
  * `enter confirm` and read idle until opencode redrew it (it first asks for the window's size
- * in pixels, `CSI 14 t`, and draws 50-150 ms later). The screen is looked at once the program
- * has drawn on it and gone quiet for {@link RESIZE_QUIET_MS}, or after this bound (a program
- * that does not redraw on SIGWINCH).
+ * in pixels, `CSI 14 t`, which draws nothing, and redraws 50-150 ms later, inside a
+ * synchronized update). The screen is looked at as soon as the program has drawn anything on
+ * it, or after this bound (a program that does not redraw on SIGWINCH).
  */
 export const RESIZE_HOLD_MS = 1000;
-/** How long a program's output must have been quiet after a resize before its screen is read, ms. */
-export const RESIZE_QUIET_MS = 50;
 
 /** A source followed by its screen, with its state and agent. */
 export class ScreenPane<S extends SweptSession = SweptSession> {
@@ -201,15 +198,15 @@ export class ScreenPane<S extends SweptSession = SweptSession> {
 
   /**
    * True while the screen was resized less than {@link RESIZE_HOLD_MS} ago and its program has
-   * not redrawn it since (nothing drawn on it, or output less than {@link RESIZE_QUIET_MS}
-   * ago): the screen is the old frame at the new size. Left unread, the screen stays due.
+   * drawn nothing on it since: the screen is the old frame at the new size. Left unread, the
+   * screen stays due. (Only until the first drawing: output that goes on after it, a spinner or
+   * the agent at work, is read as always.)
    */
   #resizeHeld(now: number): boolean {
     const s = this.session;
     const at = s.resizedAt ?? 0;
     if (!at || now - at >= RESIZE_HOLD_MS || s.exit) return false;
-    if (s.terminal.version === s.resizedVersion) return true;
-    return now - (s.lastOutput ?? 0) < RESIZE_QUIET_MS;
+    return s.terminal.version === s.resizedVersion;
   }
 
   /** Evaluates when {@link due}. */

@@ -2,8 +2,8 @@
  * A recording (`agentwatch record`: `NAME.bytes.jsonl`, `.input.jsonl`, `.meta.json`) replayed
  * into a {@link ScreenPane} one PTY read at a time, looked at as the sweep looks at a live
  * session: at each resize (it bumps the inputs), every 100 ms while the screen is still, just
- * before each read and after it. The session tells the pane its resize and output times, as a
- * PTY session does, unless `hold` is false.
+ * before each read and after it. The session tells the pane when it was resized, as a PTY
+ * session does, unless `hold` is false.
  */
 import { readFileSync } from 'node:fs';
 import type { Manifest } from '../../src/detect/schema.ts';
@@ -36,20 +36,18 @@ export function replayRecording(
   const term = new Terminal(meta.rows, meta.cols);
   const start = Date.parse(meta.started);
   let clock = start;
-  const session: SweptSession & { resizedAt: number; lastOutput: number; resizedVersion: number } =
-    {
-      id: agent,
-      spec: { agent, command: agent, args: [] },
-      terminal: term,
-      inputsVersion: 0,
-      exit: null,
-      report: null,
-      resizedAt: 0,
-      lastOutput: 0,
-      resizedVersion: -1,
-      onOutput: () => () => {},
-      onExit: () => () => {},
-    };
+  const session: SweptSession & { resizedAt: number; resizedVersion: number } = {
+    id: agent,
+    spec: { agent, command: agent, args: [] },
+    terminal: term,
+    inputsVersion: 0,
+    exit: null,
+    report: null,
+    resizedAt: 0,
+    resizedVersion: -1,
+    onOutput: () => () => {},
+    onExit: () => () => {},
+  };
   const pane = new ScreenPane(session, {
     manifests: () => manifests,
     foreground: () => null,
@@ -88,7 +86,6 @@ export function replayRecording(
     ticks(t);
     clock = start + t * 1000;
     look(); // the screen as it stood just before the read
-    if (hold) session.lastOutput = clock;
     term.write(Buffer.from(b64, 'base64'));
     look();
   }
