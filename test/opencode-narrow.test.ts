@@ -14,6 +14,8 @@
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { inputBox } from '../src/detect/evaluate.ts';
+import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import { promptOn } from '../src/runtime/typing-guard.ts';
 import { REPO_ROOT } from './support/claude-home.ts';
 import { keyTimes, replayRecording } from './support/recording-pane.ts';
@@ -60,6 +62,31 @@ test('opencode in narrow panes: each prompt blocked to its answer, its question 
     at(['32x120', '24x70', '20x60', '20x50', '20x45', '12x40', '32x40']),
   );
   assert.equal(seen[1].sizes, at(['12x40', '20x60']), 'the second prompt asked at 40x12');
+});
+
+test("opencode's start screen in a narrow pane: the placeholder wrapped over two rows is an empty box, a draft is not", () => {
+  // fixtures/opencode/marked/ocplaceholder: opencode started at 40x20 (its placeholder `Ask
+  // anything… "Fix a TODO in` / `the codebase"` over two rows), widened to 45, 50, 60, 70, back
+  // to 40, then `draft x` typed and cleared with Ctrl-C (tester5: send refused "holds text
+  // someone typed" at 40-60 columns, nothing typed).
+  const base = join(REPO_ROOT, 'fixtures', 'opencode', 'marked', 'ocplaceholder');
+  const manifest = loadBundledManifests().get('opencode')!;
+  const draftAt = keyTimes(base, 'draft x')[0];
+  // the box at the last look of each stretch (a size, before or after the draft): the screen
+  // as opencode drew it, not the old frame cut to a new size right after a resize
+  const boxes = new Map<string, string>();
+  const segments: string[] = [];
+  replayRecording(base, 'opencode', ({ t, cols, terminal }) => {
+    const key = `${cols} ${t < draftAt ? 'before' : t < draftAt + 1.5 ? 'draft' : 'after'}`;
+    if (segments.at(-1) !== key) segments.push(key);
+    boxes.set(`${segments.length} ${key}`, inputBox(terminal.snapshot(), manifest) ?? 'none');
+  });
+  const at = (key: string) => [...boxes].filter(([k]) => k.endsWith(` ${key}`)).map(([, v]) => v);
+  for (const cols of [40, 45, 50, 60, 70]) {
+    assert.ok(at(`${cols} before`).length, `${cols} columns shown`);
+    for (const box of at(`${cols} before`)) assert.is(box, 'empty', `${cols} columns`);
+  }
+  assert.equal(at('40 draft'), ['text']);
 });
 
 test.run();
