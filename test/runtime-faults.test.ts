@@ -177,6 +177,9 @@ async function startFake(host: SessionHost, s: Scratch, name: string): Promise<S
     headless: true,
   });
   await screenShows(session, 'READY');
+  // Looked at once READY shows: a follower that subscribes next is told its idle, not the
+  // "starting: nothing drawn yet" of a look taken before it drew (read as working).
+  host.classifyNow(session.id);
   return session;
 }
 
