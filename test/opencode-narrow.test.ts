@@ -89,4 +89,33 @@ test("opencode's start screen in a narrow pane: the placeholder wrapped over two
   assert.equal(at('40 draft'), ['text']);
 });
 
+test("opencode's question dialog in narrow panes: blocked at 50, 45 and 40 columns, its question and options read", () => {
+  // fixtures/opencode/marked/ocqnarrow: `task-ask` (opencode's question tool) at 50x24, the
+  // pane narrowed to 45x24 (hints closed up: `↑↓ select enter submit  esc dismiss`), 40x24 and
+  // 40x12 (hints on two rows: `↑↓       enter       esc` / `select   submit      dismiss`),
+  // back to 45x20, 50x24, then 40x20, where Down and Enter picked SQLite (tester5: idle under
+  // 50 columns, never announced; shrinking a blocked one turned it idle).
+  const base = join(REPO_ROOT, 'fixtures', 'opencode', 'marked', 'ocqnarrow');
+  const [asked] = keyTimes(base, '\r');
+  const answered = keyTimes(base, '\r').at(-1)!;
+  const states = new Set<string>();
+  const last = new Map<string, string>(); // size -> the prompt read at its last look
+  let blockedAt = Infinity;
+  replayRecording(base, 'opencode', ({ t, state, rows, cols, terminal }) => {
+    if (t <= asked || t >= answered) return;
+    if (state === 'blocked') blockedAt = Math.min(blockedAt, t);
+    if (t < blockedAt) return;
+    states.add(state);
+    const p = promptOn(terminal, true);
+    last.set(`${rows}x${cols}`, `${p.question} | ${p.options.join(', ')}`);
+  });
+  assert.equal([...states], ['blocked']);
+  const read = 'Which database should I use? | 1. Postgres (Recommended), 2. SQLite, ' +
+    '3. Type your own answer';
+  assert.equal(
+    last,
+    new Map(['24x50', '24x45', '24x40', '12x40', '20x45', '20x40'].map((size) => [size, read])),
+  );
+});
+
 test.run();

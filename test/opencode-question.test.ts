@@ -332,10 +332,13 @@ test('answer --yes NAME 2 on the real capture: Down, Enter; the second question:
   }
 });
 
-/** The bundled opencode manifest without its question rules: what a person had before them. */
+/**
+ * The bundled opencode manifest without its question rules (and their examples, which they alone
+ * read blocked): what a person had before them.
+ */
 function withoutQuestionRules(text: string): string {
   return text.split(/\n(?=\[\[rules\]\]\n|\[\[examples\]\]\n)/).filter((block) =>
-    !/^\[\[rules\]\]\n(?:#[^\n]*\n)*name = "question dialog/.test(block)
+    !/^\[\[(?:rules|examples)\]\]\n(?:#[^\n]*\n)*name = "question dialog/.test(block)
   ).join('\n');
 }
 
