@@ -99,6 +99,9 @@ test('a blank pane reads starting and send types nothing; once the agent draws, 
       headless: true,
     });
     const w = host.ptyPane(session.id)!;
+    // Before any look: starting too, not idle (tester5: `wait --until idle` right after
+    // `run --detach -- gemini` returned at once, and the send after it was refused).
+    assert.equal([w.info().state, w.info().reason], ['working', NOTHING_DRAWN]);
     await until('a first look at the blank screen', () => {
       w.classifyNow();
       return w.record.by === 'screen';

@@ -74,7 +74,7 @@ test('an agent that draws no input box yet is starting: working until it draws o
 
 test('a starting screen still for STARTING_STILL_MS reads idle; started again in its shell, it starts again', () => {
   const still = { inputDrawn: false, screenChangedAt: 100 };
-  let r = initialState(0, true);
+  let r = initialState(0, 'box');
   r = decide(r, at(100, null, null, still));
   assert.is(r.state, 'working');
   r = decide(r, at(100 + STARTING_STILL_MS - 1, null, null, still));
@@ -101,7 +101,7 @@ test('ready and worked: idle before any turn is ready (not done); a turn after i
     ['working', true],
   ]);
   // an agent starting (working from its start) is not at work until it was ready once
-  let r = initialState(0, true);
+  let r = initialState(0, 'box');
   r = decide(r, at(10, 'working', null));
   assert.not.ok(r.worked);
   r = decide(r, at(4_000, 'idle', null));

@@ -166,6 +166,10 @@ const HANDLERS: { [K in Op]: Handler<K> } = {
       enter: req.enter !== false,
       append: req.append === true,
     });
+    // and again once its Enter went, which may be a second after the text (the guard waits for
+    // the agent to read it): the turn it asks for starts then, after any redraw of the typing
+    // that read as a short end of turn
+    ctx.noteInput(false);
     return { written };
   },
   prompt: (ctx) => ctx.pane.prompt(),

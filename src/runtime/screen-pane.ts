@@ -103,14 +103,18 @@ export class ScreenPane<S extends SweptSession = SweptSession> {
   readonly #now: () => number;
   readonly #classified = new Set<(prev: StateRecord, ms: number) => void>();
 
-  /** Starts following `session`; it begins idle (an agent that has only started is not working). */
+  /**
+   * Starts following `session`; an agent begins starting (working) until a look says otherwise,
+   * any other command idle ({@link initialState}).
+   */
   constructor(readonly session: S, readonly paneOptions: ScreenPaneOptions<S>) {
     this.#now = paneOptions.now ?? Date.now;
     // The agent is known from the start when forced or named by the command: `info` names
     // it before the first sweep. One whose input box is known (`[input] box`) is starting
-    // (working) until it draws it.
+    // (working) until it draws it; any other until it draws anything.
     this.match = this.#matchNow(paneOptions.manifests(), false);
-    this.record = initialState(this.#now(), (this.match.manifest?.input?.box.length ?? 0) > 0);
+    const m = this.match.manifest;
+    this.record = initialState(this.#now(), !m ? false : m.input?.box.length ? 'box' : 'blank');
   }
 
   get id(): string {

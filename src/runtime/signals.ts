@@ -221,14 +221,20 @@ export interface StateRecord {
 }
 
 /**
- * The record of a session that has just started: idle (no prompt submitted yet); working when
- * `starting` (its agent's manifest says what its input box looks like, and it is not drawn yet:
- * see {@link SignalInput.inputDrawn}).
+ * The record of a session that has just started, before anything was looked at: working
+ * (starting) when its agent is known (`starting`: 'box' when its manifest says what its input
+ * box looks like, which is not drawn yet, see {@link SignalInput.inputDrawn}; 'blank' for any
+ * other agent: nothing drawn yet, see {@link NOTHING_DRAWN}), so that `wait --until idle` waits
+ * for a look; idle for a command that is no agent (nothing to start).
  */
-export function initialState(now: number, starting = false): StateRecord {
-  return starting
-    ? { state: 'working', since: now, reason: 'starting: no input box yet', by: 'start' }
-    : { state: 'idle', since: now, reason: 'started', by: 'start' };
+export function initialState(now: number, starting: 'box' | 'blank' | false = false): StateRecord {
+  if (starting === 'box') {
+    return { state: 'working', since: now, reason: 'starting: no input box yet', by: 'start' };
+  }
+  if (starting === 'blank') {
+    return { state: 'working', since: now, reason: NOTHING_DRAWN, by: 'start' };
+  }
+  return { state: 'idle', since: now, reason: 'started', by: 'start' };
 }
 
 function next(
