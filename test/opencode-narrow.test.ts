@@ -118,4 +118,23 @@ test("opencode's question dialog in narrow panes: blocked at 50, 45 and 40 colum
   );
 });
 
+test('opencode in a 40x10 pane: the key hints below the edge, the buttons on the last row are still its options', () => {
+  // fixtures/opencode/marked/ocshort: opencode started at 40x10, `task-bash`, the panel's
+  // button row on the screen's last row (its hints below the edge), rejected with Right, Right,
+  // Enter (tester5: blocked, but the notice had no question and no options, and `answer` said
+  // the pane was too small though the buttons showed).
+  const base = join(REPO_ROOT, 'fixtures', 'opencode', 'marked', 'ocshort');
+  const [, answered] = keyTimes(base, '\r');
+  const read = new Set<string>();
+  const selected: number[] = [];
+  replayRecording(base, 'opencode', ({ t, state, terminal }) => {
+    if (state !== 'blocked' || t >= answered) return;
+    const p = promptOn(terminal, true);
+    read.add(`${p.question} | ${p.options.join(', ')}`);
+    if (selected.at(-1) !== p.selected) selected.push(p.selected);
+  });
+  assert.equal([...read], [`Permission required | ${OPTIONS.join(', ')}`]);
+  assert.equal(selected, [0, 2], 'Right, Right (one write) moved the selection to Reject');
+});
+
 test.run();

@@ -146,7 +146,9 @@ function isHintRow(row: string, border: string): boolean {
 
 /**
  * The button labels of `rows[i]` when it is a {@link BUTTONS_ALONE_ROW} with a hint row
- * ({@link isHintRow}) within the next two rows (a bare border row between them), else null.
+ * ({@link isHintRow}) within the next two rows (a bare border row between them), or with
+ * nothing but bare border rows under it to the screen's last row (the hints below the edge of a
+ * short pane: opencode 1.18.33 at 40x10, fixtures/opencode/marked/ocshort), else null.
  */
 function buttonsAlone(
   rows: readonly string[],
@@ -155,9 +157,13 @@ function buttonsAlone(
   const m = BUTTONS_ALONE_ROW.exec(rows[i]);
   if (!m) return null;
   const border = m[1].trim();
+  if (m[2].split(/ {2,}/).some((l) => KEY_HINT.test(l))) return null; // the hints themselves
   let k = i + 1;
   if (k < rows.length && rows[k].trim() === border) k++;
-  if (k >= rows.length || !isHintRow(rows[k], border)) return null;
+  const below = rows.slice(i + 1);
+  while (below.length && !below[below.length - 1].trim()) below.pop();
+  const atEdge = below.length <= 2 && below.every((r) => r.trim() === border);
+  if (!atEdge && (k >= rows.length || !isHintRow(rows[k], border))) return null;
   const labels: Array<{ text: string; at: number }> = [];
   const re = /\S+(?: \S+)*/g;
   for (let l = re.exec(m[2]); l; l = re.exec(m[2])) {
