@@ -245,7 +245,13 @@ if (existsSync(QWEN_BIN)) {
         ).catch((e: Error) => {
           throw new Error(`${e.message}: ${why}`);
         });
-        await until(`the done of turn ${k}`, () => kinds(log).done >= k, 30_000);
+        await until(`the done of turn ${k}`, () => kinds(log).done >= k, 30_000).catch(
+          async (e: Error) => {
+            // what the session went through, to tell a turn not seen from a notice held back
+            const x = await runCli(['explain', name], env, 20_000);
+            throw new Error(`${e.message}; notices ${readFileSync(log, 'utf8')}; ${x.stdout}`);
+          },
+        );
       }
       assert.equal(kinds(log), { blocked: 0, done: 3 });
     } finally {

@@ -65,6 +65,68 @@ test('board: the answer panel closes when its prompt is answered elsewhere, and 
   }
 });
 
+test('board: keys typed for a panel that closed by itself do not open and confirm the next prompt', async () => {
+  // tester5: A's panel open, A answered from another terminal, the panel closed; the person's
+  // '2' then 'y' (meant for A) opened B's panel with option 2 and confirmed it.
+  const dir = mkdtempSync(join(tmpdir(), 'aw-closed-'));
+  const ops: Record<string, string[]> = { a: [], b: [] };
+  const servers = [];
+  const hosted = new Map<string, ReturnType<typeof fakeInfo>>();
+  for (const [n, since] of [['a', Date.now() - 3000], ['b', Date.now() - 2000]] as const) {
+    const path = join(dir, `${n}-0001.sock`);
+    servers.push(await promptStub(path, () => PROMPT, ops[n]));
+    hosted.set(
+      `${n}-0001`,
+      fakeInfo(`${n}-0001`, path, {
+        name: n,
+        state: 'blocked',
+        since,
+        question: PROMPT.question,
+        options: PROMPT.options,
+        details: PROMPT.details,
+      }),
+    );
+  }
+  const book = new SessionDirectory({
+    host: fakeHost(hosted),
+    dir,
+    onChange: () => {},
+    remote: false,
+  });
+  for (const id of hosted.keys()) book.addLocal(id);
+  const term = fakeTerminal(20, 100);
+  const ui = new BoardUi({ directory: book, stdin: term.stdin, stdout: term.stdout });
+  try {
+    ui.start();
+    term.type('a');
+    await until(
+      "A's panel",
+      () => /── answer a \(a-0001\)[\s\S]*Answer '1\. Yes'\? y\/N/.test(term.text()),
+    );
+    hosted.set('a-0001', { ...hosted.get('a-0001')!, state: 'working', question: undefined });
+    term.clear();
+    ui.render();
+    assert.match(
+      term.text(),
+      /a: answered elsewhere \(working now\); nothing typed \(the next key only clears this\)/,
+    );
+    term.type('2'); // meant for A's panel: only clears the status
+    term.type('y');
+    term.clear();
+    ui.render(true);
+    assert.not.match(term.text(), /── answer b/, "B's panel was not opened");
+    assert.equal(ops.b, [], 'nothing asked of B, nothing answered');
+    // A key after that is the board's again: '2' opens B's panel, as always.
+    term.type('2');
+    await until("B's panel", () => /── answer b \(b-0001\)/.test(term.text()));
+  } finally {
+    ui.restore();
+    book.close();
+    for (const s of servers) await new Promise<void>((r) => s.close(() => r()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('board: a status goes away by itself after a while', () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-status-'));
   const book = new SessionDirectory({

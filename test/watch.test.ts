@@ -506,10 +506,10 @@ test('watch --json: hosted and run sessions come out as JSON lines; run sessions
       watch.on('exit', (code) => resolve(code))
     );
 
-    // The hosted session is announced first, idle.
+    // The hosted session is announced first, starting (working: nothing looked at yet).
     const first = await until('the hosted session', () => events[0]);
     assert.is(first.prev, null);
-    assert.is(first.state, 'idle');
+    assert.is(first.state, 'working');
     assert.is(first.agent, 'claude', 'named from --agent on the first line');
     assert.is(first.name, 'api', 'watch --name names the session');
     assert.match(first.id, /^api-[0-9a-f]{4}$/);

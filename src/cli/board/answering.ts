@@ -128,8 +128,12 @@ export function firstLine(e: unknown): string {
 export interface AnswerFlowHost {
   /** The session's latest info, as the board has it (undefined when it is gone). */
   latest(id: string): SessionInfo | undefined;
-  /** The panel closed: `message` goes to the status line. */
-  closed(message: string): void;
+  /**
+   * The panel closed: `message` goes to the status line. `byItself`: not by the person's key
+   * nor their answer (its prompt answered elsewhere, its session gone), so keys they typed
+   * for it may be on their way.
+   */
+  closed(message: string, byItself?: boolean): void;
   /** Something the panel shows changed: draw a frame. */
   render(): void;
 }
@@ -201,14 +205,17 @@ export class AnswerFlow {
 
   /** Closes the panel when it is open on session `id`, with `message`. */
   closeOn(id: string, message: string): void {
-    if (this.#panel?.id === id) this.#close(this.#panel, message);
+    if (this.#panel?.id === id) this.#close(this.#panel, message, true);
   }
 
-  /** Closes `panel` if it is still the open one, with `message` on the status line. */
-  #close(panel: OpenPanel, message: string): void {
+  /**
+   * Closes `panel` if it is still the open one, with `message` on the status line; `byItself`
+   * see {@link AnswerFlowHost.closed}.
+   */
+  #close(panel: OpenPanel, message: string, byItself = false): void {
     if (this.#panel !== panel) return;
     this.#panel = null;
-    this.host.closed(message);
+    this.host.closed(message, byItself);
   }
 
   /**
@@ -247,11 +254,15 @@ export class AnswerFlow {
     const panel = this.#panel;
     if (!panel || panel.phase !== 'choosing') return;
     const info = infos.find((i) => i.id === panel.id);
-    if (!info) this.#close(panel, `${panel.name} is gone; nothing typed`);
+    if (!info) this.#close(panel, `${panel.name} is gone; nothing typed`, true);
     else if (info.state === 'exited') {
-      this.#close(panel, `${panel.name} has exited; nothing typed`);
+      this.#close(panel, `${panel.name} has exited; nothing typed`, true);
     } else if (info.state !== 'blocked') {
-      this.#close(panel, `${panel.name}: answered elsewhere (${info.state} now); nothing typed`);
+      this.#close(
+        panel,
+        `${panel.name}: answered elsewhere (${info.state} now); nothing typed`,
+        true,
+      );
     }
   }
 

@@ -117,9 +117,16 @@ export class BoardUi {
     this.done = new Promise((r) => (this.#resolveDone = r));
     this.#answer = new AnswerFlow({
       latest: (id) => this.#directory.infos().find((i) => i.id === id),
-      closed: (message) => {
-        if (this.#mode === 'answer') this.#mode = 'board';
-        this.#message = message;
+      closed: (message, byItself) => {
+        // A panel that vanished under the person (its prompt answered elsewhere) leaves the
+        // board in its answer mode without a panel: the next key, typed for that panel (a
+        // digit, a y), only returns to the board; on the board it would open and confirm
+        // another session's prompt the person has not read (tester5: '2', 'y' answered the
+        // next blocked session's '2. ... for this session').
+        if (this.#mode === 'answer' && !byItself) this.#mode = 'board';
+        this.#message = byItself && this.#mode === 'answer'
+          ? `${message} (the next key only clears this)`
+          : message;
       },
       render: () => this.render(),
     });
