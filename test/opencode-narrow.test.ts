@@ -130,10 +130,15 @@ test('opencode in a 40x10 pane: the key hints below the edge, the buttons on the
   replayRecording(base, 'opencode', ({ t, state, terminal }) => {
     if (state !== 'blocked' || t >= answered) return;
     const p = promptOn(terminal, true);
-    read.add(`${p.question} | ${p.options.join(', ')}`);
+    read.add(`${p.question} | ${p.options.join(', ')} | ${p.details.join(' / ')}`);
     if (selected.at(-1) !== p.selected) selected.push(p.selected);
   });
-  assert.equal([...read], [`Permission required | ${OPTIONS.join(', ')}`]);
+  // the command wrapped over two rows (`$ touch ran_tests_21.txt &&` / `echo tests passed`) is
+  // one detail: the notice's action names all of it (tester5: it said `touch ... &&`)
+  assert.equal([...read], [
+    `Permission required | ${OPTIONS.join(', ')} | # Shell command / ` +
+    '$ touch ran_tests_21.txt && echo tests passed',
+  ]);
   assert.equal(selected, [0, 2], 'Right, Right (one write) moved the selection to Reject');
 });
 

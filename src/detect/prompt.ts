@@ -231,10 +231,20 @@ function readButtonRow(
     // the panel: the rows above that share the button row's left border
     const border = m[1].trim();
     const panel: string[] = [];
+    // a shell command wrapped over rows (`$ touch a.txt &&` / `echo done` in a narrow pane,
+    // opencode 1.18.33 at 40 columns): its rows up to the next blank one are one command
+    let wrapped: string[] = [];
     for (let k = i - 1; k >= 0 && rows[k].trimStart().startsWith(border); k--) {
       const line = strip(rows[k]);
-      if (line) panel.unshift(line);
+      if (!line) {
+        panel.unshift(...wrapped);
+        wrapped = [];
+      } else if (line.startsWith('$ ') && wrapped.length) {
+        panel.unshift([line, ...wrapped].join(' '));
+        wrapped = [];
+      } else wrapped.unshift(line);
     }
+    panel.unshift(...wrapped);
     const heading = panel.length ? panel[0].replace(/^[^\p{L}\p{N}]+\s+/u, '') : '';
     return {
       question: heading,
