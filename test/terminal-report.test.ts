@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isTerminalReport } from '../src/cli/run.ts';
+import { isTerminalReport } from '../src/runtime/terminal-report.ts';
 
 const b = (s: string) => Buffer.from(s, 'latin1');
 

@@ -33,6 +33,7 @@ import { RunTitle, setsTitle } from './run-title.ts';
 import { splitCommand } from './argv.ts';
 import { guardTerminal, RESTORE_MODES, setRaw, SHOW_CURSOR } from './board/tty.ts';
 import { runDetached } from './run-detach.ts';
+import { isTerminalReport } from '../runtime/terminal-report.ts';
 
 /**
  * What a caller of `run` may watch or filter (`record` uses it). Every hook is optional; a
@@ -234,18 +235,4 @@ function sendEofWhenQuiet(session: Session, classifyNow: () => string): void {
     setTimeout(tick, EOF_GAP_MS).unref();
   };
   tick();
-}
-
-/**
- * True when `d` holds only a terminal's reports, the answers to a program's queries (ECMA-48
- * and xterm ctlseqs): cursor position `CSI row;col R`, device attributes `CSI ? ... c` /
- * `CSI > ... c`, mode reports `CSI ? n;m $ y` and `CSI n;m $ y`, the kitty keyboard
- * protocol's flags `CSI ? flags u` (a key event has no `?`), window reports `CSI n;n;n t`,
- * focus `CSI I` / `CSI O`, OSC answers (colours) and DCS answers (XTGETTCAP, DECRQSS).
- */
-export function isTerminalReport(d: Uint8Array): boolean {
-  const s = Buffer.from(d).toString('latin1');
-  return s.length > 0 &&
-    /^(?:\x1b\[\??\d+(?:;\d+)*R|\x1b\[[?>=][\d;]*c|\x1b\[\??\d+;\d+\$y|\x1b\[\?\d*u|\x1b\[\d+(?:;\d+)*t|\x1b\[[IO]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1bP[^\x1b]*\x1b\\)+$/
-      .test(s);
 }
