@@ -18,6 +18,7 @@ import { delimiter, join } from 'node:path';
 import { UserError } from '../errors.ts';
 import { EventLog } from './event-log.ts';
 import { SIZE_LIMITS } from './protocol.ts';
+import { type InputHold, InputHolder } from './input-hold.ts';
 
 /**
  * Finds `command` the way execvp(3) would (a name with a '/' as a path, else each PATH entry).
@@ -114,6 +115,8 @@ export class Session {
   /** Input bytes the terminal's input buffer has not taken yet (EAGAIN), oldest first. */
   readonly #unwritten: Buffer[] = [];
   #retry: ReturnType<typeof setTimeout> | undefined;
+  /** The person's input held while the typing guard types ({@link holdInput}). */
+  readonly #holder = new InputHolder((bytes) => this.#writeInput(bytes), (l) => this.log(l));
 
   /**
    * Starts `spec.command` in a new PTY.
@@ -148,6 +151,7 @@ export class Session {
     this.pty.onExit(({ exitCode, signal }) => {
       this.exit = { code: exitCode, signal: signal || undefined };
       this.inputsVersion++;
+      this.#holder.end('exit'); // what it held is dropped, as any write after the exit
       for (const l of this.#exitListeners) this.#safe(() => l(this.exit!));
     });
   }
@@ -353,7 +357,7 @@ export class Session {
     if (this.exit) return 0;
     const n = this.#writeDirect(data);
     if (n < 0) {
-      this.write(data);
+      this.#writeInput(Buffer.from(data)); // never held: the guard's own bytes
       return data.length;
     }
     if (n > 0 && this.#inputListeners.size) this.#inputWritten(data.subarray(0, n));
@@ -384,15 +388,40 @@ export class Session {
   }
 
   /**
-   * Writes input bytes (keys, paste) to the agent. Ignored once it exited. Written at once
-   * with write(2) when node-pty has nothing queued (node-pty 1.1 writes on libuv's thread
-   * pool: a thread hand-off and a wake-up of this loop per write); what the terminal's input
-   * buffer does not take is written after it ({@link #put}). Ignored once the PTY closed.
+   * Writes the person's input bytes (keys, paste: run's stdin, an attached terminal) to the
+   * agent. Ignored once it exited. Held instead while the typing guard types into the pane
+   * ({@link holdInput}), and written right after. Written at once with write(2) when node-pty
+   * has nothing queued (node-pty 1.1 writes on libuv's thread pool: a thread hand-off and a
+   * wake-up of this loop per write); what the terminal's input buffer does not take is
+   * written after it ({@link #put}). Ignored once the PTY closed.
    */
   write(data: string | Uint8Array): void {
     if (this.exit) return;
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
-    if (!this.#put(bytes)) return;
+    if (this.#holder.take(bytes)) return;
+    this.#writeInput(bytes);
+  }
+
+  /**
+   * Holds the person's input ({@link write}) until the hold is released, and at most `maxMs`
+   * (ms), then writes it, in order; see {@link InputHolder} for what passes at once (terminal
+   * reports; Ctrl-C, which ends the hold) and the bound in bytes. {@link writeNow} (the typing
+   * guard's own writes) and the session's replies to terminal queries are never held.
+   * @returns the hold: `release()` ends it, `broken` says why it ended early (null while it
+   *   holds).
+   */
+  holdInput(maxMs: number): InputHold {
+    return this.#holder.hold(maxMs);
+  }
+
+  /** Bytes of the person's input held now ({@link holdInput}). */
+  get inputHeld(): number {
+    return this.#holder.held;
+  }
+
+  /** {@link #put}, then the input listeners; nothing once the agent exited. */
+  #writeInput(bytes: Buffer): void {
+    if (this.exit || !this.#put(bytes)) return;
     if (this.#inputListeners.size) this.#inputWritten(bytes);
   }
 
