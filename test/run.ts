@@ -53,11 +53,13 @@ const EXPECTED_S: Record<string, number> = {
   'agentwatch-claude.test.ts': 31,
   'vt-fixtures.test.ts': 27,
   'eval-live.test.ts': 26,
+  'send-hold.test.ts': 25, // alone, 2026-12-02
   'answer-confirm.test.ts': 24,
   'agentwatch-claude-hooks.test.ts': 24,
   'watch.test.ts': 24,
   'trust.test.ts': 23,
   'catalog.test.ts': 21,
+  'send-hold-run.test.ts': 15, // alone, 2026-12-02
   'guard.test.ts': 21,
   'cli-bad-input.test.ts': 19,
   'claude-real.test.ts': 18,
@@ -107,6 +109,7 @@ const PURE = new Set([
   'manifests-sources',
   'notify-config',
   'notify-gate',
+  'input-hold',
   'runtime-pure',
   'session-directory',
   'signals-late-report',

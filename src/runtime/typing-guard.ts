@@ -11,7 +11,8 @@
  *   is not sent; text not read within {@link READ_WAIT_MS} gets no Enter either (exit 3). The
  *   Enter that submits the text is checked again on its own, so a prompt that appears between
  *   the text and the Enter does not receive that Enter, and is watched the same way (a prompt
- *   drawn before the agent read it is reported: the Enter may have answered it).
+ *   drawn before the agent read it is reported: the Enter may have answered it). Keys the
+ *   person types in the pane meanwhile wait until the send is done ({@link guardedSend}).
  * - `answer` works only on a blocked pane, only with the person's confirmation, and only when
  *   the prompt on screen is still the one the person confirmed; once the dialog has settled it
  *   types the option's digit where the manifest says the dialogs take one, else moves the
@@ -44,6 +45,7 @@ import { NOTHING_DRAWN, type StateRecord } from './signals.ts';
 import type { Terminal } from '../vt/terminal.ts';
 import { SYNC_HOLD_MS } from './screen-pane.ts';
 import { sendBytes } from './send-text.ts';
+import { HOLD_MAX_BYTES, type HoldBreak, type InputHold } from './input-hold.ts';
 
 /**
  * The prompt on `terminal`'s screen now: its rows, and their background tags so that a
@@ -221,10 +223,17 @@ function refusal(
 /**
  * Writes `text` (then Enter unless `enter` is false) to the pane of `w`, guarded: each is
  * written only right after a fresh classification says the pane is not blocked (see
- * {@link guardedWrite} for the window that remains).
+ * {@link guardedWrite} for the window that remains). From the check of the input box until it
+ * returns (its last Enter read, or a refusal), what the person types in the pane waits
+ * ({@link Session.holdInput}, at most {@link SEND_HOLD_MS}) and goes in right after, so it is
+ * never mixed into the text nor submitted by its Enter; the person's Ctrl-C goes in at once
+ * and stops the send (src/runtime/input-hold.ts says what else passes).
  * @returns the number of bytes written.
  * @throws GuardRefusal when the pane is blocked (before the text: zero bytes written; before
  *   the Enter: the text stays typed, unsubmitted).
+ * @throws UserError (exit 3, "stopped: ...") when the person pressed Ctrl-C in the pane while
+ *   the send typed, or typed more than {@link HOLD_MAX_BYTES} meanwhile, or the send outlasted
+ *   {@link SEND_HOLD_MS}: nothing more is typed (no Enter).
  * @throws UserError (exit 3) when the agent's input box holds a draft and `append` is false,
  *   when the agent draws no input box yet (its manifest's `[input] box`: still starting), or
  *   when it has drawn nothing at all yet (its screen blank since it started).
@@ -277,8 +286,70 @@ export async function guardedSend(
       );
     }
   }
-  const blocked = (why: (written: number) => string) => () =>
-    w.record.state === 'blocked' ? (written: number) => refusal(w, why(written)) : null;
+  // From here until send returns (its last Enter read, or a refusal), the keys the person
+  // types in the pane wait and go in after it, in order: else they are mixed into the text and
+  // submitted with it by its Enter (tester, Gemini CLI 0.61.0, 3 of 5). Keys typed before this
+  // are the draft checked above.
+  const hold = w.session.holdInput(SEND_HOLD_MS);
+  try {
+    return await typeAndSubmit(w, bytes, enter, idleBefore, hold);
+  } finally {
+    hold.release();
+  }
+}
+
+/**
+ * The refusal of a write once `hold` (the person's input held while send types) ended early:
+ * the person pressed Ctrl-C, typed more than {@link HOLD_MAX_BYTES}, or the send outlasted
+ * {@link SEND_HOLD_MS}; their keys went in, so nothing more is typed. `typed` says what of the
+ * send's own bytes is in the pane, and what was not sent.
+ */
+function holdBroken(w: PtyPane, why: HoldBreak, typed: string): UserError {
+  const name = w.session.spec.name;
+  if (why === 'exit') return new UserError(`session ${w.session.id} has exited`);
+  const kib = HOLD_MAX_BYTES / 1024;
+  const secs = SEND_HOLD_MS / 1000;
+  const cause = why === 'interrupt'
+    ? `Ctrl-C was pressed in ${name} while send typed`
+    : why === 'full'
+    ? `more than ${kib} KiB were typed in ${name} while send typed (they went in)`
+    : `send took longer than ${secs} s (the keys typed in ${name} meanwhile went in)`;
+  return new UserError(`stopped: ${cause}; ${typed}`, GUARD_EXIT);
+}
+
+/**
+ * The part of {@link guardedSend} made while the person's input is held (`hold`): types
+ * `bytes` (the text as {@link sendBytes} made it), then, when `enter`, the Enter that submits
+ * it; `idleBefore` says the pane was idle before the text (its input box is checked for the
+ * text leaving it).
+ * @returns the number of bytes written.
+ * @throws GuardRefusal, UserError as {@link guardedSend} says; UserError (exit 3) when the
+ *   hold ended early ({@link holdBroken}) before a write.
+ */
+async function typeAndSubmit(
+  w: PtyPane,
+  bytes: Uint8Array,
+  enter: boolean,
+  idleBefore: boolean,
+  hold: InputHold,
+): Promise<number> {
+  /** What of the text is in the pane when `written` bytes of it went. */
+  const textTyped = (written: number) =>
+    written === 0
+      ? 'nothing was typed'
+      : `${written} of ${bytes.length} bytes were typed, not submitted; the Enter was not sent`;
+  const enterTyped = () => 'the text is typed, not submitted; the Enter was not sent';
+  const secondTyped = () =>
+    'the text and an Enter were typed (it may not be submitted); no second Enter was sent';
+  const blocked = (
+    why: (written: number) => string,
+    typed: (written: number) => string = textTyped,
+  ) =>
+  () => {
+    const broken = hold.broken;
+    if (broken) return (written: number) => holdBroken(w, broken, typed(written));
+    return w.record.state === 'blocked' ? (written: number) => refusal(w, why(written)) : null;
+  };
   // Watch the screen from the moment the text is written: a dialog drawn after the guard's
   // last read and before the write (the window no program outside the agent can close) shows
   // in the output that follows, and the text may have gone into it.
@@ -325,7 +396,7 @@ export async function guardedSend(
   if (enter) {
     // Each Enter is watched as the text was: until the agent has read it, and a prompt it drew
     // before that read may have taken it (an Enter answers a dialog with its selected option).
-    const pressEnter = async () => {
+    const pressEnter = async (typed = enterTyped) => {
       // Only screens read while the Enter was still unread count: the agent's answer to the
       // Enter (a dialog for the task it submitted) comes after its read.
       const appeared = watchForPrompt(w);
@@ -335,7 +406,10 @@ export async function guardedSend(
         await guardedWrite(
           w,
           Buffer.from('\r'),
-          blocked(() => `a prompt appeared after the text was typed; the Enter was not sent`),
+          blocked(
+            () => `a prompt appeared after the text was typed; the Enter was not sent`,
+            typed,
+          ),
         );
         written++;
         appeared.arm();
@@ -374,7 +448,7 @@ export async function guardedSend(
     // under it. One more Enter, once the agent has drawn the first, submits it.
     if (idleBefore && w.manifest?.input && !(await leftInputBox(w))) {
       w.session.log('send: the text is still in the input box after the Enter; one more Enter');
-      await pressEnter();
+      await pressEnter(secondTyped);
       if (!(await leftInputBox(w))) {
         throw new UserError(
           `${w.session.spec.name}: the text was typed but not submitted: it is still in the ` +
@@ -426,6 +500,17 @@ export const READ_WAIT_MS = 3000;
  * this much per send.
  */
 export const READ_ECHO_MS = 1000;
+
+/**
+ * The longest `send` holds the person's input ({@link Session.holdInput}), ms: the bounds of
+ * what it does meanwhile, summed (the text's write and its read, the wait for its echo, then
+ * up to two Enters, each written, read and followed by the wait for the text to leave the
+ * input box; each write may first wait out a synchronized update), and a second more. A send
+ * within its own bounds never reaches it; a stuck one lets the person's keys go then (and
+ * types nothing more).
+ */
+export const SEND_HOLD_MS = 3 * (SYNC_HOLD_MS + WRITE_WAIT_MS + READ_WAIT_MS) + READ_ECHO_MS +
+  2 * (KEY_GAP_MS + SUBMIT_WAIT_MS) + 1000;
 
 /**
  * Waits up to `ms` for output from `w`'s agent that it wrote after now (the master was read
