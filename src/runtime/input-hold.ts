@@ -67,8 +67,8 @@ export class InputHolder {
 
   /**
    * @param write writes bytes to the agent now (what the session does with unheld input).
-   * @param log a line for the session's event log (how many bytes were held, why a hold
-   *   broke).
+   * @param log a line for the session's event log: that it holds input (at the first chunk
+   *   held), how many bytes it wrote once the holds ended, why a hold broke.
    */
   constructor(
     private readonly write: (bytes: Buffer) => void,
