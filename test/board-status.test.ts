@@ -2,14 +2,16 @@
  * The board's status line and answer panel over time (a BoardUi on a fake terminal, sessions
  * from a stub host, the prompt from a real Unix socket): a panel whose prompt was answered
  * elsewhere closes by itself and says so (a `y` there could only be refused), and an old status
- * goes away by itself (on a short terminal it took the rows of sessions).
+ * goes away by itself (on a short terminal it took the rows of sessions). Attaching (Enter):
+ * keys typed before the session's screen has been shown for a moment are dropped.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BoardUi, STATUS_MS } from '../src/cli/board/ui.ts';
+import { ATTACH_SETTLE_MS, BoardUi, STATUS_MS } from '../src/cli/board/ui.ts';
 import { SessionDirectory } from '../src/runtime/session-directory.ts';
 import { fakeHost, fakeInfo, fakeTerminal, promptStub } from './support/fake-session.ts';
 import { until } from './support/until.ts';
@@ -111,6 +113,9 @@ test('board: keys typed for a panel that closed by itself do not open and confir
       /a: answered elsewhere \(working now\); nothing typed \(the next key only clears this\)/,
     );
     term.type('2'); // meant for A's panel: only clears the status
+    term.clear();
+    ui.render(true);
+    assert.not.match(term.text(), /answered elsewhere/, 'the key that was swallowed cleared it');
     term.type('y');
     term.clear();
     ui.render(true);
@@ -123,6 +128,77 @@ test('board: keys typed for a panel that closed by itself do not open and confir
     ui.restore();
     book.close();
     for (const s of servers) await new Promise<void>((r) => s.close(() => r()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("board: Enter pressed twice on a blocked row attaches, and the second Enter never reaches the session's dialog", async () => {
+  // tester6: the second Enter of a double tap answered the dialog with option 1 (5 of 5).
+  const dir = mkdtempSync(join(tmpdir(), 'aw-attach-'));
+  const path = join(dir, 'dbl-0001.sock');
+  /** The bytes the session got from the attached terminal. */
+  let got = '';
+  const server = createServer((c) => {
+    c.on('error', () => {});
+    c.once('data', (d) => {
+      const [line, ...rest] = d.toString('latin1').split('\n');
+      assert.is(JSON.parse(line).op, 'attach');
+      got += rest.join('\n');
+      c.on('data', (more) => (got += more.toString('latin1')));
+      // the session's answer, then its screen (the host's redraw)
+      c.write('{"ok":true,"op":"attach"}\n');
+      c.write(' Do you want to proceed?\r\n ❯ 1. Yes\r\n   2. No\r\n');
+    });
+  });
+  await new Promise<void>((r) => server.listen(path, r));
+  const hosted = new Map([[
+    'dbl-0001',
+    fakeInfo('dbl-0001', path, {
+      name: 'dbl',
+      state: 'blocked',
+      question: PROMPT.question,
+      options: PROMPT.options,
+    }),
+  ]]);
+  const book = new SessionDirectory({
+    host: fakeHost(hosted),
+    dir,
+    onChange: () => {},
+    remote: false,
+  });
+  book.addLocal('dbl-0001');
+  const term = fakeTerminal(20, 100);
+  // when the session's screen reached the terminal (the board writes it as it comes)
+  let shownAt = 0;
+  const write = term.stdout.write.bind(term.stdout);
+  term.stdout.write = ((s: string | Uint8Array) => {
+    if (!shownAt && String(s).includes('Do you want to proceed?') && /❯ 1\. Yes/.test(String(s))) {
+      shownAt = Date.now();
+    }
+    return write(s);
+  }) as typeof term.stdout.write;
+  const ui = new BoardUi({ directory: book, stdin: term.stdin, stdout: term.stdout });
+  try {
+    ui.start();
+    term.clear();
+    term.type('\r\r'); // a double tap in one read: attach, then an Enter for the session
+    await until("the session's screen", () => shownAt);
+    const typedAt = Date.now();
+    term.type('\r'); // and one more, as soon as the screen shows
+    if (typedAt - shownAt < ATTACH_SETTLE_MS) {
+      assert.ok(term.text().includes('\x07'), 'a bell says the keys were dropped');
+    } else console.log(`board-status: the third Enter came ${typedAt - shownAt} ms late`);
+    // Once the screen has been up for a moment, keys go to the session.
+    await until('the settle', () => Date.now() - shownAt >= ATTACH_SETTLE_MS, 5_000, 20);
+    term.type('2');
+    await until('the 2 at the session', () => got.includes('2'));
+    assert.is(got, '2', 'no Enter reached the dialog');
+    term.type('\x1d'); // Ctrl-] detaches
+    await until('the board again', () => /dbl\s+claude\s+blocked/.test(term.text()));
+  } finally {
+    ui.restore();
+    book.close();
+    await new Promise<void>((r) => server.close(() => r()));
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -11,9 +11,9 @@
  * still alive).
  *
  * Modes: `board` (the keys above), `input` (the `n` line), `confirm` (quit?), `answer` (the
- * panel has the keys), `attached` (every key but Ctrl-] goes to the session), `ended` (Enter
- * on a session that ended with nobody watching: its last screen, kept by its host in
- * ended-sessions.ts, until any key). Such a row also shows the last line it printed, and one
+ * panel has the keys), `attached` (every key but Ctrl-] goes to the session, except those typed
+ * in its first {@link ATTACH_SETTLE_MS}), `ended` (Enter on a session that ended with nobody
+ * watching: its last screen, kept by its host in ended-sessions.ts, until any key). Such a row also shows the last line it printed, and one
  * that ended before the board saw it (it exits at once) still gets a row, from its record.
  */
 import { attach, type Attachment, request } from '../../runtime/control-client.ts';
@@ -41,6 +41,16 @@ export const STATUS_MS = 15_000;
 export const GONE_ROW_MS = 10 * 60_000;
 /** The key that detaches an attached terminal: Ctrl-] (GS), as telnet's escape. */
 const CTRL_BRACKET = 0x1d;
+/**
+ * How long after attaching the keys typed are dropped (a bell says so), counted from when the
+ * session's screen was first drawn on the person's terminal, ms: a person could not have read
+ * the pane by then. An Enter pressed twice on a blocked row (a double tap, or pressed again
+ * because a loaded machine had not switched screens yet) attached with the first and answered
+ * the dialog with the second: option 1, a command approved unseen (tester6: Gemini CLI 0.61.0,
+ * Claude Code 2.1.332 and Qwen Code 0.24.4, 5 of 5, also with 150 and 300 ms between the two).
+ * As long as `answer` waits before typing into a new dialog (ANSWER_SETTLE_MS).
+ */
+export const ATTACH_SETTLE_MS = 500;
 
 /** How a {@link BoardUi} is set up. */
 export interface BoardUiOptions {
@@ -91,6 +101,11 @@ export class BoardUi {
   #tick?: ReturnType<typeof setInterval>;
   #attached: Attachment | null = null;
   #attachedInfo: SessionInfo | null = null;
+  /**
+   * When the attached session's screen was first drawn on the person's terminal (ms since the
+   * epoch; null until then), and whether keys were dropped since ({@link ATTACH_SETTLE_MS}).
+   */
+  #attachShownAt: number | null = null;
   #restored = true;
   /** The ended session shown in mode `ended`. */
   #ended: EndedSession | null = null;
@@ -340,7 +355,10 @@ export class BoardUi {
     if (this.#mode === 'attached') {
       const at = data.indexOf(CTRL_BRACKET);
       const before = at >= 0 ? data.subarray(0, at) : data;
-      if (before.length) this.#attached?.write(before); // queued until the session said ok
+      const shown = this.#attachShownAt;
+      if (before.length && (shown === null || Date.now() - shown < ATTACH_SETTLE_MS)) {
+        this.#stdout.write('\x07'); // typed before the pane could be read: dropped
+      } else if (before.length) this.#attached?.write(before); // queued until the session said ok
       if (at >= 0) this.#detach();
       return;
     }
@@ -365,7 +383,9 @@ export class BoardUi {
     if (this.#mode === 'answer') {
       if (this.#answer.panel) this.#answer.key(key);
       else {
+        // the key meant for a panel that closed by itself: it clears the message, nothing more
         this.#mode = 'board';
+        this.#message = '';
         this.render();
       }
       return;
@@ -491,12 +511,17 @@ export class BoardUi {
   #attach(info: SessionInfo): void {
     this.#mode = 'attached';
     this.#attachedInfo = info;
+    this.#attachShownAt = null;
     const a: Attachment = attach(info.socket, {
       rows: this.#stdout.rows || 24,
       cols: this.#stdout.columns || 80,
     }, {
       onReady: () => this.#stdout.write('\x1b[0m\x1b[2J\x1b[H\x1b[?25h'),
-      onOutput: (d) => this.#stdout.write(d),
+      onOutput: (d) => {
+        if (this.#attached !== a) return;
+        this.#stdout.write(d);
+        this.#attachShownAt ??= Date.now(); // the session's redraw, first
+      },
       onFail: (why) => {
         if (this.#attached !== a) return;
         this.#attached = null;
