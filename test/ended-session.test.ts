@@ -87,6 +87,10 @@ test('a detached session that exits at once: ls, explain and the board show why;
         `no session 'fresh' yet; waiting for it \\(Ctrl-C to stop\\); a session 'fresh' \\(${id}\\) ended \\S+ ago, exited with code 1: 'agentwatch explain ${id}' shows why`,
       ),
     );
+    // --until exited: it has (tester6: `kill w1` then `wait w1 --until exited` said no session).
+    const exited = await runCli(['wait', 'fresh', '--until', 'exited', '--timeout', '30'], env);
+    assert.is(exited.code, 0, exited.stderr);
+    assert.is(exited.stdout, 'fresh exited\n');
     // The board saw it end: its row says how, with the last line; Enter shows the screen.
     await board.waitForScreen(/fresh .*exited with code 1 · Error: no API key found/, 30_000);
     board.send('\r');

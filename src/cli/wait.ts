@@ -4,7 +4,9 @@
  * reached a state other than exited), 2 usage or a SESSION that names several sessions, 4 no
  * such session (it never appeared before the timeout; with no timeout a named session that
  * does not exist yet is waited for, and stderr says so once). A session this wait saw that went
- * away (its socket closed or removed: `kill`, its host ended) has exited.
+ * away (its socket closed or removed: `kill`, its host ended) has exited, and so has one that
+ * ended before it looked, for `--until exited` (its host's ended record: `kill NAME`, then
+ * `wait NAME --until exited`), unless a live session has that name.
  */
 import { type Command, stringOption, UsageError, UserError } from './command.ts';
 import { subscribe } from '../runtime/control-client.ts';
@@ -104,7 +106,7 @@ export const waitCommand: Command = {
             endedHint(missing)
           }\n`,
         );
-      });
+      }, wanted.has('exited') ? (key) => findEnded(key)?.info : undefined);
       if (typeof found === 'string') {
         io.stderr(`agentwatch wait: no session '${printable(found)}' (see 'agentwatch ls')\n`);
         return 4;

@@ -135,7 +135,9 @@ export const APPEAR_POLL_MS = 250;
  * those not there yet: a script starts an agent, then waits for it. A key keeps the session
  * it first named: one seen that is gone by a later look is given as {@link closedInfo} (its
  * process is gone, {@link processGone}). `onWaiting` is called once, with the keys missing,
- * when the first look misses some. Returns the sessions in the keys' order, or the first key
+ * when the first look misses some. `ended`, when given, names a session that ended for a key
+ * no live session matches (ended-sessions.ts: `kill NAME`, then `wait NAME --until exited`),
+ * given as {@link closedInfo} of it. Returns the sessions in the keys' order, or the first key
  * that never appeared.
  * @throws UserError with exit code {@link AMBIGUOUS_SESSION_EXIT} when a key matches several
  *   sessions.
@@ -145,6 +147,7 @@ export async function awaitSessions(
   deadline: number,
   dir = socketDir(),
   onWaiting?: (missing: string[]) => void,
+  ended?: (key: string) => SessionInfo | undefined,
 ): Promise<SessionInfo[] | string> {
   const seen = new Map<string, SessionInfo>();
   let told = false;
@@ -156,7 +159,9 @@ export async function awaitSessions(
       const was = seen.get(key);
       const found = was ? live.find((s) => s.id === was.id) : matchSession(key, live);
       if (found) seen.set(key, found);
+      const gone = found ? undefined : ended?.(key);
       if (found || was) out.push(found ?? closedInfo(was!));
+      else if (gone) out.push(closedInfo(gone));
       else missing.push(key);
     }
     if (!missing.length) return out;
