@@ -153,6 +153,29 @@ test('send into bash: keys refused (CLI exit 2, and by the host); two lines go a
   }
 });
 
+test('send into bash running a program (sleep): refused, nothing typed; the text never waits for the shell in its buffer', async () => {
+  // tester6: the text and its Enter went into the line discipline's buffer while sleep ran, and
+  // bash ran the line once sleep ended.
+  const { env, session, keys, close } = await hosted('bash', ['--norc', '--noprofile']);
+  const screen = () => session.terminal.screenText();
+  try {
+    await until('bash at its prompt', () => screen().includes('$'), 20_000);
+    const started = await cli(['send', 'dup', 'sleep 600'], env, { detached: true });
+    assert.is(started.code, 0, started.stderr);
+    const running = await cli(['wait', 'dup', '--until', 'running', '--timeout', '30'], env, {
+      detached: true,
+    });
+    assert.is(running.code, 0, running.stderr);
+    const typed = keys.length;
+    const r = await cli(['send', 'dup', 'echo typed-while-running'], env, { detached: true });
+    assert.is(r.code, 3, r.stderr);
+    assert.match(r.stderr, /refused: dup is running sleep .*nothing was typed/);
+    assert.is(keys.length, typed, 'nothing was typed');
+  } finally {
+    await close();
+  }
+});
+
 test('send into an application without bracketed paste: multi-line text and tabs are refused', async () => {
   const { env, session, keys, close } = await hosted('cat', []);
   try {

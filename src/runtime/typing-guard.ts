@@ -235,8 +235,9 @@ function refusal(
  *   the send typed, or typed more than {@link HOLD_MAX_BYTES} meanwhile, or the send outlasted
  *   {@link SEND_HOLD_MS}: nothing more is typed (no Enter).
  * @throws UserError (exit 3) when the agent's input box holds a draft and `append` is false,
- *   when the agent draws no input box yet (its manifest's `[input] box`: still starting), or
- *   when it has drawn nothing at all yet (its screen blank since it started).
+ *   when the agent draws no input box yet (its manifest's `[input] box`: still starting),
+ *   when it has drawn nothing at all yet (its screen blank since it started), or when a
+ *   program its shell started is in front (state `running`: no agent, no shell at its prompt).
  */
 export async function guardedSend(
   w: PtyPane,
@@ -250,6 +251,20 @@ export async function guardedSend(
   // unless told to append (only for agents whose manifest says where the input box is).
   await drainPending();
   const idleBefore = w.classifyNow().state === 'idle';
+  if (w.record.state === 'running' && w.foreground.pgid !== w.session.pid) {
+    // A program the session's shell started is in front (`sleep` typed in bash): one that does
+    // not read its terminal leaves the text in the line discipline's buffer (canonical mode:
+    // FIONREAD counts only whole lines, so the text reads as read), and the Enter makes it a
+    // line for whatever reads the terminal next: the shell once the program ended, or a
+    // script's `read -p "Continue? [y/N]"` (tester6, bash running sleep 20). The session's own
+    // command (`run -- python3`, `cat`) is typed into as before.
+    const name = w.session.spec.name;
+    throw new UserError(
+      `refused: ${name} is ${w.record.reason} (no agent, no shell waiting for a command); ` +
+        `nothing was typed (agentwatch wait ${name} --until shell waits for the shell's prompt)`,
+      GUARD_EXIT,
+    );
+  }
   if (w.record.reason === NOTHING_DRAWN) {
     const name = w.session.spec.name;
     throw new UserError(
