@@ -52,6 +52,11 @@ test('matchSession: exact id or name first, then the only id prefix; several is 
   assert.is(matchSession('web', infos)?.id, 'web-0001', 'a prefix');
   assert.is(matchSession('nope', infos), undefined);
   assert.throws(() => matchSession('api-', infos.slice(0, 2)), /matches 2 sessions: api-1a2b/);
+  // tester6: `--name L1` (id l1-46a7) beside L10..L12: `kill l1` named it, not four sessions
+  const ls = ['1', '10', '11'].map((n) => fakeInfo(`l${n}-00${n}`, `/s/${n}`, { name: `L${n}` }));
+  assert.is(matchSession('l1', ls)?.id, 'l1-001', "a name whatever its letters' case");
+  assert.is(matchSession('L1', ls)?.id, 'l1-001');
+  assert.throws(() => matchSession('l', ls), /matches 3 sessions/, 'no name: id prefixes');
   try {
     matchSession('api-', infos.slice(0, 2));
     assert.unreachable();

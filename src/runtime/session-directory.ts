@@ -86,8 +86,10 @@ export const AMBIGUOUS_SESSION_EXIT = 2;
 export const NO_SESSION_EXIT = 4;
 
 /**
- * The session of `infos` that `key` names: an exact id or name first, else the only id that
- * starts with `key`; undefined when none does.
+ * The session of `infos` that `key` names: an exact id or name first, then a name that differs
+ * only in case (ids are lower case: `--name L1` has the id `l1-46a7`, and `kill l1` meant it,
+ * not every `l1…` id of L10, L11, L12), else the only id that starts with `key`; undefined when
+ * none does.
  * @throws UserError (exit code {@link AMBIGUOUS_SESSION_EXIT}) listing the ids when several
  *   match, or when `key` is empty or blank (it would be a prefix of every id: `kill ""` from
  *   an unset variable must not end the only session): every SESSION command says the same.
@@ -103,7 +105,9 @@ export function matchSession(
     );
   }
   const exact = infos.filter((s) => s.id === key || s.name === key);
-  const found = exact.length ? exact : infos.filter((s) => s.id.startsWith(key));
+  const lower = key.toLowerCase();
+  const named = exact.length ? exact : infos.filter((s) => s.name.toLowerCase() === lower);
+  const found = named.length ? named : infos.filter((s) => s.id.startsWith(key));
   if (found.length > 1) {
     throw new UserError(
       `'${key}' matches ${found.length} sessions: ${
