@@ -636,8 +636,8 @@ const ALIVE_AFTER_MS = 100;
  * A key typed later than this after the dialog last changed (it first showed, or the last
  * arrow key's move of its selection was drawn) is never typed again: the known reason a
  * dialog drops a key is that it came too soon after such a change (Claude Code 2.1.332 after
- * it showed, {@link ANSWER_SETTLE_MS}; Qwen Code 0.24.4 after a move: see
- * {@link guardedAnswer}), ms.
+ * it showed, {@link ANSWER_SETTLE_MS}; Qwen Code 0.24.4 dropped an Enter typed right after
+ * the move of its selection was drawn, see {@link guardedAnswer}), ms.
  */
 const RETRY_BEFORE_MS = 3 * ANSWER_SETTLE_MS;
 /**
@@ -711,22 +711,20 @@ type Outcome = 'gone' | 'moved' | 'same';
  * safe: the key was typed within {@link RETRY_BEFORE_MS} of the dialog's last change (it
  * first showed, or the last arrow's move was drawn: a dialog drops keys that come too soon
  * after it changed), the same prompt with the same selection showed throughout, nothing else
- * was typed into the pane since, and the agent took the key: its read(2) emptied its
- * terminal's input queue ({@link Session.inputUnread}), or it wrote output at least
- * {@link ALIVE_AFTER_MS} after the key (it ran while the key waited in its input). An agent
- * that did neither may be stalled with the key still unread, and gets no second one: the
- * first would reach whatever it shows next. Seen on Qwen Code 0.24.4 at load ~15: an Enter
- * typed 1 ms after the look that showed Down's move (70 ms after the Down) left the dialog on
- * screen with that option selected for the whole {@link ANSWER_RESULT_MS} (once in 8 answers
- * in a row, test/answer-qwen-arrows.test.ts; no retry then: the dialog had shown 5 s before,
- * and Qwen draws nothing while it waits, its spinner still: no output in the second after a
- * move, 16 of 16 times, so the output rule alone never lets it retry). What this
- * trusts: an agent handles a key as it reads it (a Node agent's key handler runs in the
- * callback of that read), and a dialog that took a key shows it (closes, or moves its
- * selection) within {@link ANSWER_RESULT_MS}; the second Enter goes to the very prompt and
- * selection confirmed, so the worst case is a dialog that had taken the first late: the
- * second then reaches the same dialog before it closes, or the agent's next screen, never a
- * later dialog (one takes a model's turn to come, long after both keys were read).
+ * was typed into the pane since, and the agent wrote output at least {@link ALIVE_AFTER_MS}
+ * after the key (so it ran while the key waited in its input, read it and ignored it). An
+ * agent that wrote nothing gets no second key: it may be stalled with the key unread, or may
+ * have taken it and be slow to close (test/answer-confirm.test.ts `take-slow`); that it read
+ * the key (its input queue empty) does not tell those apart, so it is not taken as evidence.
+ * What this trusts: a dialog that took a key shows it (closes, or moves its selection) within
+ * {@link ANSWER_RESULT_MS} while it draws anything at all.
+ *
+ * Qwen Code 0.24.4 draws nothing while its dialog waits (after a move, no output for a
+ * second, 16 of 16 times), so it never gets a second Enter: at load ~15 one Enter of 8, typed
+ * 1 ms after the look that showed Down's move (the move drawn up to 70 ms before), left the
+ * dialog on screen with option 3 selected for the whole {@link ANSWER_RESULT_MS} (exit 5,
+ * test/answer-qwen-arrows.test.ts); the pacing above (each key {@link KEY_GAP_MS} after the
+ * previous one's move was drawn) is what answers that.
  * @returns the option answered, as the screen named it.
  * @throws UserError (exit 3) when the pane is not blocked, or the prompt differs from the one
  *   confirmed (it changed or was answered meanwhile), before or between keys; its message
@@ -884,8 +882,8 @@ export async function guardedAnswer(
  * the screen shows no prompt while a signal still says blocked; else `moved` when the prompt
  * is still there but its selection left `selected` at some point, else `same`. Each look is
  * made on a whole frame ({@link judgeWhole}). `retry` is true when typing the key again is
- * safe: `same`, nothing else was written to the pane, and the agent took the key (its input
- * queue was seen empty) or wrote output at least {@link ALIVE_AFTER_MS} after it.
+ * safe: `same`, nothing else was written to the pane, and the agent wrote output at least
+ * {@link ALIVE_AFTER_MS} after the key.
  */
 async function awaitAnswer(
   w: PtyPane,
@@ -898,15 +896,12 @@ async function awaitAnswer(
   const offInput = w.session.onInput((d) => (otherInput += d.length));
   const offOutput = w.session.onOutput(() => (lastOutput = Date.now()));
   let moved = false;
-  let read = false;
   let goneSeen = 0;
   let last: Outcome | 'left' = 'same';
   try {
     while (Date.now() - typedAt < ANSWER_RESULT_MS) {
       await sleep(KEY_GAP_MS);
       if (w.session.exit) return { outcome: 'gone', retry: false };
-      // the agent's read(2) has taken the key (nothing else was written since: see retry)
-      read ||= w.session.inputUnread() === 0;
       last = await judgeWhole(w, (): Outcome | 'left' => {
         if (w.record.state !== 'blocked') return 'gone';
         const now = promptOn(w.session.terminal, dialogShown(w.record));
@@ -926,6 +921,6 @@ async function awaitAnswer(
   if (goneSeen > 0 || last === 'left') return { outcome: 'gone', retry: false };
   return {
     outcome: moved ? 'moved' : 'same',
-    retry: !moved && otherInput === 0 && (read || lastOutput >= typedAt + ALIVE_AFTER_MS),
+    retry: !moved && otherInput === 0 && lastOutput >= typedAt + ALIVE_AFTER_MS,
   };
 }
