@@ -48,6 +48,7 @@ const EXPECTED_S: Record<string, number> = {
   'agentwatch-claude-notify.test.ts': 72,
   'answer-claude.test.ts': 60,
   'background-host.test.ts': 59,
+  'answer-qwen-arrows.test.ts': 45,
   'acp.test.ts': 41,
   'hooks.test.ts': 34,
   'agentwatch-claude.test.ts': 31,

@@ -668,13 +668,42 @@ export function choiceIndex(
   throw new UserError(`'${choice}' is not an option: ${options.join(' | ')}`);
 }
 
-/** The prompt on `w`'s screen now, checked to be blocked (fresh classification). */
+/**
+ * {@link judgeFresh} on a whole frame: while the agent is inside a synchronized update (DEC
+ * mode 2026) read in part, waits for its end (reading the PTY every 5 ms), up to
+ * {@link SYNC_HOLD_MS} from the call, as {@link guardedWrite} does before a write. The pane is
+ * not classified on such a frame, but the terminal holds it: a prompt read off it is the
+ * frame half drawn. Qwen Code 0.24.4 repaints its whole screen (`CSI 2J`, then every row) in
+ * one synchronized update each time it draws (its dialog's selection moved); read between two
+ * pieces, the screen showed its permission dialog without question or options
+ * (`answer` refused after its first Down: "the prompt on screen is not the one you
+ * confirmed", test/answer-qwen-arrows.test.ts at load ~15). After the bound the verdict
+ * stands on the screen as it is.
+ */
+async function judgeWhole<T>(w: PtyPane, judge: () => T): Promise<T> {
+  const deadline = Date.now() + SYNC_HOLD_MS;
+  for (;;) {
+    await drainPending();
+    while (w.session.terminal.synchronizedUpdate && Date.now() < deadline && !w.session.exit) {
+      await sleep(5);
+      w.session.readPending();
+    }
+    const verdict = judgeFresh(w, judge);
+    if (!w.session.terminal.synchronizedUpdate || Date.now() >= deadline) return verdict;
+  }
+}
+
+/**
+ * The prompt on `w`'s screen now, checked to be blocked (fresh classification, on a whole
+ * frame: {@link judgeWhole}).
+ * @throws UserError (exit {@link GUARD_EXIT}) when the pane is not blocked; UserError when
+ *   its session has exited.
+ */
 export async function currentPrompt(
   w: PtyPane,
 ): Promise<Prompt> {
   if (w.session.exit) throw new UserError(`session ${w.session.id} has exited`);
-  await drainPending();
-  const state = judgeFresh(w, () => w.record.state);
+  const state = await judgeWhole(w, () => w.record.state);
   if (state !== 'blocked') {
     throw new UserError(
       `${w.session.spec.name} is not waiting for an answer (it is ${state})`,
@@ -704,10 +733,18 @@ export const ANSWER_RESULT_MS = 3000;
  */
 const ALIVE_AFTER_MS = 100;
 /**
- * A key typed later than this after the prompt first showed is never typed again: the known
- * reason a dialog drops a key is that it came too early ({@link ANSWER_SETTLE_MS}), ms.
+ * A key typed later than this after the dialog last changed (it first showed, or the last
+ * arrow key's move of its selection was drawn) is never typed again: the known reason a
+ * dialog drops a key is that it came too soon after such a change (Claude Code 2.1.332 after
+ * it showed, {@link ANSWER_SETTLE_MS}; Qwen Code 0.24.4 dropped an Enter typed right after
+ * the move of its selection was drawn, see {@link guardedAnswer}), ms.
  */
 const RETRY_BEFORE_MS = 3 * ANSWER_SETTLE_MS;
+/**
+ * How long `answer` looks again at a screen that shows the pane not blocked, or another
+ * prompt, before it refuses (a screen caught while the agent redraws), ms.
+ */
+const ANSWER_RELOOK_MS = SYNC_HOLD_MS;
 /** Exit code of an `answer` whose key was typed while the prompt stayed on screen. */
 export const ANSWER_UNCONFIRMED_EXIT = 5;
 
@@ -717,6 +754,30 @@ function answerKey(w: PtyPane, p: Prompt, index: number): 'digit' | 'arrows' {
       p.options[index].startsWith(`${index + 1}. `)
     ? 'digit'
     : 'arrows';
+}
+
+/**
+ * Waits up to {@link KEY_WAIT_MS} for the selection of the prompt `check` reads to leave
+ * `from`: reads the PTY every 5 ms and looks (`check`, which throws when the prompt is no
+ * longer the confirmed one) at each screen the agent's output changed, so the moment the move
+ * was drawn is known within a few ms.
+ * @returns the prompt as last seen (its selection still `from` at the bound).
+ */
+async function awaitMoved(
+  w: PtyPane,
+  check: () => Promise<Prompt>,
+  from: number,
+): Promise<Prompt> {
+  const deadline = Date.now() + KEY_WAIT_MS;
+  let seen = -1;
+  for (;;) {
+    await sleep(5);
+    w.session.readPending();
+    if (w.session.chunksOut === seen && Date.now() < deadline) continue;
+    seen = w.session.chunksOut;
+    const p = await check();
+    if (p.selected !== from || Date.now() >= deadline) return p;
+  }
 }
 
 /** How the screen answers a key: the prompt gone or changed, or still there. */
@@ -731,18 +792,39 @@ type Outcome = 'gone' | 'moved' | 'same';
  * it ({@link guardedWrite}), and not before the prompt has been on screen for
  * {@link ANSWER_SETTLE_MS}. Where the manifest says its dialogs take a digit (`[answer] keys =
  * "digit"`) and the option is numbered 1-9, the digit is the one key; otherwise arrow keys
- * move the selection (the next only once the previous shows on screen) and Enter confirms.
+ * move the selection and Enter confirms; the key after an arrow goes only once the agent has
+ * drawn that arrow's move (looked at as each output arrives) and {@link KEY_GAP_MS} after it
+ * drew it, not after the arrow was written (a slow agent drew Down's move late, and the next
+ * key reached it right after).
+ *
+ * Every look waits out a frame the agent is drawing inside a synchronized update (Qwen Code
+ * 0.24.4 redraws its whole screen so for each move: read between two of its pieces, the
+ * screen showed no question and no options). A look that shows the pane not blocked, or
+ * another prompt, is made again every {@link KEY_GAP_MS} for up to {@link ANSWER_RELOOK_MS}
+ * before the refusal (nothing is typed meanwhile, so looking again costs no safety); a
+ * prompt asked anew (another episode) is refused at once.
  *
  * Then the screen is watched for {@link ANSWER_RESULT_MS}: the answer counts once two fresh
  * classifications in a row show the pane not blocked, or blocked on another prompt. When the
- * same prompt still shows at the bound, the key is typed once more only when that is provably
- * safe: the key was typed within {@link RETRY_BEFORE_MS} of the prompt showing (a dialog drops
- * keys that come too early), the same prompt with the same selection showed throughout,
- * nothing else was typed into the pane since, and the agent wrote output at least
- * {@link ALIVE_AFTER_MS} after the key (so it ran while the key waited in its input, read it
- * and ignored it; an agent that wrote nothing may be stalled with the key still unread, and
- * gets no second one). What this trusts: a dialog that took a key shows it (closes, or moves
- * its selection) within {@link ANSWER_RESULT_MS} while it draws anything at all.
+ * same prompt still shows at the bound, the key is typed once more (through the same guarded
+ * write: the confirmed prompt, the same selection, on a fresh look) only when that is provably
+ * safe: the key was typed within {@link RETRY_BEFORE_MS} of the dialog's last change (it
+ * first showed, or the last arrow's move was drawn: a dialog drops keys that come too soon
+ * after it changed), the same prompt with the same selection showed throughout, nothing else
+ * was typed into the pane since, and the agent wrote output at least {@link ALIVE_AFTER_MS}
+ * after the key (so it ran while the key waited in its input, read it and ignored it). An
+ * agent that wrote nothing gets no second key: it may be stalled with the key unread, or may
+ * have taken it and be slow to close (test/answer-confirm.test.ts `take-slow`); that it read
+ * the key (its input queue empty) does not tell those apart, so it is not taken as evidence.
+ * What this trusts: a dialog that took a key shows it (closes, or moves its selection) within
+ * {@link ANSWER_RESULT_MS} while it draws anything at all.
+ *
+ * Qwen Code 0.24.4 draws nothing while its dialog waits (after a move, no output for a
+ * second, 16 of 16 times), so it never gets a second Enter: at load ~15 one Enter of 8, typed
+ * 1 ms after the look that showed Down's move (the move drawn up to 70 ms before), left the
+ * dialog on screen with option 3 selected for the whole {@link ANSWER_RESULT_MS} (exit 5,
+ * test/answer-qwen-arrows.test.ts); the pacing above (each key {@link KEY_GAP_MS} after the
+ * previous one's move was drawn) is what answers that.
  * @returns the option answered, as the screen named it.
  * @throws UserError (exit 3) when the pane is not blocked, or the prompt differs from the one
  *   confirmed (it changed or was answered meanwhile), before or between keys; its message
@@ -777,15 +859,35 @@ export async function guardedAnswer(
       GUARD_EXIT,
     );
   const again = () => newEpisode(done());
+  /**
+   * The confirmed prompt on screen now. A look that finds the pane not blocked, or another
+   * prompt, is made again every KEY_GAP_MS for up to ANSWER_RELOOK_MS before the refusal: a
+   * screen read while the agent redraws can show neither (nothing is typed meanwhile).
+   */
   const check = async () => {
-    const p = await currentPrompt(w).catch((e: UserError) => {
-      if (typed.length) e.message += `; ${done()}`;
-      throw e;
-    });
-    if (!sameText(p)) throw changed();
-    if (!episode()) throw again();
-    return p;
+    const until = Date.now() + ANSWER_RELOOK_MS;
+    for (;;) {
+      let p: Prompt | undefined;
+      let notBlocked: UserError | undefined;
+      try {
+        p = await currentPrompt(w);
+      } catch (e) {
+        if (!(e instanceof UserError) || e.exitCode !== GUARD_EXIT || w.session.exit) throw e;
+        notBlocked = e;
+      }
+      if (p && sameText(p)) {
+        if (!episode()) throw again(); // the same prompt asked anew: no later look changes that
+        return p;
+      }
+      if (Date.now() >= until) {
+        if (!notBlocked) throw changed();
+        if (typed.length) notBlocked.message += `; ${done()}`;
+        throw notBlocked;
+      }
+      await sleep(KEY_GAP_MS);
+    }
   };
+
   /** The refusal for the next key, unless the confirmed prompt shows with `selected` selected. */
   const judge = (selected: number) => () => {
     if (w.record.state !== 'blocked') {
@@ -818,6 +920,8 @@ export async function guardedAnswer(
     p = await check();
   }
   let moves = 0;
+  /** When the last arrow key's effect (the selection moved) was drawn, ms since the epoch. */
+  let movedAt = 0;
   while (keys === 'arrows' && p.selected !== index && moves < 20) {
     const from = p.selected;
     // a numbered list moves with ↑/↓, a row of buttons (opencode) with ←/→
@@ -831,17 +935,17 @@ export async function guardedAnswer(
     typed.push(key === DOWN ? 'Down' : key === UP ? 'Up' : key === RIGHT ? 'Right' : 'Left');
     // The next key (or the Enter) only once this one shows: an agent slow to take keys would
     // otherwise still hold arrows sent on a stale screen, and the Enter would land elsewhere.
-    const deadline = Date.now() + KEY_WAIT_MS;
-    do {
-      await sleep(KEY_GAP_MS);
-      p = await check();
-    } while (p.selected === from && Date.now() < deadline);
+    p = await awaitMoved(w, check, from);
+    movedAt = Date.now();
     if (p.selected === from) {
       throw new UserError(
         `the selection did not move within ${KEY_WAIT_MS} ms; answer in the pane itself`,
         GUARD_EXIT,
       );
     }
+    // ... and KEY_GAP_MS after the agent drew that, not after the key was written: an agent
+    // slow to draw the move would otherwise get the next key right after it drew it.
+    await sleep(movedAt + KEY_GAP_MS - Date.now());
   }
   if (keys === 'arrows' && p.selected !== index) {
     throw new UserError('could not move the selection to that option', GUARD_EXIT);
@@ -852,7 +956,9 @@ export async function guardedAnswer(
   for (let attempt = 1;; attempt++) {
     await guardedWrite(w, Buffer.from(key), judge(selected));
     typed.push(keyName);
-    const early = Date.now() - w.promptSince < RETRY_BEFORE_MS;
+    // Counted from the dialog's last change: its first showing, or the move of its selection
+    // that the last arrow key drew.
+    const early = Date.now() - Math.max(w.promptSince, movedAt) < RETRY_BEFORE_MS;
     const { outcome, retry } = await awaitAnswer(w, same, selected);
     if (outcome === 'gone') return p.options[index];
     if (outcome === 'same' && retry && early && attempt === 1) {
@@ -874,8 +980,9 @@ export async function guardedAnswer(
  * classifications {@link KEY_GAP_MS} apart show it not blocked or blocked on another prompt
  * (so the state published is no longer blocked on this one); also `gone` at the bound when
  * the screen shows no prompt while a signal still says blocked; else `moved` when the prompt
- * is still there but its selection left `selected` at some point, else `same`. `retry` is true when typing the key again is safe:
- * `same`, nothing else was written to the pane, and the agent wrote output at least
+ * is still there but its selection left `selected` at some point, else `same`. Each look is
+ * made on a whole frame ({@link judgeWhole}). `retry` is true when typing the key again is
+ * safe: `same`, nothing else was written to the pane, and the agent wrote output at least
  * {@link ALIVE_AFTER_MS} after the key.
  */
 async function awaitAnswer(
@@ -895,8 +1002,7 @@ async function awaitAnswer(
     while (Date.now() - typedAt < ANSWER_RESULT_MS) {
       await sleep(KEY_GAP_MS);
       if (w.session.exit) return { outcome: 'gone', retry: false };
-      await drainPending();
-      last = judgeFresh(w, (): Outcome | 'left' => {
+      last = await judgeWhole(w, (): Outcome | 'left' => {
         if (w.record.state !== 'blocked') return 'gone';
         const now = promptOn(w.session.terminal, dialogShown(w.record));
         if (same(now)) return now.selected === selected ? 'same' : 'moved';
