@@ -41,14 +41,22 @@ test('every idle and working fixture shows an empty input box, a typed draft a f
       const { terminal } = await renderFile(join(ROOT, 'fixtures', dir, file), rows, cols);
       // a menu the person opened covers the input box or takes its keys (Claude Code's /model,
       // /config, rewind, a slash command's list; Gemini CLI's /theme, a slash command's
-      // matches), with "1. Yes" typed into the box it would be a menu (the menus.typed case:
-      // "1. Yes" typed, not sent: the person's own draft fills it); a paste's stand-in is text
-      const menu = /\.(?:menus|pickers)\.(?!typed)|\.v61-(?:theme|slash)\./.test(file);
+      // matches; Codex's /model and its slash matches); the person's own draft fills it (a
+      // `typed` case: "1. Yes" typed, not sent), and so does a paste's stand-in
+      const menu =
+        /\.(?:menus|pickers)\.(?!typed)|\.v61-(?:theme|slash)\.|\.v171-(?:model|slash)\./;
       const holds = /[.-]typed\b/.test(file) || /[.-]pasted\b/.test(file);
+      const inMenu = menu.test(file);
       const snap = terminal.snapshot();
       assert.is(inputHoldsText(snap, manifests.get(id)!), holds, `${dir}/${file}`);
       // Qwen Code 0.24.4 starting: no composer drawn yet; every other screen draws one
-      const drawn = /initializing/.test(file) ? 'absent' : menu ? 'menu' : holds ? 'text' : 'empty';
+      const drawn = /initializing/.test(file)
+        ? 'absent'
+        : inMenu
+        ? 'menu'
+        : holds
+        ? 'text'
+        : 'empty';
       assert.is(inputBox(snap, manifests.get(id)!), drawn, `${dir}/${file}`);
     }
   }
@@ -160,16 +168,21 @@ test('the text sent shows in the input box: its end, wrapped or not, or a new st
   assert.is(inputShows(gPasted, gemini, thirty), 'pasted');
   const qPasted = await fixture('qwen-code', 'qwen-code.idle.v24-pasted.raw'); // [Pasted Content 439 chars]
   assert.is(inputShows(qPasted, qwen, thirty), 'pasted');
-  // a menu took the text: the box is not there, nor the text
+  // a menu took the text: the box is not there, nor the text; the screen is the menu's before
+  // and after (a short text's letters are in its words: 'x' in "complex", only more of them
+  // would count)
   for (
     const [id, dir, file] of [
       ['claude', 'claude-code', 'claude.idle.menus.model.raw'],
       ['claude', 'claude-code', 'claude.idle.pickers.rewind.raw'],
       ['gemini', 'gemini-cli', 'gemini-cli.idle.v61-theme.raw'],
+      ['codex', 'codex', 'codex.idle.v171-model.raw'],
     ] as const
   ) {
-    assert.is(inputShows(await fixture(dir, file), manifests.get(id)!, 'x'), 'none', file);
-    assert.is(inputShows(await fixture(dir, file), manifests.get(id)!, 'task-question hi'), 'none');
+    const menu = await fixture(dir, file);
+    assert.is(inputShows(menu, manifests.get(id)!, 'x', menu), 'none', file);
+    assert.is(inputShows(menu, manifests.get(id)!, 'task-question hi', menu), 'none', file);
+    assert.is(inputShows(menu, manifests.get(id)!, 'task-question hi'), 'none', file);
   }
   // the slash command typed into the box shows in it (the box is under a menu all the same)
   const slash = await fixture('claude-code', 'claude.idle.pickers.slash-model.raw');
@@ -199,6 +212,11 @@ test('the text sent shows in the input box: its end, wrapped or not, or a new st
   ]);
   assert.is(inputShows(split, claude, 'please fix the flaky test in parser.ts'), 'text');
   assert.is(inputShows(split, claude, 'please fix the flaky test in lexer.ts'), 'none');
+  // the same words already in the region (the turn before, right above the box): one more
+  const prior = screen(['❯ run it', '  ⎿  Done.', rule, '❯\u00a0', rule, '  ⏸ manual mode on']);
+  const again = screen(['❯ run it', '  ⎿  Done.', rule, '❯ run it', rule, '  ⏸ manual mode on']);
+  assert.is(inputShows(again, claude, 'run it', prior), 'text');
+  assert.is(inputShows(prior, claude, 'run it', prior), 'none');
   // opencode 1.18.33 draws its border beside each row of its composer
   const opencode = manifests.get('opencode')!;
   const oc = screen([

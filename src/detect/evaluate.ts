@@ -185,6 +185,13 @@ export function boxComparable(text: string): string {
   return text.replace(/[\s\u00a0\u200b\u2500-\u259f]+/gu, '');
 }
 
+/** How many times `want` occurs in `text`, overlapping ones too ('aa' in 'aaa': 2). */
+function occurrences(text: string, want: string): number {
+  let n = 0;
+  for (let i = text.indexOf(want); i >= 0; i = text.indexOf(want, i + 1)) n++;
+  return n;
+}
+
 /**
  * Every match of `pattern` in `text`, line by line and left to right (for stand-ins such as
  * `[Pasted text #2]`, which lie in one line).
@@ -204,18 +211,20 @@ function matchesIn(pattern: Pattern, text: string): string[] {
 /**
  * Whether the text `sent` shows in the agent's input box on `screen`, by the manifest's
  * `[input]` table: `text` when its region holds the last {@link SENT_TAIL_CHARS} characters of
- * `sent` (both compared by {@link boxComparable}: the box may wrap the text over rows, or scroll
- * it so that only its end shows); `pasted` when it holds a stand-in for pasted text (one of the
+ * `sent` more often than the region of `before` (the screen before `sent` was typed; none:
+ * never) did (both compared by {@link boxComparable}: the box may wrap the text over rows, or
+ * scroll it so that only its end shows; a short text such as `x` is in many a menu's words
+ * already); `pasted` when it holds a stand-in for pasted text (one of the
  * `pasted` patterns: Claude Code 2.1.332 shows `[Pasted text #1 +4 lines]` for a paste of more
  * than 2 lines, and `[Pasted text #2]` for 1,213 characters typed on one line; Gemini CLI 0.61.0
- * `[Pasted Text: 30 lines]`; Qwen Code 0.24.4 `[Pasted Content 445 chars]`) that `before` (the
- * screen before `sent` was typed) did not hold; `none` otherwise (a menu or dialog took the
+ * `[Pasted Text: 30 lines]`; Qwen Code 0.24.4 `[Pasted Content 445 chars]`) that `before` did
+ * not hold; `none` otherwise (a menu or dialog took the
  * text, or the agent has not drawn it yet); null when the manifest declares no input box. A
  * `sent` of blanks only shows nothing: `text`. Pure; for the typing guard.
  *
- * Limit: text sent that is also in the region outside the box (the same words in the
- * transcript right above the box) counts as shown; a menu that takes the text covers the
- * region's rows, and the transcript with it.
+ * Limits: a menu that shows what is typed into it (a filter field) shows the text as a box
+ * would; only its `[input] menu` pattern tells it. Text whose end was in the region before, on a
+ * row that the growing box pushed out of it, is not counted as shown (the Enter is withheld).
  */
 export function inputShows(
   screen: ScreenInput,
@@ -228,10 +237,10 @@ export function inputShows(
   const want = [...boxComparable(sent)].slice(-SENT_TAIL_CHARS).join('');
   if (!want) return 'text';
   const text = new RegionTexts(screen).text(input.region);
-  if (boxComparable(text).includes(want)) return 'text';
+  const old = before ? new RegionTexts(before).text(input.region) : '';
+  if (occurrences(boxComparable(text), want) > occurrences(boxComparable(old), want)) return 'text';
   if (input.pasted.length) {
     const had = new Map<string, number>();
-    const old = before ? new RegionTexts(before).text(input.region) : '';
     for (const p of input.pasted) {
       for (const m of matchesIn(p, old)) had.set(m, (had.get(m) ?? 0) + 1);
     }
