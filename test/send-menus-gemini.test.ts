@@ -44,12 +44,16 @@ if (!existsSync(GEMINI_BIN)) {
       const w = host.ptyPane(s.id)!;
       const screen = () => s.terminal.screenText();
       const why = () => `screen:\n${screen()}`;
-      const composer = () =>
+      // Gemini CLI 0.61.0 draws its header only once its config is initialized
+      // (interactiveCli: `if (!uiState.isConfigInitialized) return null`); before, what is
+      // typed is queued ("Initializing... Prompts will be queued.") and a queued /theme goes to
+      // the model as a prompt
+      const composer = (header: boolean) =>
         until(
-          'the empty composer, idle',
+          'the header and the empty composer, idle',
           () => {
             w.classifyNow();
-            return w.record.state === 'idle' &&
+            return w.record.state === 'idle' && (!header || /Gemini CLI v\d/.test(screen())) &&
               /^ >\s+Type your message or @path\/to\/file/m.test(screen());
           },
           120_000,
@@ -57,15 +61,14 @@ if (!existsSync(GEMINI_BIN)) {
         ).catch((e: Error) => {
           throw new Error(`${e.message}: ${w.record.state}\n${why()}`);
         });
-      await composer();
-      // the person types /theme (one key at a time, each once shown) and opens the dialog (a
-      // Gemini still initializing queues the command and opens it once ready)
-      let shown = '';
-      for (const ch of '/theme') {
-        s.write(ch);
-        shown += ch;
-        await until(`'${shown}' shown`, () => screen().includes(` > ${shown}`), 10_000);
-      }
+      await composer(true);
+      // the person types /theme and, once Gemini lists it (` theme   Change the theme`), opens
+      // the dialog with Enter (typed key by key, /them showed /theme's completion ahead)
+      s.write('/theme');
+      await until('/theme listed', () => /^ theme +Change the theme/m.test(screen()), 10_000)
+        .catch((e: Error) => {
+          throw new Error(`${e.message}\n${why()}`);
+        });
       s.write('\r');
       await until('the theme dialog', () => /Select Theme/.test(screen()), 20_000)
         .catch((e: Error) => {
@@ -85,7 +88,7 @@ if (!existsSync(GEMINI_BIN)) {
       assert.match(screen(), /Select Theme/, why());
       // the person closes it; send submits
       s.write('\x1b');
-      await composer();
+      await composer(false); // the header scrolled away
       const text = 'task-question after the theme dialog';
       await w.send(text, { enter: true, append: false });
       await until(
