@@ -124,7 +124,9 @@ test('a blank pane reads starting and send types nothing; once the agent draws, 
       return w.record.state === 'idle' && session.terminal.screenText().includes('Type your');
     });
     assert.is(detailOf(w.info()), 'ready, no task yet');
-    const sent = await cli(['send', 'late', 'hello'], env);
+    // --no-enter: the child draws a still capture and echoes nothing, so an Enter would be
+    // withheld (send presses it only once its text shows in the input box)
+    const sent = await cli(['send', '--no-enter', 'late', 'hello'], env);
     assert.is(sent.code, 0, sent.stdout + sent.stderr);
     await until('the text typed', () => readFileSync(log, 'utf8').includes('K 68656c6c6f'));
     assert.ok(existsSync(go));

@@ -170,8 +170,16 @@ test(`guard: ${TRIALS} random sends against a flipping dialog; none reaches it b
       const from = probes.length;
       const trial: Trial = { i, marker, enter, via, outcome: 'sent', writes: [] };
       try {
-        if (via === 'guard') await guardedSend(w, marker, enter);
-        else await request(session.spec.socket, { op: 'send', text: marker, enter }, 5000);
+        // --append: a send without Enter leaves its marker in the child's input box (it echoes
+        // what it reads, as agents do), and the next one adds to it
+        if (via === 'guard') await guardedSend(w, marker, enter, true);
+        else {
+          await request(
+            session.spec.socket,
+            { op: 'send', text: marker, enter, append: true },
+            5000,
+          );
+        }
       } catch (e) {
         if (!(e instanceof UserError)) throw e;
         trial.outcome = /a prompt appeared while typing/.test(e.message)

@@ -141,18 +141,22 @@ export function evaluationOf(
 }
 
 /**
- * What the agent's input box shows, by the manifest's `[input]` table: `empty` when one of its
- * `empty` patterns matches in its region, `absent` when it declares `box` patterns and none
- * matches (no input box drawn: Qwen Code 0.24.4 while `Initializing...`), `text` otherwise (a
- * draft the person left); null when the manifest declares no input box. Pure; for the typing
- * guard.
+ * What the agent's input box shows, by the manifest's `[input]` table: `menu` when one of its
+ * `menu` patterns matches in its region (a menu or dialog the person opened covers the box or
+ * takes its keys, though the pane reads idle: Claude Code 2.1.332's `/model` menu, Gemini CLI
+ * 0.61.0's `/theme` dialog, a slash command's list), `empty` when one of its `empty` patterns
+ * matches, `absent` when it declares `box` patterns and none matches (no input box drawn: Qwen
+ * Code 0.24.4 while `Initializing...`, Claude Code 2.1.332 under a menu its patterns do not
+ * know), `text` otherwise (a draft the person left); null when the manifest declares no input
+ * box. Pure; for the typing guard.
  */
 export function inputBox(
   screen: ScreenInput,
   manifest: Manifest,
-): 'empty' | 'text' | 'absent' | null {
+): 'empty' | 'text' | 'absent' | 'menu' | null {
   if (!manifest.input) return null;
   const text = new RegionTexts(screen).text(manifest.input.region);
+  if (manifest.input.menu.some((p) => testPattern(p, text))) return 'menu';
   if (manifest.input.empty.some((p) => testPattern(p, text))) return 'empty';
   const { box } = manifest.input;
   if (box.length && !box.some((p) => testPattern(p, text))) return 'absent';
@@ -161,9 +165,92 @@ export function inputBox(
 
 /**
  * Whether the agent's input box holds text (a draft the person left): see {@link inputBox};
- * false when it is empty or not drawn, null when the manifest declares no input box.
+ * false when it is empty, not drawn or covered by a menu, null when the manifest declares no
+ * input box.
  */
 export function inputHoldsText(screen: ScreenInput, manifest: Manifest): boolean | null {
   const box = inputBox(screen, manifest);
   return box === null ? null : box === 'text';
+}
+
+/** How many characters of the end of a sent text {@link inputShows} looks for. */
+export const SENT_TAIL_CHARS = 20;
+
+/**
+ * `text` as {@link inputShows} compares it: without blanks (a box wraps a text at blanks, or
+ * inside a word, and indents its next row) and without box-drawing and block characters
+ * (U+2500-U+259F: the border an agent draws beside each row of its box, opencode's `┃`).
+ */
+export function boxComparable(text: string): string {
+  return text.replace(/[\s\u00a0\u200b\u2500-\u259f]+/gu, '');
+}
+
+/** How many times `want` occurs in `text`, overlapping ones too ('aa' in 'aaa': 2). */
+function occurrences(text: string, want: string): number {
+  let n = 0;
+  for (let i = text.indexOf(want); i >= 0; i = text.indexOf(want, i + 1)) n++;
+  return n;
+}
+
+/**
+ * Every match of `pattern` in `text`, line by line and left to right (for stand-ins such as
+ * `[Pasted text #2]`, which lie in one line).
+ */
+function matchesIn(pattern: Pattern, text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    let rest = line;
+    for (let m = findMatch(pattern, rest); m; m = findMatch(pattern, rest)) {
+      out.push(m);
+      rest = rest.slice(rest.indexOf(m) + m.length);
+    }
+  }
+  return out;
+}
+
+/**
+ * Whether the text `sent` shows in the agent's input box on `screen`, by the manifest's
+ * `[input]` table: `text` when its region holds the last {@link SENT_TAIL_CHARS} characters of
+ * `sent` more often than the region of `before` (the screen before `sent` was typed; none:
+ * never) did (both compared by {@link boxComparable}: the box may wrap the text over rows, or
+ * scroll it so that only its end shows; a short text such as `x` is in many a menu's words
+ * already); `pasted` when it holds a stand-in for pasted text (one of the
+ * `pasted` patterns: Claude Code 2.1.332 shows `[Pasted text #1 +4 lines]` for a paste of more
+ * than 2 lines, and `[Pasted text #2]` for 1,213 characters typed on one line; Gemini CLI 0.61.0
+ * `[Pasted Text: 30 lines]`; Qwen Code 0.24.4 `[Pasted Content 445 chars]`) that `before` did
+ * not hold; `none` otherwise (a menu or dialog took the
+ * text, or the agent has not drawn it yet); null when the manifest declares no input box. A
+ * `sent` of blanks only shows nothing: `text`. Pure; for the typing guard.
+ *
+ * Limits: a menu that shows what is typed into it (a filter field) shows the text as a box
+ * would; only its `[input] menu` pattern tells it. Text whose end was in the region before, on a
+ * row that the growing box pushed out of it, is not counted as shown (the Enter is withheld).
+ */
+export function inputShows(
+  screen: ScreenInput,
+  manifest: Manifest,
+  sent: string,
+  before?: ScreenInput,
+): 'text' | 'pasted' | 'none' | null {
+  const input = manifest.input;
+  if (!input) return null;
+  const want = [...boxComparable(sent)].slice(-SENT_TAIL_CHARS).join('');
+  if (!want) return 'text';
+  const text = new RegionTexts(screen).text(input.region);
+  const old = before ? new RegionTexts(before).text(input.region) : '';
+  if (occurrences(boxComparable(text), want) > occurrences(boxComparable(old), want)) return 'text';
+  if (input.pasted.length) {
+    const had = new Map<string, number>();
+    for (const p of input.pasted) {
+      for (const m of matchesIn(p, old)) had.set(m, (had.get(m) ?? 0) + 1);
+    }
+    for (const p of input.pasted) {
+      for (const m of matchesIn(p, text)) {
+        const n = had.get(m) ?? 0;
+        if (n === 0) return 'pasted';
+        had.set(m, n - 1);
+      }
+    }
+  }
+  return 'none';
 }

@@ -357,7 +357,16 @@ function parseInput(c: Checker, value: unknown): Manifest['input'] {
   const empty = c.patterns(value, 'empty', ['input']);
   if (!empty.length) c.fail(['input'], "an [input] table needs 'empty' patterns");
   const box = c.patterns(value, 'box', ['input']);
-  return { region: parsed.region, regionLabel: regionLabel(parsed.region), empty, box };
+  const menu = c.patterns(value, 'menu', ['input']);
+  const pasted = c.patterns(value, 'pasted', ['input']);
+  return {
+    region: parsed.region,
+    regionLabel: regionLabel(parsed.region),
+    empty,
+    box,
+    menu,
+    pasted,
+  };
 }
 
 function parseIntegrations(c: Checker, value: unknown): Manifest['integrations'] {

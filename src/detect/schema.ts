@@ -40,9 +40,10 @@ export const SCHEMA_VERSION = 1;
  * The rule engine's version: a manifest (or a catalog entry) with a higher `min_engine` needs
  * a newer agentwatch and is refused. 1: schema 1 with regions, `[input]` and `[integrations]`;
  * 2: `[input] box` (a screen no rule matches reads starting until the input box was drawn) and
- * `[answer] keys` (how a dialog takes an option).
+ * `[answer] keys` (how a dialog takes an option); 3: `[input] menu` and `[input] pasted` (a menu
+ * over the input box; what the box shows for pasted text).
  */
-export const ENGINE_VERSION = 2;
+export const ENGINE_VERSION = 3;
 /** The most `[[rules]]` a manifest may have. */
 export const MAX_RULES = 256;
 /** The most `[[examples]]` a manifest may have. */
@@ -88,9 +89,16 @@ export const ANSWER_KEYS = ['arrows', 'digit'] as const;
  * empty, so that `send` never appends to (and submits) a draft the person left there.
  * `region` as in a rule; `empty`: patterns of which one matches when the box holds no text;
  * `box` (optional): patterns of which one matches when the box is drawn at all, empty or not
- * (none matching: the agent is starting and draws no input box yet, so no draft either).
+ * (none matching: the agent is starting and draws no input box yet, so no draft either);
+ * `menu` (optional): patterns of which one matches when a menu or dialog the person opened, not
+ * a permission prompt (the pane reads idle), covers the box or takes its keys: Claude Code's
+ * `/model` menu, Gemini CLI's `/theme` dialog, a slash command's list of commands. `send`
+ * types nothing then (an Enter would pick a menu item), and says a menu is open, not that a
+ * draft is there. `pasted` (optional): patterns of which one matches the stand-in the box shows
+ * for pasted text instead of the text (Claude Code's `[Pasted text #1 +4 lines]`): `send`
+ * presses its Enter only once its text (or a new stand-in) shows in the box.
  */
-export const INPUT_KEYS = ['region', 'empty', 'box'] as const;
+export const INPUT_KEYS = ['region', 'empty', 'box', 'menu', 'pasted'] as const;
 /**
  * Keys of the optional `[integrations]` table: what agentwatch adds when it starts the agent
  * itself. `hooks`: which hook set to install ('claude-code': `--settings` hooks calling
@@ -155,6 +163,13 @@ export interface Manifest {
     readonly empty: readonly Pattern[];
     /** One matches when the box is drawn (empty or not); none declared: always taken as drawn. */
     readonly box: readonly Pattern[];
+    /**
+     * One matches when a menu or dialog that is not a permission prompt covers the box or takes
+     * its keys (`/model`); none declared: never.
+     */
+    readonly menu: readonly Pattern[];
+    /** One matches the stand-in the box shows for pasted text; none declared: never. */
+    readonly pasted: readonly Pattern[];
   } | null;
   /** Where a working agent says what it does (`[activity]`); null or absent when not declared. */
   readonly activity?: {

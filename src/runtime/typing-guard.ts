@@ -11,8 +11,11 @@
  *   is not sent; text not read within {@link READ_WAIT_MS} gets no Enter either (exit 3). The
  *   Enter that submits the text is checked again on its own, so a prompt that appears between
  *   the text and the Enter does not receive that Enter, and is watched the same way (a prompt
- *   drawn before the agent read it is reported: the Enter may have answered it). Keys the
- *   person types in the pane meanwhile wait until the send is done ({@link guardedSend}).
+ *   drawn before the agent read it is reported: the Enter may have answered it). Where the
+ *   manifest says where the input box is (`[input]`), nothing is typed, `--append` or not,
+ *   while a menu or dialog that is no permission prompt covers it (`/model`), and the Enter
+ *   goes only once the text shows in the box ({@link inputShows}). Keys the person types in
+ *   the pane meanwhile wait until the send is done ({@link guardedSend}).
  * - `answer` works only on a blocked pane, only with the person's confirmation, and only when
  *   the prompt on screen is still the one the person confirmed; once the dialog has settled it
  *   types the option's digit where the manifest says the dialogs take one, else moves the
@@ -37,7 +40,8 @@
  * `answer` and the checks of a confirmation share it.
  */
 import { type Prompt, readPrompt } from '../detect/prompt.ts';
-import { evaluate, inputBox } from '../detect/evaluate.ts';
+import { evaluate, inputBox, inputShows } from '../detect/evaluate.ts';
+import type { ScreenInput } from '../detect/types.ts';
 import { UserError } from '../errors.ts';
 import type { ConfirmedPrompt } from './protocol.ts';
 import type { PtyPane } from './pty-pane.ts';
@@ -234,10 +238,15 @@ function refusal(
  * @throws UserError (exit 3, "stopped: ...") when the person pressed Ctrl-C in the pane while
  *   the send typed, or typed more than {@link HOLD_MAX_BYTES} meanwhile, or the send outlasted
  *   {@link SEND_HOLD_MS}: nothing more is typed (no Enter).
- * @throws UserError (exit 3) when the agent's input box holds a draft and `append` is false,
- *   when the agent draws no input box yet (its manifest's `[input] box`: still starting),
- *   when it has drawn nothing at all yet (its screen blank since it started), or when a
- *   program its shell started is in front (state `running`: no agent, no shell at its prompt).
+ * @throws UserError (exit 3) when the agent's input box holds a draft and `append` is false;
+ *   with or without `append`, when a menu or dialog that is not a permission prompt covers the
+ *   box or takes its keys (its manifest's `[input] menu`: Claude Code's `/model`), when the
+ *   agent draws no input box yet (`[input] box`: still starting), when it has drawn nothing
+ *   at all yet (its screen blank since it started), or when a program its shell started is in
+ *   front (state `running`: no agent, no shell at its prompt): nothing typed. Also, for an
+ *   agent whose manifest has an `[input]` table, when the text typed does not show in its
+ *   input box within {@link SHOW_WAIT_MS} ({@link inputShows}: its end, or a new stand-in for
+ *   a paste): the text stays typed, the Enter is not sent.
  */
 export async function guardedSend(
   w: PtyPane,
@@ -251,6 +260,7 @@ export async function guardedSend(
   // unless told to append (only for agents whose manifest says where the input box is).
   await drainPending();
   const idleBefore = w.classifyNow().state === 'idle';
+  const name = w.session.spec.name;
   if (w.record.state === 'running' && w.foreground.pgid !== w.session.pid) {
     // A program the session's shell started is in front (`sleep` typed in bash): one that does
     // not read its terminal leaves the text in the line discipline's buffer (canonical mode:
@@ -258,7 +268,6 @@ export async function guardedSend(
     // line for whatever reads the terminal next: the shell once the program ended, or a
     // script's `read -p "Continue? [y/N]"` (tester6, bash running sleep 20). The session's own
     // command (`run -- python3`, `cat`) is typed into as before.
-    const name = w.session.spec.name;
     throw new UserError(
       `refused: ${name} is ${w.record.reason} (no agent, no shell waiting for a command); ` +
         `nothing was typed (agentwatch wait ${name} --until shell waits for the shell's prompt)`,
@@ -266,16 +275,19 @@ export async function guardedSend(
     );
   }
   if (w.record.reason === NOTHING_DRAWN) {
-    const name = w.session.spec.name;
     throw new UserError(
       `refused: ${name} has drawn nothing yet (still starting); nothing was typed ` +
         `(agentwatch wait ${name} --until idle waits for it)`,
       GUARD_EXIT,
     );
   }
-  if (!append && w.record.state !== 'blocked' && w.manifest) {
+  // --append too: a menu over the box, or no box at all, takes the text and its Enter as keys
+  // (Claude Code's /model menu: the Enter picked a model).
+  if (w.record.state !== 'blocked' && w.manifest?.input) {
+    const refuses = (b: ReturnType<typeof inputBox>) =>
+      b === 'absent' || b === 'menu' || (b === 'text' && !append);
     let box = inputBox(w.session.terminal.snapshot(), w.manifest);
-    if (box !== 'empty') {
+    if (refuses(box)) {
       // A draft stays; a screen caught while the agent redraws it (a dialog half erased, the
       // box not yet drawn) does not: look again, on all the output written by then.
       await sleep(KEY_GAP_MS);
@@ -285,17 +297,24 @@ export async function guardedSend(
           ? 'empty' // the dialog: the guarded write below refuses, naming it
           : inputBox(w.session.terminal.snapshot(), w.manifest!));
     }
-    if (box === 'absent') {
+    if (box === 'menu') {
       throw new UserError(
-        `refused: ${w.session.spec.name} shows no input box (still starting, or a menu covers ` +
-          `it); nothing was typed (agentwatch wait ${w.session.spec.name} --until idle waits ` +
-          'for it)',
+        `refused: ${name} shows a menu or dialog over its input box (not a permission prompt: ` +
+          'a slash command such as /model, /theme); its keys would go to the menu, and an Enter ' +
+          'would pick in it; nothing was typed (close it in the pane, Esc)',
         GUARD_EXIT,
       );
     }
-    if (box === 'text') {
+    if (box === 'absent') {
       throw new UserError(
-        `refused: ${w.session.spec.name}'s input box holds text someone typed; nothing was typed ` +
+        `refused: ${name} shows no input box (still starting, or a menu covers it); nothing ` +
+          `was typed (agentwatch wait ${name} --until idle waits for it)`,
+        GUARD_EXIT,
+      );
+    }
+    if (box === 'text' && !append) {
+      throw new UserError(
+        `refused: ${name}'s input box holds text someone typed; nothing was typed ` +
           '(send --append adds to it and submits both)',
         GUARD_EXIT,
       );
@@ -307,7 +326,7 @@ export async function guardedSend(
   // are the draft checked above.
   const hold = w.session.holdInput(SEND_HOLD_MS);
   try {
-    return await typeAndSubmit(w, bytes, enter, idleBefore, hold);
+    return await typeAndSubmit(w, text, bytes, enter, idleBefore, hold);
   } finally {
     hold.release();
   }
@@ -334,7 +353,7 @@ function holdBroken(w: PtyPane, why: HoldBreak, typed: string): UserError {
 
 /**
  * The part of {@link guardedSend} made while the person's input is held (`hold`): types
- * `bytes` (the text as {@link sendBytes} made it), then, when `enter`, the Enter that submits
+ * `bytes` (`text` as {@link sendBytes} made it), then, when `enter`, the Enter that submits
  * it; `idleBefore` says the pane was idle before the text (its input box is checked for the
  * text leaving it).
  * @returns the number of bytes written.
@@ -343,11 +362,15 @@ function holdBroken(w: PtyPane, why: HoldBreak, typed: string): UserError {
  */
 async function typeAndSubmit(
   w: PtyPane,
+  text: string,
   bytes: Uint8Array,
   enter: boolean,
   idleBefore: boolean,
   hold: InputHold,
 ): Promise<number> {
+  const name = w.session.spec.name;
+  // what the input box showed before the text (the text is told from words already there)
+  const screenBefore = w.session.terminal.snapshot();
   /** What of the text is in the pane when `written` bytes of it went. */
   const textTyped = (written: number) =>
     written === 0
@@ -456,6 +479,19 @@ async function typeAndSubmit(
     // and Enter at once, or handled the text only after a pause that followed its read.
     const ranAt = read ? await awaitOutput(w, READ_ECHO_MS) : readAt;
     await sleep(ranAt + KEY_GAP_MS - Date.now());
+    // Our text, or the stand-in the agent draws for a paste, must show in its input box: a
+    // menu or dialog that took it as keys (not a permission prompt: the pane reads idle) would
+    // take the Enter as its choice (Claude Code 2.1.332's /model menu: send --append x picked
+    // a model).
+    if (w.manifest?.input && !(await shownInBox(w, text, screenBefore))) {
+      throw new UserError(
+        `refused: the text did not reach ${name}'s input box (a menu or dialog may have taken ` +
+          `it, or ${name} has not drawn it within ${
+            SHOW_WAIT_MS / 1000
+          } s); the Enter was not sent`,
+        GUARD_EXIT,
+      );
+    }
     await pressEnter();
     // Sent to an idle agent, the text leaves its input box once submitted. Codex 0.171 takes
     // an Enter that follows fast typing (our text arrives in one read) as a newline, not a
@@ -474,6 +510,31 @@ async function typeAndSubmit(
     }
   }
   return written;
+}
+
+/** How long `send` waits for its text to show in the agent's input box before the Enter, ms. */
+export const SHOW_WAIT_MS = 3000;
+
+/**
+ * Whether `text`, just typed into `w`, shows in its input box ({@link inputShows}: its end, or a
+ * new stand-in for a paste, in the `[input]` region; `before` is the screen before it was
+ * typed), on a fresh look, looking again after each {@link KEY_GAP_MS} for up to
+ * {@link SHOW_WAIT_MS} (an agent may draw typed text late: Gemini CLI 0.61.0 had not drawn
+ * 1,213 characters typed at once 3 s later, though it held them). The pane turning blocked
+ * counts as shown: the Enter's own guard then refuses, naming the prompt.
+ */
+async function shownInBox(w: PtyPane, text: string, before: ScreenInput): Promise<boolean> {
+  const until = Date.now() + SHOW_WAIT_MS;
+  for (;;) {
+    if (w.session.exit) return true;
+    await drainPending();
+    const shown = judgeFresh(w, () =>
+      w.record.state === 'blocked' ||
+      inputShows(w.session.terminal.snapshot(), w.manifest!, text, before) !== 'none');
+    if (shown) return true;
+    if (Date.now() >= until) return false;
+    await sleep(KEY_GAP_MS);
+  }
 }
 
 /** How long `send` waits for a submitted text to leave an idle agent's input box, ms. */

@@ -1,12 +1,13 @@
 /**
  * A child program for test/guard-enter.test.ts: in a PTY it shows the Claude-like idle screen of
- * prompt-flipper.ts; the first input it reads (the text `send` types) makes it stop reading its
- * input (stdin paused: later bytes wait in the terminal's input queue), draw the permission
- * dialog of prompt-flipper.ts `--dialog-at` ms later, and read again `--resume-at` ms after the
- * text. It logs to `--log FILE` (write(2), one line each): `R` ready, `T <hex>` the text read,
- * `D` the dialog drawn, `I <up> <hex>` later input with `up` 1 while the dialog shows.
- * Run as `node --import tsx test/support/late-dialog.ts --late-dialog --log F`; importing this
- * module runs nothing.
+ * prompt-flipper.ts; the first input it reads (the text `send` types) it shows in its input box
+ * (as an agent echoes it), then it stops reading its input (stdin paused: later bytes wait in
+ * the terminal's input queue), draws the permission dialog of prompt-flipper.ts `--dialog-at`
+ * ms later, and reads again `--resume-at` ms after the text. It logs to `--log FILE` (write(2),
+ * one line each): `R` ready, `T <hex>` the text read, `D` the dialog drawn, `I <up> <hex>`
+ * later input with `up` 1 while the dialog shows. Run as
+ * `node --import tsx test/support/late-dialog.ts --late-dialog --log F`; importing this module
+ * runs nothing.
  */
 import { openSync, writeSync } from 'node:fs';
 import { dialog, idleBox } from './prompt-flipper.ts';
@@ -40,6 +41,10 @@ function main(argv: string[]): void {
     }
     first = false;
     put(`T ${d.toString('hex')}`);
+    // the text shows in the box, as an agent echoes it (send presses Enter only then)
+    const box = idleBox(cols);
+    box[1] += d.toString('utf8');
+    process.stdout.write(bottom(box) + `\x1b[${rows - 2};${3 + d.length}H`);
     process.stdin.pause();
     setTimeout(() => {
       process.stdout.write(bottom(dialog(cols)) + `\x1b[${rows};1H`);

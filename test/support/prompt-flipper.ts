@@ -19,7 +19,10 @@
  * synchronously from a second, non-blocking descriptor of the same terminal (`/dev/tty`), so
  * that a byte which reached the terminal before the dialog was drawn is logged as read with
  * the dialog down, and one that came while it was up is logged up before it is erased: `up`
- * is exact with respect to this program's own draws. The bytes change nothing on screen.
+ * is exact with respect to this program's own draws. Bytes read while the dialog is down show
+ * in the input box (its last 60 characters; an Enter empties it), as an agent echoes what is
+ * typed (`send` presses Enter only once its text shows there); those read while it is up do
+ * not (they went to the dialog).
  *
  * Options: `--log FILE` (required), `--seed N`, `--idle MIN,MAX` and `--up MIN,MAX` (how long
  * each phase lasts, ms, uniform), `--hold` (draw the dialog once and keep it). Runs until
@@ -97,9 +100,24 @@ function main(argv: string[]): void {
   const tty = openSync('/dev/tty', constants.O_RDONLY | constants.O_NONBLOCK);
   const buf = Buffer.alloc(4096);
   let up = false;
+  /** What was typed into the input box since the last Enter. */
+  let typed = '';
+  /** The input box's rows, showing the end of what was typed. */
+  const boxNow = () => {
+    const box = idleBox(cols);
+    box[1] += typed.slice(-60);
+    return box;
+  };
 
   const got = (bytes: Buffer) => {
-    if (bytes.length) put(`I ${now()} ${up ? 1 : 0} ${bytes.toString('hex')}`);
+    if (!bytes.length) return;
+    put(`I ${now()} ${up ? 1 : 0} ${bytes.toString('hex')}`);
+    if (up) return;
+    for (const ch of bytes.toString('utf8')) {
+      if (ch === '\r') typed = '';
+      else if (ch >= ' ') typed += ch;
+    }
+    writeAll(1, `\x1b[${rows - 2};1H\x1b[2K${boxNow()[1]}`);
   };
   const drain = () => {
     for (;;) {
@@ -122,13 +140,12 @@ function main(argv: string[]): void {
     lines.forEach((l, i) => (out += `\x1b[${rows - lines.length + i + 1};1H\x1b[2K${l}`));
     return out;
   };
-  const box = idleBox(cols);
   const dlg = dialog(cols);
   // The idle screen: a transcript line at the top, the input box at the bottom, cursor in it.
   const cursor = `\x1b[${rows - 2};3H`;
   writeAll(
     1,
-    `\x1b[?1049h\x1b[2J\x1b[H● Ready for a task.${bottom(box)}${cursor}`,
+    `\x1b[?1049h\x1b[2J\x1b[H● Ready for a task.${bottom(boxNow())}${cursor}`,
   );
   put(`R ${now()}`);
 
@@ -146,7 +163,7 @@ function main(argv: string[]): void {
     drain();
     const t0 = now();
     // Ink erases: from the last row, cursor up to the dialog's first row, erase to the end.
-    writeAll(1, `\r\x1b[${dlg.length - 1}A\x1b[J${bottom(box)}${cursor}`);
+    writeAll(1, `\r\x1b[${dlg.length - 1}A\x1b[J${bottom(boxNow())}${cursor}`);
     up = false;
     put(`E ${td} ${t0} ${now()}`);
     setTimeout(show, idleMs[0] + random() * (idleMs[1] - idleMs[0]));
