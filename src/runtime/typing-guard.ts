@@ -483,7 +483,10 @@ async function typeAndSubmit(
     // menu or dialog that took it as keys (not a permission prompt: the pane reads idle) would
     // take the Enter as its choice (Claude Code 2.1.332's /model menu: send --append x picked
     // a model).
-    if (w.manifest?.input && !(await shownInBox(w, text, screenBefore))) {
+    if (hold.broken) throw holdBroken(w, hold.broken, enterTyped());
+    if (w.manifest?.input && !(await shownInBox(w, text, screenBefore, hold))) {
+      // the person's Ctrl-C meanwhile (it cleared the box) says why, not the box
+      if (hold.broken) throw holdBroken(w, hold.broken, enterTyped());
       throw new UserError(
         `refused: the text did not reach ${name}'s input box (a menu or dialog may have taken ` +
           `it, or ${name} has not drawn it within ${
@@ -521,12 +524,19 @@ export const SHOW_WAIT_MS = 3000;
  * typed), on a fresh look, looking again after each {@link KEY_GAP_MS} for up to
  * {@link SHOW_WAIT_MS} (an agent may draw typed text late: Gemini CLI 0.61.0 had not drawn
  * 1,213 characters typed at once 3 s later, though it held them). The pane turning blocked
- * counts as shown: the Enter's own guard then refuses, naming the prompt.
+ * counts as shown: the Enter's own guard then refuses, naming the prompt. False at once when
+ * `hold` (the person's keys held while send types) ended early: their Ctrl-C.
  */
-async function shownInBox(w: PtyPane, text: string, before: ScreenInput): Promise<boolean> {
+async function shownInBox(
+  w: PtyPane,
+  text: string,
+  before: ScreenInput,
+  hold: InputHold,
+): Promise<boolean> {
   const until = Date.now() + SHOW_WAIT_MS;
   for (;;) {
     if (w.session.exit) return true;
+    if (hold.broken) return false;
     await drainPending();
     const shown = judgeFresh(w, () =>
       w.record.state === 'blocked' ||
