@@ -130,6 +130,17 @@ test('no divider: a box border, a table, a left border, a short run, a bar near 
   assert.is(findSidePanel(split)?.column, 40);
 });
 
+test('a wide character left of the divider (two cells, one code unit): that row is cut too', () => {
+  const t = new Terminal(10, 60);
+  const rows = ['日本語 ok', 'Do you want to proceed?', '❯ 1. Yes', '  2. No', 'a', 'b', 'c', 'd'];
+  t.write(new TextEncoder().encode(rows.map((r, k) => `${r}\x1b[30G│panel ${k}`).join('\r\n')));
+  const cut = cutSidePanel(t.snapshot().rows);
+  assert.equal(cut.slice(0, 8), rows);
+  const p = readPrompt(t.snapshot().rows);
+  assert.is(p.question, 'Do you want to proceed?');
+  assert.equal(p.options, ['1. Yes', '2. No']);
+});
+
 /** A session info as a host publishes it, at time 0 (the gate's clock is scripted). */
 function info(state: string, p?: { question: string; options: string[]; details: string[] }) {
   const base = { name: 'sp', state, since: 0, reason: '', startedAt: 0, lastOutput: 0 };

@@ -17,10 +17,11 @@
  * border has nothing after it).
  */
 import type { ScreenInput } from './types.ts';
+import { wcwidth } from '../vt/width.ts';
 
 /** The fewest consecutive rows a divider runs down. */
 export const SIDE_PANEL_MIN_ROWS = 8;
-/** The leftmost column (0-based, in code units of a row) a divider may stand in. */
+/** The leftmost cell column (0-based) a divider may stand in. */
 export const SIDE_PANEL_MIN_COLUMN = 16;
 
 /** The divider's glyph: U+2502 BOX DRAWINGS LIGHT VERTICAL. */
@@ -30,72 +31,90 @@ const BORDER_START = /^[│┃|├┤┼╭╮╰╯┌┐└┘┏┓┗┛┣�
 /** Text right of a bar that is no more than other borders. */
 const ONLY_BORDERS = /^[\s│┃|]*$/u;
 
-/** A divider found on a screen: its column, and the rows it runs down. */
+/** A divider found on a screen: its cell column, and where each row is cut. */
 export interface SidePanel {
-  /** The divider's index in each of `rows` (0-based code units). */
+  /** The divider's column in cells (0-based). */
   column: number;
-  /** `rows[i]` is true when row i has the divider (and is cut there). */
-  rows: boolean[];
+  /**
+   * Per row, the index (code units) of the divider in that row's string, -1 when the divider
+   * does not run down that row (the row is kept whole). Left of a wide character (CJK: two
+   * cells, one code unit) the index is less than the column.
+   */
+  cuts: number[];
+}
+
+/** The bars of `row` at or right of {@link SIDE_PANEL_MIN_COLUMN}: [cell column, index]. */
+function barsOf(row: string): Array<[number, number]> {
+  if (row.indexOf(BAR) < 0) return [];
+  const out: Array<[number, number]> = [];
+  let cell = 0;
+  for (let i = 0; i < row.length;) {
+    const cp = row.codePointAt(i)!;
+    if (cp === 0x2502 && cell >= SIDE_PANEL_MIN_COLUMN) out.push([cell, i]);
+    cell += wcwidth(cp);
+    i += cp > 0xffff ? 2 : 1;
+  }
+  return out;
 }
 
 /**
  * The side panel's divider on `rows` (visible rows, top first, trailing blanks trimmed): the
- * leftmost column at or right of {@link SIDE_PANEL_MIN_COLUMN} where `│` stands on at least
- * {@link SIDE_PANEL_MIN_ROWS} consecutive rows, with text left of it (on a row not starting
- * with a border) and text right of it on some of those rows. null when there is none. A row
- * whose left part holds a character that is one code unit but two cells (CJK) shifts the bar:
- * that row is not counted nor cut.
+ * leftmost cell column at or right of {@link SIDE_PANEL_MIN_COLUMN} where `│` stands on at
+ * least {@link SIDE_PANEL_MIN_ROWS} consecutive rows, with text left of it (on a row not
+ * starting with a border) and text right of it on some of those rows. null when there is none.
  */
 export function findSidePanel(rows: readonly string[]): SidePanel | null {
-  // columns where a bar stands, per column the rows
-  let columns: Map<number, number[]> | null = null;
+  // cell columns where a bar stands: per column, the rows and the bar's index in each
+  let columns: Map<number, Array<[number, number]>> | null = null;
   for (let y = 0; y < rows.length; y++) {
-    const row = rows[y];
-    for (let x = row.indexOf(BAR, SIDE_PANEL_MIN_COLUMN); x >= 0; x = row.indexOf(BAR, x + 1)) {
+    for (const [x, i] of barsOf(rows[y])) {
       columns ??= new Map();
       const list = columns.get(x);
-      if (list) list.push(y);
-      else columns.set(x, [y]);
+      if (list) list.push([y, i]);
+      else columns.set(x, [[y, i]]);
     }
   }
   if (!columns) return null;
   const candidates = [...columns.keys()].filter((x) =>
     columns!.get(x)!.length >= SIDE_PANEL_MIN_ROWS
-  )
-    .sort((a, b) => a - b);
+  ).sort((a, b) => a - b);
   for (const x of candidates) {
-    const ys = columns.get(x)!;
-    const cut = new Array<boolean>(rows.length).fill(false);
+    const bars = columns.get(x)!;
+    const cuts = new Array<number>(rows.length).fill(-1);
     let found = false;
-    for (let k = 0; k < ys.length;) {
+    for (let k = 0; k < bars.length;) {
       let end = k;
-      while (end + 1 < ys.length && ys[end + 1] === ys[end] + 1) end++;
-      const run = ys.slice(k, end + 1);
+      while (end + 1 < bars.length && bars[end + 1][0] === bars[end][0] + 1) end++;
+      const run = bars.slice(k, end + 1);
       k = end + 1;
       if (run.length < SIDE_PANEL_MIN_ROWS) continue;
-      const left = run.some((y) => {
-        const l = rows[y].slice(0, x).trim();
+      const left = run.some(([y, i]) => {
+        const l = rows[y].slice(0, i).trim();
         return l !== '' && !BORDER_START.test(l);
       });
-      const right = run.some((y) => !ONLY_BORDERS.test(rows[y].slice(x + 1)));
+      const right = run.some(([y, i]) => !ONLY_BORDERS.test(rows[y].slice(i + 1)));
       if (!left || !right) continue;
-      for (const y of run) cut[y] = true;
+      for (const [y, i] of run) cuts[y] = i;
       found = true;
     }
-    if (found) return { column: x, rows: cut };
+    if (found) return { column: x, cuts };
   }
   return null;
 }
 
+/** `rows` cut where `panel` says. */
+function cutRows(rows: readonly string[], panel: SidePanel): string[] {
+  return rows.map((row, y) => panel.cuts[y] >= 0 ? row.slice(0, panel.cuts[y]).trimEnd() : row);
+}
+
 /**
  * `rows` with every row the divider runs down cut at it (the divider and what is right of it
- * dropped, trailing blanks trimmed); `rows` itself when there is no side panel. Columns left
- * of the divider keep their indices (background tags of a row still line up).
+ * dropped, trailing blanks trimmed); `rows` itself when there is no side panel. What is left
+ * of the divider keeps its indices (background tags of a row still line up).
  */
 export function cutSidePanel(rows: readonly string[]): readonly string[] {
   const panel = findSidePanel(rows);
-  if (!panel) return rows;
-  return rows.map((row, y) => panel.rows[y] ? row.slice(0, panel.column).trimEnd() : row);
+  return panel ? cutRows(rows, panel) : rows;
 }
 
 /**
@@ -107,8 +126,8 @@ export function withoutSidePanel(screen: ScreenInput): ScreenInput {
   const panel = findSidePanel(screen.rows);
   if (!panel) return screen;
   return {
-    rows: screen.rows.map((row, y) => panel.rows[y] ? row.slice(0, panel.column).trimEnd() : row),
-    wrapped: screen.wrapped.map((w, y) => w && !panel.rows[y]),
+    rows: cutRows(screen.rows, panel),
+    wrapped: screen.wrapped.map((w, y) => w && panel.cuts[y] < 0),
     title: screen.title,
     osc: screen.osc,
   };
