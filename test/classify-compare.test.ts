@@ -16,6 +16,7 @@ const ROOT = join(import.meta.dirname, '..');
 const AGENTS = [
   'claude-code',
   'claude-code-80',
+  'claude-code-160',
   'codex',
   'gemini-cli',
   'qwen-code',

@@ -8,6 +8,7 @@ import type { Manifest, Rule } from './manifest.ts';
 import { findMatch, type Pattern, testPattern } from './patterns.ts';
 import { RegionTexts } from './regions.ts';
 import type { Evaluation, ScreenInput } from './types.ts';
+import { withoutSidePanel } from './side-panel.ts';
 
 /** The reason given when no rule matches (the screen is then `idle`, never `blocked`). */
 export const NO_RULE_MATCHED = 'no rule matched';
@@ -72,9 +73,11 @@ function activityOf(texts: RegionTexts, manifest: Manifest): string | undefined 
 /**
  * Classifies `screen` with `manifest`'s rules, in order; the first rule that matches decides.
  * No rule matching gives `idle` with reason {@link NO_RULE_MATCHED}: a false "needs you"
- * costs more than a late one.
+ * costs more than a late one. A side panel's column is cut off first ({@link withoutSidePanel}:
+ * Claude Code 2.1.332's diff panel in a wide pane).
  */
-export function evaluate(screen: ScreenInput, manifest: Manifest): Evaluation {
+export function evaluate(whole: ScreenInput, manifest: Manifest): Evaluation {
+  const screen = withoutSidePanel(whole);
   const texts = new RegionTexts(screen);
   for (const rule of manifest.rules) {
     const text = texts.text(rule.region);
@@ -155,7 +158,7 @@ export function inputBox(
   manifest: Manifest,
 ): 'empty' | 'text' | 'absent' | 'menu' | null {
   if (!manifest.input) return null;
-  const text = new RegionTexts(screen).text(manifest.input.region);
+  const text = new RegionTexts(withoutSidePanel(screen)).text(manifest.input.region);
   if (manifest.input.menu.some((p) => testPattern(p, text))) return 'menu';
   if (manifest.input.empty.some((p) => testPattern(p, text))) return 'empty';
   const { box } = manifest.input;
@@ -236,8 +239,8 @@ export function inputShows(
   if (!input) return null;
   const want = [...boxComparable(sent)].slice(-SENT_TAIL_CHARS).join('');
   if (!want) return 'text';
-  const text = new RegionTexts(screen).text(input.region);
-  const old = before ? new RegionTexts(before).text(input.region) : '';
+  const text = new RegionTexts(withoutSidePanel(screen)).text(input.region);
+  const old = before ? new RegionTexts(withoutSidePanel(before)).text(input.region) : '';
   if (occurrences(boxComparable(text), want) > occurrences(boxComparable(old), want)) return 'text';
   if (input.pasted.length) {
     const had = new Map<string, number>();

@@ -14,6 +14,7 @@ import { type Bits, hasBit, type LineFacts, lineFactsOf, maskOfBits } from './li
 import { findMatch, hasLiterals, type Pattern, testPattern } from './patterns.ts';
 import { isRuleLine, RegionTexts, trimLineEnd, trimmedEnd, widestBottom } from './regions.ts';
 import type { Evaluation, Region, ScreenInput } from './types.ts';
+import { withoutSidePanel } from './side-panel.ts';
 
 /**
  * A rule's tests in the order that rejects a text soonest for the least work: the required
@@ -302,10 +303,12 @@ export class Evaluator {
   readonly stats = { tested: 0, skipped: 0 };
 
   /**
-   * Classifies `screen` with `manifest`'s rules, in order; the first rule that matches
-   * decides, as {@link evaluate} does (which gives the same result).
+   * Classifies `whole` with `manifest`'s rules, in order; the first rule that matches
+   * decides, as {@link evaluate} does (which gives the same result). A side panel's column is
+   * cut off first ({@link withoutSidePanel}).
    */
-  evaluate(screen: ScreenInput, manifest: Manifest): Evaluation {
+  evaluate(whole: ScreenInput, manifest: Manifest): Evaluation {
+    const screen = withoutSidePanel(whole);
     if (manifest !== this.#manifest || !this.#layout) this.#reset(manifest);
     const layout = this.#layout!;
     const generation = ++this.#generation;

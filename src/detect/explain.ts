@@ -9,6 +9,7 @@ import type { Manifest, Rule } from './manifest.ts';
 import { findMatch, type Pattern } from './patterns.ts';
 import { RegionTexts } from './regions.ts';
 import type { RuleState, ScreenInput } from './types.ts';
+import { withoutSidePanel } from './side-panel.ts';
 
 /** Longest evidence preview, in characters. */
 export const EVIDENCE_MAX = 72;
@@ -86,7 +87,7 @@ function summarize(rule: Rule, checks: readonly PatternCheck[], matched: boolean
  * ({@link NO_RULE_MATCHED}).
  */
 export function explain(screen: ScreenInput, manifest: Manifest): ExplainRecord[] {
-  const texts = new RegionTexts(screen);
+  const texts = new RegionTexts(withoutSidePanel(screen));
   let decided = false;
   return manifest.rules.map((rule) => {
     const text = texts.text(rule.region);

@@ -11,6 +11,8 @@
  * another background, no marker.
  */
 
+import { cutSidePanel } from './side-panel.ts';
+
 /** A prompt as read from the screen. */
 export interface Prompt {
   /**
@@ -490,12 +492,15 @@ function highlighted(
 /**
  * Finds the prompt on `rows` (visible rows, top first). `backgrounds` (optional, per row the
  * background tag of each code unit: Terminal.rowBackgrounds, or a function giving a row's)
- * lets it see a selection drawn with a colour alone.
+ * lets it see a selection drawn with a colour alone. A side panel beside the dialog (Claude
+ * Code 2.1.332's diff panel right of a `│` in a wide pane) is cut off first
+ * ({@link cutSidePanel}): nothing right of its divider is read.
  */
 export function readPrompt(
-  rows: readonly string[],
+  screenRows: readonly string[],
   backgrounds?: Backgrounds,
 ): Prompt {
+  const rows = cutSidePanel(screenRows);
   const enter = readPressEnter(rows);
   if (enter) return enter;
   // The options: the last run of consecutively numbered lines 1., 2., ... on the screen.

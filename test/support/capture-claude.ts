@@ -54,6 +54,8 @@ export interface CaptureCase {
   rules?: ScriptRule[];
   /** PTY size in cells; default 32x120. */
   size?: { rows: number; cols: number };
+  /** Runs on the project folder before Claude Code starts (e.g. `git init`). */
+  setup?: (project: string) => void;
   steps(d: CaseDriver): Promise<void>;
 }
 
@@ -365,6 +367,72 @@ export const CASES: CaptureCase[] = [
   },
 ];
 
+/** Writes of the sidepanel case before its Bash command. */
+const SIDEPANEL_WRITES = 6;
+
+/**
+ * The sidepanel case: in a 45x160 pane, in a git repository with no commits, Claude Code 2.1.332
+ * opens a diff panel on the right by itself once files are written (tester, real Claude Code).
+ * Six Writes are approved one by one, then a Bash command; the 2nd, 6th Write and the Bash dialog
+ * are marked beside the panel.
+ */
+function sidepanelCase(): CaptureCase {
+  let issued = 0;
+  const writeOf = (n: number) =>
+    tool('Write', { file_path: `file_${n}.txt`, content: `file ${n}\n` });
+  return {
+    name: 'sidepanel',
+    size: { rows: 45, cols: 160 },
+    setup: (project) => {
+      spawnSync('git', ['init', '-q'], { cwd: project });
+    },
+    rules: [{
+      name: 'task-sidepanel',
+      match: isTask('task-sidepanel'),
+      reply: (c) => {
+        if (!answered(c)) issued = 0;
+        issued++;
+        if (issued <= SIDEPANEL_WRITES) {
+          return { content: [text(`Writing file ${issued}.`), writeOf(issued)] };
+        }
+        if (issued === SIDEPANEL_WRITES + 1) {
+          return {
+            content: [
+              text('Now the command.'),
+              tool('Bash', {
+                command: 'mkdir -p out && touch out/done.log',
+                description: 'Create the output marker',
+              }),
+            ],
+          };
+        }
+        return { content: [text('All files written.')] };
+      },
+    }],
+    async steps(d) {
+      await d.screen(IDLE);
+      await prompt(d, 'task-sidepanel write the files');
+      for (let n = 1; n <= SIDEPANEL_WRITES; n++) {
+        await d.screen(new RegExp(`Do you want to create file_${n}\\.txt`));
+        if (n === 2 || n === SIDEPANEL_WRITES) {
+          await sleep(2500); // the panel's rows settle
+          await d.mark('blocked', `Write file_${n}.txt beside the diff panel`, `write${n}`);
+        }
+        await sleep(ENTER_ANSWER_DELAY_MS);
+        d.keys('\r');
+      }
+      await d.screen(/Do you want to proceed\?/, { settleMs: 3000 });
+      await d.mark('blocked', 'Bash command beside the diff panel', 'bash');
+      await sleep(ENTER_ANSWER_DELAY_MS);
+      d.keys('\r');
+      await d.screen(/All files written\./, { not: BLOCKED_FOOTER });
+      await d.screen(IDLE);
+      await d.mark('idle', 'turn over, diff panel open', 'after');
+    },
+  };
+}
+CASES.push(sidepanelCase());
+
 /** The same cases in a 24x80 pane, named CASE-80 (the dialogs wrap; the rules must not care). */
 for (const name of ['trust', 'webfetch', 'askmulti', 'mcp']) {
   const c = CASES.find((x) => x.name === name)!;
@@ -401,6 +469,7 @@ export async function captureCase(
     }),
   );
   const home = makeClaudeHome({ baseUrl: server.url, ...(c.home?.({ mcpConfig }) ?? {}) });
+  c.setup?.(home.project);
   const args = c.args?.({ project: home.project, mcpConfig }) ?? ['--permission-mode', 'manual'];
   const pty = await startPty({
     command: process.execPath,
