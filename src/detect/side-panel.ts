@@ -64,6 +64,15 @@ function barsOf(row: string): Array<[number, number]> {
  * starting with a border) and text right of it on some of those rows. null when there is none.
  */
 export function findSidePanel(rows: readonly string[]): SidePanel | null {
+  // Most screens have no run of that many rows holding a bar at all: told by indexOf alone,
+  // before any row is walked cell by cell (every evaluation of every pane comes here).
+  let run = 0;
+  let longest = 0;
+  for (const row of rows) {
+    run = row.indexOf(BAR) >= 0 ? run + 1 : 0;
+    if (run > longest) longest = run;
+  }
+  if (longest < SIDE_PANEL_MIN_ROWS) return null;
   // cell columns where a bar stands: per column, the rows and the bar's index in each
   let columns: Map<number, Array<[number, number]>> | null = null;
   for (let y = 0; y < rows.length; y++) {
