@@ -74,6 +74,15 @@ if (!existsSync(GEMINI_BIN)) {
         .catch((e: Error) => {
           throw new Error(`${e.message}\n${why()}`);
         });
+      // the whole dialog, down to its footer and bottom edge (drawn over several frames)
+      await until(
+        'the whole theme dialog',
+        () => /Esc to close\)[\s│]*\n╰─+╯/.test(screen()),
+        20_000,
+      )
+        .catch((e: Error) => {
+          throw new Error(`${e.message}\n${why()}`);
+        });
       await until('idle with the dialog open', () => w.classifyNow().state === 'idle', 10_000);
       let typed = 0;
       const off = s.onInput((d) => (typed += d.length));
@@ -81,7 +90,8 @@ if (!existsSync(GEMINI_BIN)) {
         const err = await w.send(text, { enter: true, append }).then(() => undefined, (e) => e);
         assert.instance(err, UserError, `${text}: refused\n${why()}`);
         assert.is((err as UserError).exitCode, GUARD_EXIT);
-        assert.match((err as UserError).message, /shows a menu or dialog over its input box/);
+        const said = (err as UserError).message;
+        assert.ok(/shows a menu or dialog over its input box/.test(said), `${said}\n${why()}`);
       }
       off();
       assert.is(typed, 0, 'nothing typed into the dialog');

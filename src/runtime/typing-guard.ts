@@ -551,11 +551,16 @@ async function shownInBox(
 export const SUBMIT_WAIT_MS = 1500;
 
 /**
- * Whether the text just submitted left `w`'s input box within {@link SUBMIT_WAIT_MS}: the box
- * reads empty or is no longer drawn, or the pane is no longer idle (working on it, or a prompt
- * shows), on two fresh looks {@link KEY_GAP_MS} apart (one frame may show the box mid-redraw).
+ * Whether the text just submitted left `w`'s input box within {@link SUBMIT_WAIT_MS} of the
+ * agent's first output after it read the Enter (waited for up to as long: a loaded agent
+ * redraws late, and a box read before its redraw still holds the text): the box reads empty or
+ * is no longer drawn, or the pane is no longer idle (working on it, or a prompt shows), on two
+ * fresh looks {@link KEY_GAP_MS} apart (one frame may show the box mid-redraw).
  */
 async function leftInputBox(w: PtyPane): Promise<boolean> {
+  // Gemini CLI 0.61.0 at load 10-20 had not redrawn 1.5 s after the Enter was read: a second
+  // Enter went after a text it had taken (clean-clone CI, send-gemini: 23 bytes, not 22).
+  await awaitOutput(w, SUBMIT_WAIT_MS);
   const until = Date.now() + SUBMIT_WAIT_MS;
   let seen = 0;
   while (Date.now() < until) {
