@@ -263,4 +263,23 @@ test('[input] errors name the field', () => {
   }
 });
 
+test("claude: the input box's top rule labelled with the session's name (claude --name myjob) is still an empty box", () => {
+  // tester6: Claude Code 2.1.332 started with --name draws it on the rule above the box
+  // (`──── myjob ─`); send was refused "holds text someone typed" for ever. The real idle
+  // capture with that rule labelled as the tester saw it.
+  const claude = manifests.get('claude')!;
+  const rows = readFileSync(
+    join(ROOT, 'fixtures', 'claude-code', 'claude.idle.after.screen.txt'),
+    'utf8',
+  )
+    .split('\n');
+  const box = rows.findIndex((r, i) => r.startsWith('❯') && /^─{8,}$/.test(rows[i - 1] ?? ''));
+  assert.ok(box > 0, 'the box in the capture');
+  const labelled = [...rows];
+  labelled[box - 1] = '─'.repeat(rows[box - 1].length - 8) + ' myjob ─';
+  assert.is(inputBox(screen(labelled), claude), 'empty');
+  labelled[box] = '❯ draft number 1';
+  assert.is(inputBox(screen(labelled), claude), 'text');
+});
+
 test.run();
