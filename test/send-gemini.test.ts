@@ -13,17 +13,14 @@
  * Then an agent stopped for longer than `send` waits: the text is typed, no Enter follows it,
  * and `send` says so (exit 3); once the agent goes on, the text waits in its input box.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createHost } from '../src/runtime/default-host.ts';
 import type { Session } from '../src/runtime/session.ts';
 import { GUARD_EXIT } from '../src/runtime/typing-guard.ts';
 import { UserError } from '../src/errors.ts';
-import { GEMINI_BIN, makeGeminiHome } from './support/agent-homes.ts';
-import { startFakeGemini } from './support/fake-gemini.ts';
+import { GEMINI_BIN } from './support/agent-homes.ts';
+import { startGeminiSession } from './support/gemini-session.ts';
 import { until } from './support/until.ts';
 
 /** How long the stopped agent stays stopped after the text, ms (an agent busy elsewhere). */
@@ -54,24 +51,11 @@ if (!existsSync(GEMINI_BIN)) {
   test.skip('send submits to Gemini CLI');
 } else {
   test('send submits to Gemini CLI with one Enter, twice, also when it is busy while the text arrives; an agent that does not read the text gets no Enter', async () => {
-    const server = await startFakeGemini();
-    const home = makeGeminiHome({ baseUrl: server.url });
-    const dir = mkdtempSync(join(tmpdir(), 'aw-send-gemini-'));
-    const host = createHost({ intervalMs: 100 }, { ...process.env, AGENTWATCH_DIR: dir });
-    let session: Session | undefined;
+    const g = await startGeminiSession('aw-send-gemini-', 30, 100);
+    const { server, session } = g;
     try {
-      session = await host.start({
-        command: GEMINI_BIN,
-        args: [],
-        env: home.env,
-        fullEnv: true,
-        cwd: home.project,
-        headless: true,
-        rows: 30,
-        cols: 100,
-      });
       const s = session;
-      const w = host.ptyPane(s.id)!;
+      const w = g.pane;
       const idle = (what: string) =>
         until(
           what,
@@ -136,12 +120,8 @@ if (!existsSync(GEMINI_BIN)) {
       );
       assert.not.ok(asked(text), 'the text was not submitted');
     } finally {
-      if (session) signal(session, 'SIGCONT');
-      session?.kill('SIGKILL');
-      await host.close();
-      await server.close();
-      home.cleanup();
-      rmSync(dir, { recursive: true, force: true });
+      signal(session, 'SIGCONT');
+      await g.close();
     }
   });
 }

@@ -11,18 +11,14 @@
  * (they show in its input box). Then the person presses Ctrl-C in that window: it goes in at
  * once, and the send stops without its Enter (exit 3): nothing is submitted.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createHost } from '../src/runtime/default-host.ts';
 import { attach } from '../src/runtime/control-client.ts';
-import type { Session } from '../src/runtime/session.ts';
 import { GUARD_EXIT } from '../src/runtime/typing-guard.ts';
 import { UserError } from '../src/errors.ts';
-import { GEMINI_BIN, makeGeminiHome } from './support/agent-homes.ts';
-import { startFakeGemini } from './support/fake-gemini.ts';
+import { GEMINI_BIN } from './support/agent-homes.ts';
+import { startGeminiSession } from './support/gemini-session.ts';
 import { until } from './support/until.ts';
 
 /** The text typed of the newest user message of a Gemini request body (the prompt submitted). */
@@ -39,25 +35,12 @@ if (!existsSync(GEMINI_BIN)) {
   test.skip('keys typed during a send wait for it');
 } else {
   test('keys the person types while send types go in after its Enter, twice; their Ctrl-C stops the send', async () => {
-    const server = await startFakeGemini();
-    const home = makeGeminiHome({ baseUrl: server.url });
-    const dir = mkdtempSync(join(tmpdir(), 'aw-send-hold-'));
-    const host = createHost({ intervalMs: 100 }, { ...process.env, AGENTWATCH_DIR: dir });
-    let session: Session | undefined;
+    const g = await startGeminiSession('aw-send-hold-', 30, 100);
+    const { server, session } = g;
     let person: ReturnType<typeof attach> | undefined;
     try {
-      session = await host.start({
-        command: GEMINI_BIN,
-        args: [],
-        env: home.env,
-        fullEnv: true,
-        cwd: home.project,
-        headless: true,
-        rows: 30,
-        cols: 100,
-      });
       const s = session;
-      const w = host.ptyPane(s.id)!;
+      const w = g.pane;
       const screen = () => s.terminal.screenText();
       const idle = (what: string) =>
         until(
@@ -169,11 +152,7 @@ if (!existsSync(GEMINI_BIN)) {
       assert.not.ok(prompts().some((q) => q.includes(text)), 'nothing was submitted');
     } finally {
       person?.close();
-      session?.kill('SIGKILL');
-      await host.close();
-      await server.close();
-      home.cleanup();
-      rmSync(dir, { recursive: true, force: true });
+      await g.close();
     }
   });
 }

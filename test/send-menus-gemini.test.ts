@@ -6,17 +6,13 @@
  * the person closes it (Esc), `send` types and submits. About 30 s. Skipped (with a printed
  * reason) when Gemini CLI is missing.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createHost } from '../src/runtime/default-host.ts';
-import type { Session } from '../src/runtime/session.ts';
 import { GUARD_EXIT } from '../src/runtime/typing-guard.ts';
 import { UserError } from '../src/errors.ts';
-import { GEMINI_BIN, makeGeminiHome } from './support/agent-homes.ts';
-import { startFakeGemini } from './support/fake-gemini.ts';
+import { GEMINI_BIN } from './support/agent-homes.ts';
+import { startGeminiSession } from './support/gemini-session.ts';
 import { until } from './support/until.ts';
 
 if (!existsSync(GEMINI_BIN)) {
@@ -24,24 +20,11 @@ if (!existsSync(GEMINI_BIN)) {
   test.skip('send refuses while Gemini CLI shows /theme');
 } else {
   test('send and send --append refuse while Gemini CLI shows its /theme dialog; after Esc, send submits', async () => {
-    const server = await startFakeGemini();
-    const home = makeGeminiHome({ baseUrl: server.url });
-    const dir = mkdtempSync(join(tmpdir(), 'aw-send-menus-gemini-'));
-    const host = createHost({ intervalMs: 100 }, { ...process.env, AGENTWATCH_DIR: dir });
-    let session: Session | undefined;
+    const g = await startGeminiSession('aw-send-menus-gemini-', 32, 120);
+    const { server, session } = g;
     try {
-      session = await host.start({
-        command: GEMINI_BIN,
-        args: [],
-        env: home.env,
-        fullEnv: true,
-        cwd: home.project,
-        headless: true,
-        rows: 32,
-        cols: 120,
-      });
       const s = session;
-      const w = host.ptyPane(s.id)!;
+      const w = g.pane;
       const screen = () => s.terminal.screenText();
       const why = () => `screen:\n${screen()}`;
       // Gemini CLI 0.61.0 draws its header only once its config is initialized
@@ -109,11 +92,7 @@ if (!existsSync(GEMINI_BIN)) {
         throw new Error(`${e.message}\n${why()}`);
       });
     } finally {
-      session?.kill('SIGKILL');
-      await host.close();
-      await server.close();
-      home.cleanup();
-      rmSync(dir, { recursive: true, force: true });
+      await g.close();
     }
   });
 }
