@@ -15,7 +15,12 @@ import * as assert from 'uvu/assert';
 import { evaluate } from '../src/detect/evaluate.ts';
 import { Evaluator } from '../src/detect/evaluator.ts';
 import { readPrompt } from '../src/detect/prompt.ts';
-import { cutSidePanel, findSidePanel } from '../src/detect/side-panel.ts';
+import {
+  cutSidePanel,
+  findSidePanel,
+  SidePanelCut,
+  withoutSidePanel,
+} from '../src/detect/side-panel.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import { type Notice, NotifyGate, promptAction } from '../src/runtime/notify-gate.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
@@ -214,6 +219,34 @@ test('the recorded session through a screen pane: one prompt per blocked spell, 
       'Do you want to proceed?',
     ),
   );
+});
+
+test('the cut kept per pane agrees with withoutSidePanel on every screen of the recorded session', () => {
+  const base = join(DIR, 'marked', 'sidepanel');
+  const meta = JSON.parse(readFileSync(`${base}.meta.json`, 'utf8'));
+  const term = new Terminal(meta.rows, meta.cols);
+  const kept = new SidePanelCut();
+  let withPanel = 0;
+  let screens = 0;
+  for (const line of readFileSync(`${base}.bytes.jsonl`, 'utf8').split('\n')) {
+    if (!line) continue;
+    term.write(Buffer.from((JSON.parse(line) as { b64: string }).b64, 'base64'));
+    const screen = term.snapshot();
+    const want = withoutSidePanel(screen);
+    const got = kept.cut(screen);
+    assert.equal(got.rows, want.rows, `screen ${screens}`);
+    assert.equal(got.wrapped, want.wrapped, `screen ${screens}`);
+    if (want !== screen) withPanel++;
+    screens++;
+  }
+  // the session has screens with the panel and without it, so both ways were taken
+  assert.ok(withPanel > 0 && withPanel < screens, `${withPanel} of ${screens}`);
+  // a resize (fewer rows) and back: rows of another count are read afresh
+  const small = new Terminal(10, 60);
+  const rows = Array.from({ length: 9 }, (_, k) => `text ${k}`.padEnd(40) + `│panel ${k}`);
+  small.write(new TextEncoder().encode(rows.join('\r\n')));
+  assert.equal(kept.cut(small.snapshot()).rows, withoutSidePanel(small.snapshot()).rows);
+  assert.ok(kept.cut(small.snapshot()).rows.every((r) => !r.includes('panel')));
 });
 
 test.run();

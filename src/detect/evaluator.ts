@@ -14,7 +14,7 @@ import { type Bits, hasBit, type LineFacts, lineFactsOf, maskOfBits } from './li
 import { findMatch, hasLiterals, type Pattern, testPattern } from './patterns.ts';
 import { isRuleLine, RegionTexts, trimLineEnd, trimmedEnd, widestBottom } from './regions.ts';
 import type { Evaluation, Region, ScreenInput } from './types.ts';
-import { withoutSidePanel } from './side-panel.ts';
+import { SidePanelCut } from './side-panel.ts';
 
 /**
  * A rule's tests in the order that rejects a text soonest for the least work: the required
@@ -260,6 +260,8 @@ function sameMask(a: Bits, b: Bits, words: number): boolean {
 export class Evaluator {
   #manifest: Manifest | null = null;
   #layout: Layout | null = null;
+  /** The side panel's cut, at the cost of the rows that changed. */
+  readonly #sidePanel = new SidePanelCut();
   /** True until the regions' spans and bits were made for the manifest in force. */
   #fresh = true;
   /** Evaluations so far: the generation the `...At` fields below count in. */
@@ -305,10 +307,10 @@ export class Evaluator {
   /**
    * Classifies `whole` with `manifest`'s rules, in order; the first rule that matches
    * decides, as {@link evaluate} does (which gives the same result). A side panel's column is
-   * cut off first ({@link withoutSidePanel}).
+   * cut off first ({@link SidePanelCut}, as `withoutSidePanel` cuts it).
    */
   evaluate(whole: ScreenInput, manifest: Manifest): Evaluation {
-    const screen = withoutSidePanel(whole);
+    const screen = this.#sidePanel.cut(whole);
     if (manifest !== this.#manifest || !this.#layout) this.#reset(manifest);
     const layout = this.#layout!;
     const generation = ++this.#generation;

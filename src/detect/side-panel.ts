@@ -72,7 +72,11 @@ export function findSidePanel(rows: readonly string[]): SidePanel | null {
     run = row.indexOf(BAR) >= 0 ? run + 1 : 0;
     if (run > longest) longest = run;
   }
-  if (longest < SIDE_PANEL_MIN_ROWS) return null;
+  return longest < SIDE_PANEL_MIN_ROWS ? null : dividerOf(rows);
+}
+
+/** {@link findSidePanel} past its first test (some run of rows holds a bar on each). */
+function dividerOf(rows: readonly string[]): SidePanel | null {
   // cell columns where a bar stands: per column, the rows and the bar's index in each
   let columns: Map<number, Array<[number, number]>> | null = null;
   for (let y = 0; y < rows.length; y++) {
@@ -132,7 +136,11 @@ export function cutSidePanel(rows: readonly string[]): readonly string[] {
  * no side panel.
  */
 export function withoutSidePanel(screen: ScreenInput): ScreenInput {
-  const panel = findSidePanel(screen.rows);
+  return cutAt(screen, findSidePanel(screen.rows));
+}
+
+/** `screen` cut at `panel`'s divider; `screen` itself when `panel` is null. */
+function cutAt(screen: ScreenInput, panel: SidePanel | null): ScreenInput {
   if (!panel) return screen;
   return {
     rows: cutRows(screen.rows, panel),
@@ -140,4 +148,36 @@ export function withoutSidePanel(screen: ScreenInput): ScreenInput {
     title: screen.title,
     osc: screen.osc,
   };
+}
+
+/**
+ * {@link withoutSidePanel} for one pane's successive screens, at the cost of the rows that
+ * changed: whether a row holds `│` is kept per row and looked at again only when the row's
+ * string is another one (a terminal's unchanged row is the same string from one snapshot to
+ * the next). The search for the divider itself runs, as in {@link findSidePanel}, only when
+ * {@link SIDE_PANEL_MIN_ROWS} consecutive rows hold one. Memory: two references per row.
+ */
+export class SidePanelCut {
+  #rows: string[] = [];
+  #bar: boolean[] = [];
+
+  /** `screen` as the rules read it (see {@link withoutSidePanel}, which gives the same). */
+  cut(screen: ScreenInput): ScreenInput {
+    const rows = screen.rows;
+    const seen = this.#rows;
+    const bar = this.#bar;
+    if (seen.length !== rows.length) seen.length = bar.length = rows.length;
+    let run = 0;
+    let longest = 0;
+    for (let y = 0; y < rows.length; y++) {
+      const row = rows[y];
+      if (seen[y] !== row) {
+        seen[y] = row;
+        bar[y] = row.indexOf(BAR) >= 0;
+      }
+      run = bar[y] ? run + 1 : 0;
+      if (run > longest) longest = run;
+    }
+    return longest < SIDE_PANEL_MIN_ROWS ? screen : cutAt(screen, dividerOf(rows));
+  }
 }
