@@ -21,6 +21,27 @@ test('classifyForeground: an agent, a shell, anything else; no read is unknown',
   assert.is(fg('node', ['node', '/usr/lib/node_modules/@openai/codex/bin/codex.js']).kind, 'agent');
   assert.is(fg('bash').kind, 'shell');
   assert.is(fg('sleep', ['sleep', '6']).kind, 'other');
+  // a shell at its prompt waits for a command; one running a script runs one (tester6 F13:
+  // `bash -c 'while true; do ...; done'` read `shell`)
+  for (const argv of [['bash'], ['-bash'], ['bash', '-l'], ['zsh', '-i'], ['bash', '-o', 'vi']]) {
+    assert.is(fg(argv[0].replace('-', ''), argv).kind, 'shell', argv.join(' '));
+  }
+  assert.is(fg('bash', ['bash', '--rcfile', 'my.rc', '-i']).kind, 'shell');
+  assert.is(fg('sh', ['sh', '-s']).kind, 'shell');
+  assert.is(fg('bash', []).kind, 'shell', 'argv not read');
+  for (
+    const argv of [
+      ['bash', '-c', 'while true; do date; sleep 1; done'],
+      ['sh', '-ec', 'make'],
+      ['bash', 'deploy.sh'],
+      ['bash', '-x', './deploy.sh', 'prod'],
+      ['bash', '-O', 'extglob', 'run.sh'],
+      ['bash', '--', 'run.sh'],
+      ['fish', '--command', 'ls'],
+      ['pwsh', '-File', 'x.ps1'],
+    ]
+  ) assert.is(fg(argv[0], argv).kind, 'other', argv.join(' '));
+  assert.is(fg('login', ['login', '-p', '--', 'ada']).kind, 'shell', 'login waits for the person');
   assert.equal(classifyForeground(null, manifests), UNKNOWN_FOREGROUND);
   const f = fg('vim', ['vim', 'notes.md']);
   assert.equal(f, { kind: 'other', name: 'vim', argv: ['vim', 'notes.md'], pgid: 42 });

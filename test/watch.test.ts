@@ -152,9 +152,13 @@ test('board: a live shell that reads exited can be attached to, and q asks befor
     assert.match(term.text(), /session dead has ended/);
     term.type('k\r');
     await until('the attach request', () => ops.includes('attach'));
+    // attached, the titles in force are pushed, and popped on detach: the agent's own title
+    // does not stay on the board's terminal (tester6 F11)
+    await until('the titles pushed', () => term.raw().includes('\x1b[22;0t'));
     term.clear();
     term.type('\x1d'); // Ctrl-] detaches
     await until('the board again', () => /shell \(bash\)/.test(term.text()));
+    assert.is(term.raw().split('\x1b[23;0t').length, 2, 'popped once');
     // Attached again, the session ends: the board says which, never "agentwatch ended".
     const before = ops.length;
     term.type('\r');
@@ -162,6 +166,10 @@ test('board: a live shell that reads exited can be attached to, and q asks befor
     term.clear();
     for (const c of conns) c.end();
     await until('the board says the session ended', () => /session sh ended/.test(term.text()));
+    assert.is(term.raw().split('\x1b[23;0t').length, 2, 'the session ended: popped once');
+    term.clear();
+    ui.restore();
+    assert.not.ok(term.raw().includes('\x1b[23;0t'), 'nothing pushed: nothing popped');
   } finally {
     ui.restore();
     book.close();

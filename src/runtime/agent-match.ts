@@ -8,7 +8,13 @@
  */
 import { basename } from 'node:path';
 import type { Manifest } from '../detect/manifest.ts';
-import { type Foreground, type ForegroundRead, SHELLS, UNKNOWN_FOREGROUND } from './signals.ts';
+import {
+  type Foreground,
+  type ForegroundRead,
+  shellRunsScript,
+  SHELLS,
+  UNKNOWN_FOREGROUND,
+} from './signals.ts';
 
 /** The name a process is matched by: basename, lower case, without an executable suffix. */
 function stem(path: string | undefined): string {
@@ -32,7 +38,9 @@ export function manifestForProcess(
 
 /**
  * A foreground read, classified: `agent` when a manifest names its leader, `shell` when the
- * leader is one of {@link SHELLS}, `other` otherwise; {@link UNKNOWN_FOREGROUND} for no read.
+ * leader is one of {@link SHELLS} at its prompt, `other` otherwise (a shell running a script,
+ * {@link shellRunsScript}: `bash -c 'while :; do make; done'` runs a command, it waits for
+ * none); {@link UNKNOWN_FOREGROUND} for no read.
  */
 export function classifyForeground(
   read: ForegroundRead | null,
@@ -41,7 +49,7 @@ export function classifyForeground(
   if (!read) return UNKNOWN_FOREGROUND;
   const kind = manifestForProcess(manifests, read)
     ? 'agent'
-    : SHELLS.has(stem(read.name))
+    : SHELLS.has(stem(read.name)) && (stem(read.name) === 'login' || !shellRunsScript(read.argv))
     ? 'shell'
     : 'other';
   return { kind, name: read.name, argv: read.argv, pgid: read.pgid };

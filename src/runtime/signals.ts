@@ -67,6 +67,32 @@ export const SHELLS: ReadonlySet<string> = new Set([
   'login',
 ]);
 
+/** Options of a shell (bash 5, dash, zsh) whose value is the next argument. */
+const SHELL_VALUE_OPTIONS = new Set(['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
+
+/**
+ * True when a shell started with `argv` (argv[0] first) runs a script instead of waiting at
+ * its prompt for a person: a command string (`bash -c 'a; b'`, grouped as in `sh -ec`, fish's
+ * `--command`, nu's `--commands`, pwsh's `-Command` and `-File`) or a script file operand
+ * (`bash deploy.sh`), as bash(1) INVOCATION and dash(1) describe them. Options that take a
+ * value (`-o vi`, `-O extglob`, `--rcfile F`) are skipped with it; `-i`, `-l`, `-s` (commands
+ * from standard input) leave it a prompt; so does an argv that could not be read (empty).
+ */
+export function shellRunsScript(argv: readonly string[]): boolean {
+  for (let k = 1; k < argv.length; k++) {
+    const a = argv[k];
+    if (a === '--') return k + 1 < argv.length;
+    if (SHELL_VALUE_OPTIONS.has(a)) {
+      k++;
+      continue;
+    }
+    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(a) || /^--?(?:command|commands|file)$/i.test(a)) return true;
+    if (a.startsWith('-') || a.startsWith('+')) continue;
+    return true;
+  }
+  return false;
+}
+
 /** Who holds the terminal, as the runtime sees it. */
 export type ForegroundKind = 'agent' | 'shell' | 'other' | 'unknown';
 

@@ -159,6 +159,8 @@ export function fakeTerminal(rows = 20, columns = 100) {
     stdout: stdout as unknown as NodeJS.WriteStream,
     type: (keys: string) => stdin.emit('data', Buffer.from(keys, 'utf8')),
     text: () => out.replace(/\x1b\[\d+;1H/g, '\n').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ''),
+    /** Everything written since the last clear, escape sequences and all. */
+    raw: () => out,
     clear: () => (out = ''),
   };
 }

@@ -106,6 +106,8 @@ export class BoardUi {
    * epoch; null until then), and whether keys were dropped since ({@link ATTACH_SETTLE_MS}).
    */
   #attachShownAt: number | null = null;
+  /** True while the titles in force before an attach are pushed (CSI 22;0 t), to be popped. */
+  #titlePushed = false;
   #restored = true;
   /** The ended session shown in mode `ended`. */
   #ended: EndedSession | null = null;
@@ -193,7 +195,7 @@ export class BoardUi {
     this.#stdin.off('data', this.#onKeys);
     this.#stdout.off('resize', this.#onResize);
     try {
-      this.#stdout.write(LEAVE_BOARD);
+      this.#stdout.write(this.#popTitle() + LEAVE_BOARD);
     } catch {
       // the terminal is gone
     }
@@ -516,7 +518,13 @@ export class BoardUi {
       rows: this.#stdout.rows || 24,
       cols: this.#stdout.columns || 80,
     }, {
-      onReady: () => this.#stdout.write('\x1b[0m\x1b[2J\x1b[H\x1b[?25h'),
+      // the titles in force are pushed (XTWINOPS CSI 22;0 t, xterm ctlseqs; tmux keeps a
+      // stack too) and popped on detach: the agent's own title (OSC 0/2) does not stay on the
+      // board's terminal (tester6 F11)
+      onReady: () => {
+        this.#titlePushed = true;
+        this.#stdout.write('\x1b[22;0t\x1b[0m\x1b[2J\x1b[H\x1b[?25h');
+      },
       onOutput: (d) => {
         if (this.#attached !== a) return;
         this.#stdout.write(d);
@@ -537,6 +545,13 @@ export class BoardUi {
     this.#attached = a;
   }
 
+  /** XTWINOPS CSI 23;0 t (pop the titles) when an attach pushed them, else ''. */
+  #popTitle(): string {
+    if (!this.#titlePushed) return '';
+    this.#titlePushed = false;
+    return '\x1b[23;0t';
+  }
+
   #detach(message?: string): void {
     const a = this.#attached;
     this.#attached = null;
@@ -545,7 +560,7 @@ export class BoardUi {
     this.#mode = 'board';
     this.#message = message ?? '';
     if (this.#restored) return;
-    this.#stdout.write(RESTORE_MODES + ENTER_BOARD);
+    this.#stdout.write(this.#popTitle() + RESTORE_MODES + ENTER_BOARD);
     this.render(true);
   }
 }
