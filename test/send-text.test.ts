@@ -15,6 +15,7 @@ import {
   checkSendText,
   forbiddenChar,
   PASTE_END,
+  PASTE_OVER_CHARS,
   PASTE_START,
   sendBytes,
 } from '../src/runtime/send-text.ts';
@@ -61,6 +62,12 @@ test('sendBytes: plain text as UTF-8; line breaks only as one bracketed paste, o
     `${PASTE_START}echo ONE\necho TWO${PASTE_END}`,
   );
   assert.is(Buffer.from(sendBytes('a\tb', true)).toString(), `${PASTE_START}a\tb${PASTE_END}`);
+  // a long line goes as one paste where the application takes pastes, typed where it does not
+  const long = 'x'.repeat(PASTE_OVER_CHARS + 1);
+  assert.is(Buffer.from(sendBytes(long, true)).toString(), `${PASTE_START}${long}${PASTE_END}`);
+  assert.is(Buffer.from(sendBytes(long, false)).toString(), long);
+  const limit = 'x'.repeat(PASTE_OVER_CHARS);
+  assert.is(Buffer.from(sendBytes(limit, true)).toString(), limit, 'up to the limit: typed');
   const multi = refusal(() => sendBytes('echo ONE\necho TWO', false));
   assert.is(multi.exitCode, 2);
   assert.match(multi.message, /multi-line text needs an application that enabled bracketed paste/);

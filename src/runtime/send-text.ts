@@ -4,7 +4,7 @@
  * permission mode; CR is Enter and submits; Ctrl-C interrupts), so every one is refused, and
  * text that holds a line break or a tab is typed only as one bracketed paste (xterm's
  * bracketed paste mode, DECSET 2004: `CSI 200 ~` text `CSI 201 ~`), which an application that
- * enabled the mode reads as pasted text, not as keys. The Enter that submits is not part of
+ * enabled the mode reads as pasted text, not as keys; long text goes as a paste too. The Enter that submits is not part of
  * the text: the typing guard writes it on its own (src/runtime/typing-guard.ts).
  *
  * Pure: no I/O. The host checks every `send` here (it is the boundary); the CLI checks first
@@ -81,16 +81,38 @@ export function checkSendText(text: string): void {
 }
 
 /**
+ * Text longer than this (in UTF-16 code units) goes as one bracketed paste when the pane's
+ * application enabled it, as a terminal sends a person's paste: typed key by key, Gemini CLI
+ * 0.61.0 drew 284 characters 0.3 s after they came, 1,229 after 5 s and 2,715 not within
+ * 20 s (then `send` found its text unread and gave up), while it drew a paste of 2,715 or
+ * 4,875 characters within 2 s as `[Pasted Text: N chars]`.
+ */
+export const PASTE_OVER_CHARS = 256;
+
+/**
+ * True when {@link sendBytes} sends `text` as a bracketed paste once the application turned
+ * bracketed paste on: it holds a line break or a tab, or is longer than
+ * {@link PASTE_OVER_CHARS}.
+ */
+export function goesAsPaste(text: string): boolean {
+  return text.length > PASTE_OVER_CHARS || /[\n\t]/.test(text);
+}
+
+/**
  * The bytes `send` writes for `text` (without the Enter): the text as UTF-8, or, when it holds
  * a line break or a tab, the text as one bracketed paste, only if the pane's application
- * enabled bracketed paste (`bracketedPaste`: DECSET 2004 is set on the pane's screen).
+ * enabled bracketed paste (`bracketedPaste`: DECSET 2004 is set on the pane's screen); text
+ * longer than {@link PASTE_OVER_CHARS} as a paste too when it did, else as UTF-8.
  * @throws UserError (exit {@link SEND_TEXT_EXIT}) for a character `send` never types
  *   ({@link checkSendText}), or for multi-line text when bracketed paste is off (each line
  *   break would be an Enter, each tab a key).
  */
 export function sendBytes(text: string, bracketedPaste: boolean): Uint8Array {
   checkSendText(text);
-  if (!/[\n\t]/.test(text)) return Buffer.from(text);
+  if (!/[\n\t]/.test(text)) {
+    const paste = bracketedPaste && text.length > PASTE_OVER_CHARS;
+    return Buffer.from(paste ? PASTE_START + text + PASTE_END : text);
+  }
   if (!bracketedPaste) {
     const [what, key] = text.includes('\n')
       ? ['multi-line text', 'each line break would be an Enter']

@@ -48,7 +48,7 @@ import type { PtyPane } from './pty-pane.ts';
 import { NOTHING_DRAWN, type StateRecord } from './signals.ts';
 import type { Terminal } from '../vt/terminal.ts';
 import { SYNC_HOLD_MS } from './screen-pane.ts';
-import { sendBytes } from './send-text.ts';
+import { checkSendText, goesAsPaste, sendBytes } from './send-text.ts';
 import { HOLD_MAX_BYTES, type HoldBreak, type InputHold } from './input-hold.ts';
 
 /**
@@ -255,7 +255,9 @@ export async function guardedSend(
   append = false,
 ): Promise<number> {
   if (w.session.exit) throw new UserError(`session ${w.session.id} has exited`);
-  const bytes = sendBytes(text, w.session.terminal.bracketedPaste); // text, never a key
+  checkSendText(text); // text, never a key: refused before any wait
+  if (goesAsPaste(text)) await awaitPasteMode(w);
+  const bytes = sendBytes(text, w.session.terminal.bracketedPaste);
   // A draft the person left in the input box would be submitted with our text: refuse,
   // unless told to append (only for agents whose manifest says where the input box is).
   await drainPending();
@@ -602,6 +604,25 @@ export const READ_ECHO_MS = 1000;
  */
 export const SEND_HOLD_MS = 3 * (SYNC_HOLD_MS + WRITE_WAIT_MS + READ_WAIT_MS) + READ_ECHO_MS +
   2 * (KEY_GAP_MS + SUBMIT_WAIT_MS) + 1000;
+
+/**
+ * How long `send` waits for the agent to turn bracketed paste on (DECSET 2004) before text
+ * that goes as a paste ({@link goesAsPaste}), ms: Gemini CLI 0.61.0 turned it on 0.4 s after
+ * its screen read idle (its input box drawn), and a long line typed before was not drawn
+ * within `send`'s wait.
+ */
+export const PASTE_MODE_WAIT_MS = 2000;
+
+/**
+ * Waits up to {@link PASTE_MODE_WAIT_MS} for `w`'s agent to turn bracketed paste on, reading
+ * its output meanwhile; returns at once when it is on, or the agent exited.
+ */
+async function awaitPasteMode(w: PtyPane): Promise<void> {
+  const until = Date.now() + PASTE_MODE_WAIT_MS;
+  while (!w.session.terminal.bracketedPaste && !w.session.exit && Date.now() < until) {
+    await awaitOutput(w, until - Date.now());
+  }
+}
 
 /**
  * Waits up to `ms` for output from `w`'s agent that it wrote after now (the master was read
