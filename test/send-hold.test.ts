@@ -14,7 +14,8 @@
 import { existsSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { attach } from '../src/runtime/control-client.ts';
+import { attachedTerminal } from './support/attached-terminal.ts';
+import type { PtyDriver } from './support/pty-driver.ts';
 import { GUARD_EXIT } from '../src/runtime/typing-guard.ts';
 import { UserError } from '../src/errors.ts';
 import { GEMINI_BIN } from './support/agent-homes.ts';
@@ -37,7 +38,7 @@ if (!existsSync(GEMINI_BIN)) {
   test('keys the person types while send types go in after its Enter, twice; their Ctrl-C stops the send', async () => {
     const g = await startGeminiSession('aw-send-hold-', 30, 100);
     const { server, session } = g;
-    let person: ReturnType<typeof attach> | undefined;
+    let person: PtyDriver | undefined;
     try {
       const s = session;
       const w = g.pane;
@@ -56,18 +57,14 @@ if (!existsSync(GEMINI_BIN)) {
           throw new Error(`${e.message}: ${w.record.state}\n${screen()}`);
         });
       await idle('the composer');
-      // The person's terminal, attached as the board attaches (same size: no resize).
-      let failed = '';
-      person = attach(w.socket, { rows: 30, cols: 100 }, {
-        onOutput: () => {},
-        onFail: (why) => (failed = why),
-        onEnd: () => {},
-      });
+      // The person's terminal, attached as the board attaches (same size: no resize), from a
+      // terminal of theirs (a session refuses attach from a process without one).
+      person = await attachedTerminal(w.socket, 30, 100);
       const p = person;
       /** The prompts the model was sent, in order. */
       const prompts = () => server.turns().filter((t) => t.stream).map((t) => promptOf(t.body));
       const fail = (e: Error) => {
-        throw new Error(`${e.message}; ${failed}\nscreen:\n${screen()}\nprompts: ${prompts()}`);
+        throw new Error(`${e.message}\nscreen:\n${screen()}\nprompts: ${prompts()}`);
       };
 
       /**
@@ -135,7 +132,7 @@ if (!existsSync(GEMINI_BIN)) {
           off();
         }
         // the person deletes their words (Backspace, one a key as a person types)
-        for (let i = 0; i < keys.length; i++) p.write(Buffer.from('\x7f'));
+        for (let i = 0; i < keys.length; i++) p.send('\x7f');
         await idle(`round ${round}: the composer empty again`);
       }
 
@@ -151,7 +148,7 @@ if (!existsSync(GEMINI_BIN)) {
       await idle('the composer cleared by the Ctrl-C');
       assert.not.ok(prompts().some((q) => q.includes(text)), 'nothing was submitted');
     } finally {
-      person?.close();
+      await person?.close();
       await g.close();
     }
   });

@@ -190,6 +190,59 @@ test('1: answer from a child of a session that cleared its environment is refuse
   }
 });
 
+test("1: a board an agent's tool runs as a session's command cannot attach to the blocked session and type its answer", async () => {
+  // tester7: `run --detach --name evil -- agentwatch watch`, then `send evil k` (its Enter
+  // attached the board to the blocked session) and `send --no-enter evil 1`: the dialog was
+  // approved. The keys are written into the board's session here as send writes them.
+  const dir = mkdtempSync(join(tmpdir(), 'aw-trust1b-'));
+  const env = personEnv(dir);
+  const host = createHost({ intervalMs: 100 }, env);
+  try {
+    const { w, log } = await heldDialog(host, dir);
+    const board = await host.start({
+      command: process.execPath,
+      args: agentwatchArgv(['watch']),
+      name: 'evil',
+      headless: true,
+      cwd: ROOT,
+      env: { AGENTWATCH_DIR: dir },
+      rows: 24,
+      cols: 120,
+    });
+    const screen = () => board.terminal.screenText();
+    await until(
+      'the board shows sim1 blocked',
+      () => /sim1\s+claude\s+blocked/.test(screen()),
+      30_000,
+    )
+      .catch((e: Error) => {
+        throw new Error(`${e.message}\n${screen()}`);
+      });
+    board.write(Buffer.from('\r')); // Enter on the selected row: the blocked one
+    await until('the attach refused', () => /cannot attach to sim1: refused/.test(screen()), 30_000)
+      .catch((e: Error) => {
+        throw new Error(`${e.message}\n${screen()}`);
+      });
+    assert.match(screen().replace(/\s+/g, ' '), /runs inside an agentwatch session/);
+    board.write(Buffer.from('1')); // on the board: option 1's panel, then its confirmation
+    board.write(Buffer.from('y'));
+    await until(
+      'the answer refused',
+      () => /refused/.test(screen()) && !/answering/.test(screen()),
+      30_000,
+    )
+      .catch((e: Error) => {
+        throw new Error(`${e.message}\n${screen()}`);
+      });
+    assert.is(w.classifyNow().state, 'blocked', 'still waiting for the person');
+    assert.not.match(readFileSync(log, 'utf8'), /^I /m, 'the dialog read no key');
+    await personAnswers(env, log);
+  } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('1: answerRefusal: unknown peer, another uid, a descendant of an agent (any depth), no controlling terminal, a session PTY are refused; a terminal of the person may', async () => {
   const uid = process.getuid?.() ?? -1;
   // a grandchild of this process: sh -> sleep

@@ -13,7 +13,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createConnection, createServer, type Socket } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -27,7 +27,8 @@ import { request } from '../src/runtime/control-client.ts';
 import { listSessions, SessionDirectory } from '../src/runtime/session-directory.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import type { TruthEvent } from '../src/sim/user.ts';
-import { startPty } from './support/pty-driver.ts';
+import { type PtyDriver, startPty } from './support/pty-driver.ts';
+import { attachedTerminal } from './support/attached-terminal.ts';
 import { sleep, until } from './support/until.ts';
 import {
   fakeHost,
@@ -480,6 +481,7 @@ test('watch --json: hosted and run sessions come out as JSON lines; run sessions
     '1',
   ];
   const children: ChildProcess[] = [];
+  let person: PtyDriver | undefined;
   const events: TransitionEvent[] = [];
   let stderr = '';
   const oldDir = process.env.AGENTWATCH_DIR;
@@ -523,21 +525,14 @@ test('watch --json: hosted and run sessions come out as JSON lines; run sessions
     assert.match(first.id, /^api-[0-9a-f]{4}$/);
     const id = first.id;
 
-    // Type a task through attach, as the board's Enter does; answer the prompt with '1'.
-    const sock = createConnection(join(dir, `${id}.sock`));
-    sock.on('error', () => {});
-    let answer = '';
-    sock.on('data', (d: Buffer) => (answer += d.toString('utf8')));
-    sock.on(
-      'connect',
-      () => sock.write(JSON.stringify({ op: 'attach', rows: 32, cols: 120 }) + '\n'),
-    );
-    await until('the attach answer', () => answer.startsWith('{"ok":true,"op":"attach"}'));
+    // Type a task through attach, as the board's Enter does, from a terminal of the person's
+    // (a session refuses attach from a process without one); answer the prompt with '1'.
+    person = await attachedTerminal(join(dir, `${id}.sock`), 32, 120);
     // The agent is up and idle once its footer arrives (as the redraw's text or the agent's own
     // frame, whose words are placed with CSI n G, hence one word).
-    await until('the idle footer', () => answer.includes('shortcuts'), 30_000);
+    await person.waitForScreen(/shortcuts/, 30_000);
     for (const c of 'run the tests\r') {
-      sock.write(c);
+      person.send(c);
       await sleep(15);
     }
     const blocked = await until(
@@ -549,7 +544,7 @@ test('watch --json: hosted and run sessions come out as JSON lines; run sessions
     // Answer as a person would, a moment after the prompt shows (a key that arrives while the
     // dialog is still being drawn may be taken as typing, as Claude Code drops such keys too).
     await sleep(400);
-    sock.write('1');
+    person.send('1');
     const back = await until(
       'idle again',
       () => events.find((e) => e.id === id && e.state === 'idle' && e.t > blocked.t),
@@ -564,7 +559,7 @@ test('watch --json: hosted and run sessions come out as JSON lines; run sessions
       'the hosted agent exits after --tasks 1',
       () => events.find((e) => e.id === id && e.state === 'exited'),
     );
-    sock.destroy();
+    await person.close();
     const mine = events.filter((e) => e.id === id);
     for (let i = 1; i < mine.length; i++) {
       assert.is(mine[i].prev, mine[i - 1].state, 'each line continues the previous one');
@@ -612,6 +607,7 @@ test('watch --json: hosted and run sessions come out as JSON lines; run sessions
     if (oldDir === undefined) delete process.env.AGENTWATCH_DIR;
     else process.env.AGENTWATCH_DIR = oldDir;
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    await person?.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -7,7 +7,7 @@
 import type { Socket } from 'node:net';
 import { connectionPeer, push } from './control-server.ts';
 import { listSessions } from './session-directory.ts';
-import { answerRefusal } from './peer.ts';
+import { answerRefusal, attachRefusal } from './peer.ts';
 import { socketDir } from './paths.ts';
 import { registeredSessions } from './host-registry.ts';
 import {
@@ -54,7 +54,7 @@ type Handler<K extends Op> = (
   ctx: HandlerContext,
   req: RequestOf<K>,
   socket: Socket,
-) => Replies[K] | Promise<Replies[K]> | 'keep';
+) => Replies[K] | Promise<Replies[K]> | 'keep' | Promise<'keep'>;
 
 /** The refusal of a size outside {@link SIZE_LIMITS}. */
 const RESIZE_ERROR = `resize: rows must be ${SIZE_LIMITS.minRows}-${SIZE_LIMITS.maxRows} and ` +
@@ -80,7 +80,19 @@ function checkSameUser(socket: Socket, op: Op): void {
  * an ancestor's) is a session's PTY ({@link answerRefusal}), whatever its environment says.
  */
 async function checkAnswerer(ctx: HandlerContext, socket: Socket): Promise<void> {
-  const why = await answererRefusal(ctx, socket);
+  await checkPeer(ctx, socket, answerRefusal);
+}
+
+/**
+ * Refuses (exit 3) the request on `socket` when `refusal` gives a reason for its peer, from
+ * facts read now and again after each pause of {@link REFUSAL_RECHECK_MS}.
+ */
+async function checkPeer(
+  ctx: HandlerContext,
+  socket: Socket,
+  refusal: typeof answerRefusal,
+): Promise<void> {
+  const why = await peerRefusalNow(ctx, socket, refusal);
   if (!why) return;
   // A session that ended elsewhere a moment ago may still be listed while the kernel already
   // gave its PTY's number to the person's new terminal: facts read afresh after each pause
@@ -89,7 +101,7 @@ async function checkAnswerer(ctx: HandlerContext, socket: Socket): Promise<void>
   let again: string | null = why;
   for (const ms of REFUSAL_RECHECK_MS) {
     await new Promise((r) => setTimeout(r, ms));
-    again = await answererRefusal(ctx, socket);
+    again = await peerRefusalNow(ctx, socket, refusal);
     if (!again) return;
   }
   throw new UserError(`refused: ${again}`, GUARD_EXIT);
@@ -101,8 +113,15 @@ async function checkAnswerer(ctx: HandlerContext, socket: Socket): Promise<void>
  */
 const REFUSAL_RECHECK_MS = [500, 1500];
 
-/** Why the peer on `socket` may not answer ({@link answerRefusal}), from the facts read now. */
-async function answererRefusal(ctx: HandlerContext, socket: Socket): Promise<string | null> {
+/**
+ * Why the peer on `socket` may not answer or attach (`refusal`: {@link answerRefusal} or
+ * {@link attachRefusal}), from the facts read now.
+ */
+async function peerRefusalNow(
+  ctx: HandlerContext,
+  socket: Socket,
+  refusal: typeof answerRefusal,
+): Promise<string | null> {
   const agents = new Set<number>();
   const ttys: string[] = [];
   for (const pane of ctx.panes()) {
@@ -129,7 +148,7 @@ async function answererRefusal(ctx: HandlerContext, socket: Socket): Promise<str
   }
   for (const p of registered.agents) agents.add(p);
   ttys.push(...registered.ttys);
-  return answerRefusal(connectionPeer(socket), { agents, ttys });
+  return refusal(connectionPeer(socket), { agents, ttys });
 }
 
 /** One handler per op. */
@@ -141,7 +160,9 @@ const HANDLERS: { [K in Op]: Handler<K> } = {
     push(socket, { event: 'state', session: ctx.info() } satisfies StateEvent);
     return 'keep';
   },
-  attach: (ctx, req, socket) => {
+  attach: async (ctx, req, socket) => {
+    // its keys go to the agent as the person's: from a person's terminal only (peer.ts)
+    await checkPeer(ctx, socket, attachRefusal);
     ctx.pane.attach(socket, { rows: req.rows, cols: req.cols }, () => ctx.noteInput());
     return 'keep';
   },

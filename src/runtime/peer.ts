@@ -182,6 +182,32 @@ export function answerRefusal(
   peer: Peer | null,
   { agents, ttys = [] }: SessionFacts,
 ): string | null {
+  return peerRefusal(peer, { agents, ttys }, 'answer');
+}
+
+/**
+ * Why `peer` may not attach to a session (its keys go to the agent as typed, a dialog's
+ * answer among them), or null when it may: every check of {@link answerRefusal}, so a board
+ * that an agent's tool runs inside a session (`run --detach -- agentwatch watch`, then `send`
+ * to it: its Enter attached to a blocked session and `1` approved the dialog, tester7), or a
+ * client a tool detached from its terminal, is refused. An unknown peer (no native addon to
+ * read the peer credentials: the cross-built executables) may attach, as before: there the
+ * board's Enter is the only way into a detached session.
+ */
+export function attachRefusal(peer: Peer | null, facts: SessionFacts): string | null {
+  return peer ? peerRefusal(peer, facts, 'attach') : null;
+}
+
+/** {@link answerRefusal} (`answer`) or {@link attachRefusal} (`attach`). */
+function peerRefusal(
+  peer: Peer | null,
+  { agents, ttys = [] }: SessionFacts,
+  op: 'answer' | 'attach',
+): string | null {
+  const never = op === 'answer'
+    ? `an agent's tools never approve a prompt: ${ELSEWHERE}`
+    : "an agent's tools never type into a session as a person: attach from your own terminal " +
+      'outside any session';
   if (!peer) {
     return 'cannot tell which process asked (the native addon that reads the peer credentials ' +
       'is missing; rebuild with a C compiler: npm run install); answer in the pane itself';
@@ -193,11 +219,13 @@ export function answerRefusal(
   const agent = chain.find((p) => agents.has(p.pid));
   if (agent !== undefined) {
     return `process ${peer.pid} runs inside an agentwatch session (its agent is process ${agent.pid}); ` +
-      `an agent's tools never approve a prompt: ${ELSEWHERE}`;
+      never;
   }
   if (chain[0].tty === null) {
     return `process ${peer.pid} has no controlling terminal (as a process detached from a ` +
-      `session's terminal has none); a person answers from a terminal: ${ELSEWHERE}`;
+      `session's terminal has none); ${
+        op === 'answer' ? `a person answers from a terminal: ${ELSEWHERE}` : never
+      }`;
   }
   const sessionTtys = new Map<string, string>();
   for (const path of ttys) {
@@ -211,12 +239,12 @@ export function answerRefusal(
     const tty = p.tty === null ? undefined : sessionTtys.get(p.tty);
     if (tty !== undefined) {
       return `${who} has the terminal of an agentwatch session (${tty}) as its controlling ` +
-        `terminal; an agent's tools never approve a prompt: ${ELSEWHERE}`;
+        `terminal; ${never}`;
     }
     const leader = agents.has(p.sid) ? p.sid : agents.has(p.pgid) ? p.pgid : undefined;
     if (leader !== undefined) {
       return `${who} is in the process group or session of an agentwatch session's agent ` +
-        `(process ${leader}); an agent's tools never approve a prompt: ${ELSEWHERE}`;
+        `(process ${leader}); ${never}`;
     }
   }
   return null;
