@@ -27,6 +27,9 @@ const { values } = parseArgs({
 const N = Number(values.sessions);
 const S = Number(values.seconds);
 const tmp = mkdtempSync(join(tmpdir(), 'aw-board-host-'));
+// Removed however the bench ends (a failed start included); the sessions' bash processes end
+// with this process (their PTYs close).
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
 process.env.AGENTWATCH_DIR = join(tmp, 'sockets');
 symlinkSync('/bin/bash', join(tmp, 'claude'));
 // Imported after AGENTWATCH_DIR is set.
@@ -138,5 +141,4 @@ for (const [k, t] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 8)) {
 ui.restore();
 directory.close();
 await host.close();
-rmSync(tmp, { recursive: true, force: true });
 process.exit(0);

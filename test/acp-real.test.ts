@@ -24,6 +24,7 @@ test('Qwen Code 0.24.4 --acp: shell tool call blocked with the command, answered
       ['qwen', '--', '--approval-mode', 'default'],
       {
         HOME: ws.home,
+        TMPDIR: ws.tmp,
         OPENAI_API_KEY: 'sk-fake',
         OPENAI_BASE_URL: `${model.url}/v1`,
         OPENAI_MODEL: 'fake-model',
@@ -58,6 +59,7 @@ test('Gemini CLI 0.61 --acp: shell tool call blocked with the command, answered,
       ['gemini'],
       {
         HOME: ws.home,
+        TMPDIR: ws.tmp,
         GEMINI_API_KEY: 'fake',
         GOOGLE_GEMINI_BASE_URL: model.url,
         GEMINI_CLI_NO_RELAUNCH: 'true',

@@ -30,16 +30,21 @@ import { choiceIndex } from '../src/runtime/typing-guard.ts';
 import { acpTarget } from '../src/cli/acp.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import { printableText } from '../src/cli/acp-chat.ts';
-import { startPty } from './support/pty-driver.ts';
+import { type PtyDriver, startPty } from './support/pty-driver.ts';
 
 /** A CLI command with no controlling terminal (setsid), in the run's socket directory. */
 const aw = (run: AcpRun, args: string[]) => cli(args, run.env, { detached: true });
 /** The person's `answer --yes`, in a terminal of its own (`answer` is refused from none). */
 const person = (run: AcpRun, args: string[]) => cli(args, run.env, { tty: true });
 
+/**
+ * `agentwatch acp` on the scripted agent, its log and the notices in a folder of their own,
+ * which run.stop() removes with the session's.
+ */
 function scripted(name: string, extraEnv: NodeJS.ProcessEnv = {}) {
-  const log = join(mkdtempSync(join(tmpdir(), 'aw-acp-log-')), 'agent.jsonl');
-  const notices = join(mkdtempSync(join(tmpdir(), 'aw-acp-notice-')), 'notices.txt');
+  const files = mkdtempSync(join(tmpdir(), 'aw-acp-files-'));
+  const log = join(files, 'agent.jsonl');
+  const notices = join(files, 'notices.txt');
   const run = startAcp(
     [
       '--name',
@@ -50,6 +55,8 @@ function scripted(name: string, extraEnv: NodeJS.ProcessEnv = {}) {
       ...SCRIPTED_AGENT,
     ],
     { ACP_AGENT_LOG: log, ...extraEnv },
+    undefined,
+    [files],
   );
   return { run, log, notices };
 }
@@ -125,8 +132,12 @@ test('a command that is not an ACP agent: reported, with its exit code; a missin
     await run.stop();
   }
   const missing = startAcp(['--', 'no-such-acp-agent-x']);
-  assert.is(await missing.exited, 127);
-  assert.match(missing.stderr(), 'no-such-acp-agent-x: command not found');
+  try {
+    assert.is(await missing.exited, 127);
+    assert.match(missing.stderr(), 'no-such-acp-agent-x: command not found');
+  } finally {
+    await missing.stop();
+  }
 });
 
 test('granted by kind, then rejected by number: the agent gets each optionId; facts on ls, notice, explain', async () => {
@@ -430,13 +441,14 @@ test('the chat in a terminal: a typed line answers a request, Ctrl-C cancels a t
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   delete env.AGENTWATCH_SESSION;
   Object.assign(env, { AGENTWATCH_DIR: dir, ACP_AGENT_LOG: log });
-  const pty = await startPty({
-    command: self.command,
-    args: [...self.args, 'acp', '--no-desktop', '--name', 'tty', '--', ...SCRIPTED_AGENT],
-    cwd: process.cwd(),
-    env,
-  });
+  let pty: PtyDriver | undefined;
   try {
+    pty = await startPty({
+      command: self.command,
+      args: [...self.args, 'acp', '--no-desktop', '--name', 'tty', '--', ...SCRIPTED_AGENT],
+      cwd: process.cwd(),
+      env,
+    });
     await pty.waitForScreen(/Ctrl-C cancels a turn/, 30_000);
     await pty.type('permission\r');
     await pty.waitForScreen(/permission asked: execute tool call: Run ls -la/, 30_000);
@@ -456,7 +468,7 @@ test('the chat in a terminal: a typed line answers a request, Ctrl-C cancels a t
     const exit = await Promise.race([pty.exited, sleep(10_000).then(() => null)]);
     assert.equal(exit?.exitCode, 0, 'the chat quits');
   } finally {
-    await pty.close();
+    await pty?.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });
@@ -466,13 +478,14 @@ test('the board shows an ACP session like any other; a, ↓↓, y answers it wit
   const self = agentwatchCommand();
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(run.env)) if (v !== undefined) env[k] = v;
-  const pty = await startPty({
-    command: self.command,
-    args: [...self.args, 'watch', '--no-desktop'],
-    cwd: process.cwd(),
-    env,
-  });
+  let pty: PtyDriver | undefined;
   try {
+    pty = await startPty({
+      command: self.command,
+      args: [...self.args, 'watch', '--no-desktop'],
+      cwd: process.cwd(),
+      env,
+    });
     await run.session();
     // The AGENT column names the manifest: the scripted agent has none.
     await pty.waitForScreen(/board-acp\s+-\s+idle\s.*session ready/, 30_000);
@@ -493,7 +506,7 @@ test('the board shows an ACP session like any other; a, ↓↓, y answers it wit
     assert.equal(outcomes(log), ['call-1=reject']);
     await pty.waitForScreen(/board-acp\s+-\s+idle\s+\S+\s+done \d+ s ago/, 30_000);
   } finally {
-    await pty.close();
+    await pty?.close();
     await run.stop();
   }
 });

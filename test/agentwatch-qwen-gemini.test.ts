@@ -271,7 +271,7 @@ async function runRound(c: AgentCase): Promise<Measured> {
     f?.close();
     await pty?.close();
     await server.close();
-    home.cleanup();
+    await home.cleanup();
     const left = existsSync(dir) ? readdirSync(dir) : [];
     rmSync(dir, { recursive: true, force: true });
     if (left.length > 0) console.log(`agentwatch-${c.id}: left in the socket dir: ${left}`);

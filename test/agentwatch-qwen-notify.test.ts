@@ -177,7 +177,7 @@ if (!existsSync(QWEN_BIN)) {
       f?.close();
       await pty?.close();
       await server.close();
-      home.cleanup();
+      await home.cleanup();
       rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -257,7 +257,7 @@ if (existsSync(QWEN_BIN)) {
     } finally {
       await runCli(['kill', name], env, 20_000);
       await server.close();
-      home.cleanup();
+      await home.cleanup();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -84,7 +84,7 @@ test('real Qwen Code, first run without a provider: blocked with its question an
   } finally {
     f.close();
     await pty?.close();
-    home.cleanup();
+    await home.cleanup();
     rmSync(dir, { recursive: true, force: true });
   }
 });

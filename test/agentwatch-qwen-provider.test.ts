@@ -55,7 +55,7 @@ test('real Qwen Code without a provider: its Connect a Provider box reads blocke
     assert.equal(info.options, ['Alibaba ModelStudio', 'Third-party Providers', 'Custom Provider']);
   } finally {
     await host.close();
-    home.cleanup();
+    await home.cleanup();
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -86,7 +86,7 @@ test('real Qwen Code starting: working until its composer shows; send claims no 
       pty.send('\r');
     }
     await pty?.close();
-    home?.cleanup();
+    await home?.cleanup();
     await server?.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -90,7 +90,7 @@ test('real Qwen Code at 8x30: answer refuses, saying to make the pane larger; ma
     assert.match(answered.stdout, /answered: 1\. Yes, allow once/);
   } finally {
     await host.close();
-    home.cleanup();
+    await home.cleanup();
     await server.close();
     rmSync(dir, { recursive: true, force: true });
   }

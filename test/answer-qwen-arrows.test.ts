@@ -146,7 +146,7 @@ if (!existsSync(QWEN_BIN)) {
       f?.close();
       await pty?.close();
       await server.close();
-      home.cleanup();
+      await home.cleanup();
       const left = existsSync(dir) ? readdirSync(dir) : [];
       rmSync(dir, { recursive: true, force: true });
       if (left.length > 0) console.log(`answer-qwen-arrows: left in the socket dir: ${left}`);

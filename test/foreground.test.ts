@@ -3,7 +3,7 @@
  * into it takes the foreground; Ctrl-C gives it back. Every source (addon, /proc, ps) must
  * see the same, and a dead child must give null.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isatty } from 'node:tty';
@@ -272,23 +272,28 @@ test('a dead PTY child gives null from every source, not a throw', async () => {
 });
 
 test('a missing addon path is reported, never thrown', () => {
-  const missing = path.join(tmpdir(), 'agentwatch-no-such-dir', 'agentwatch_foreground.node');
-  const notAnAddon = path.join(tmpdir(), `agentwatch-not-an-addon-${process.pid}.node`);
-  writeFileSync(notAnAddon, 'not a shared object\n');
-
-  const load = loadForegroundAddon([missing, notAnAddon]);
-  assert.is(load.addon, undefined);
-  assert.equal(load.tried.map((t) => t.path), [missing, notAnAddon]);
-  for (const t of load.tried) assert.ok(t.error.length > 0, t.path);
-
-  setAddonPath(missing);
+  const dir = mkdtempSync(path.join(tmpdir(), 'aw-addon-'));
+  const missing = path.join(dir, 'no-such-dir', 'agentwatch_foreground.node');
+  const notAnAddon = path.join(dir, 'not-an-addon.node');
   try {
-    const d = foregroundDiagnostics();
-    assert.is(d.tried[0].path, missing);
-    assert.match(d.tried[0].error, /No such file|cannot open|not found/i);
-    assert.is(d.addon, 'loaded', 'the build folder is still tried after the explicit path');
+    writeFileSync(notAnAddon, 'not a shared object\n');
+
+    const load = loadForegroundAddon([missing, notAnAddon]);
+    assert.is(load.addon, undefined);
+    assert.equal(load.tried.map((t) => t.path), [missing, notAnAddon]);
+    for (const t of load.tried) assert.ok(t.error.length > 0, t.path);
+
+    setAddonPath(missing);
+    try {
+      const d = foregroundDiagnostics();
+      assert.is(d.tried[0].path, missing);
+      assert.match(d.tried[0].error, /No such file|cannot open|not found/i);
+      assert.is(d.addon, 'loaded', 'the build folder is still tried after the explicit path');
+    } finally {
+      setAddonPath(undefined);
+    }
   } finally {
-    setAddonPath(undefined);
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

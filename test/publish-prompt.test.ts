@@ -45,37 +45,36 @@ async function setup(promptWaitMs: number): Promise<Setup> {
     hooks: false,
     env: { ...process.env, AGENTWATCH_DIR: dir },
   });
-  const session = await host.start({
-    command: writeFakeClaude(dir),
-    args: [],
-    name: 'fake',
-    agent: 'claude',
-    headless: true,
-  });
-  const pane = host.ptyPane(session.id)!;
-  const infos: SessionInfo[] = [];
-  host.onPublish((i) => infos.push(i));
-  const t = session.terminal;
-  const press = async (keys: string, shows: (screen: string, osc: string) => boolean) => {
-    session.write(keys);
-    await until(
-      `keys '${keys}' drawn`,
-      () => shows(t.screenText(), t.oscPayload(7501) ?? ''),
-      10_000,
-    );
+  const done = async () => {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
   };
-  await press('', (s) => s.includes('READY'));
-  return {
-    host,
-    session,
-    pane,
-    infos,
-    press,
-    done: async () => {
-      await host.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  try {
+    const session = await host.start({
+      command: writeFakeClaude(dir),
+      args: [],
+      name: 'fake',
+      agent: 'claude',
+      headless: true,
+    });
+    const pane = host.ptyPane(session.id)!;
+    const infos: SessionInfo[] = [];
+    host.onPublish((i) => infos.push(i));
+    const t = session.terminal;
+    const press = async (keys: string, shows: (screen: string, osc: string) => boolean) => {
+      session.write(keys);
+      await until(
+        `keys '${keys}' drawn`,
+        () => shows(t.screenText(), t.oscPayload(7501) ?? ''),
+        10_000,
+      );
+    };
+    await press('', (s) => s.includes('READY'));
+    return { host, session, pane, infos, press, done };
+  } catch (e) {
+    await done(); // a set-up that failed leaves no host, agent or folder behind
+    throw e;
+  }
 }
 
 const dialog = (s: string) => s.includes(QUESTION);

@@ -67,7 +67,7 @@ test('real Qwen Code at 8x30: send types into its empty composer', async () => {
     assert.is(inputBox(session.terminal.snapshot(), qwen), 'text');
   } finally {
     await host.close();
-    home.cleanup();
+    await home.cleanup();
     await server.close();
     rmSync(dir, { recursive: true, force: true });
   }

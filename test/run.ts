@@ -15,19 +15,34 @@
  * (though as ESM, with the packages and resources/ read from the repository). A file run
  * alone (`npx uvu -r tsx test FILE`) starts the source through tsx.
  *
+ * Each uvu process runs with TMPDIR set to a folder of its own, inside one fresh folder of the
+ * run's (`/tmp/aw-test-XXXXXX/N/`: short, since the tests' Unix socket paths under it must
+ * stay within 107 bytes). A test removes what it made there, also when it fails; whatever a
+ * file left in its folder once its process ended is printed as a failure line naming the
+ * path (`✘ left in TMPDIR: …`) and counted as one failed test of that file, the folder is then
+ * removed; what appeared in the run's folder after that (a process that outlived its file)
+ * counts the same at the end, and the run's folder is removed. So `npm test` leaves nothing in
+ * the temp folder of the person who runs it, and a test that does shows in CI as failed. One
+ * entry is the runner's own: `tsx-UID`, tsx's transform cache, a symbolic link to the one in
+ * the system's temp folder (the runner's tsx uses it too), so that each process need not
+ * compile the sources again.
+ *
  * usage: node --import tsx test/run.ts [REGEX]   (only the files whose name matches)
  */
 import { spawn } from 'node:child_process';
 import {
+  chmodSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
+  symlinkSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -135,6 +150,57 @@ const timed = existsSync(TIME);
 const timesDir = timed ? mkdtempSync(join(tmpdir(), 'agentwatch-test-run-')) : '';
 
 /**
+ * The run's temp folder: each uvu process gets TMPDIR = a numbered folder in it (see the top
+ * of this file). Under /tmp, not the caller's TMPDIR, whatever its length: a test's socket
+ * path (`TMPDIR/agentwatch-answer-arrows-XXXXXX/s/NAME-abcd.sock`) must fit in 107 bytes.
+ * Mode 0711, as are the numbered folders: other users may pass through to a path they know,
+ * as through /tmp, but not list it (test/trust.test.ts has another uid reach a socket in a
+ * folder of its TMPDIR, to see the session itself refuse it); what the tests make in it is
+ * theirs to keep private (mkdtemp makes 0700 folders).
+ */
+const runTmp = mkdtempSync('/tmp/aw-test-');
+chmodSync(runTmp, 0o711);
+/** tsx's transform cache (tsx 4: `os.tmpdir()/tsx-EUID`), linked into each process's TMPDIR. */
+const TSX_CACHE = `tsx-${process.geteuid?.() ?? userInfo().username}`;
+const tsxCache = join(tmpdir(), TSX_CACHE);
+
+/**
+ * A fresh TMPDIR for process number `n`, in {@link runTmp}, holding only the link to tsx's
+ * cache (when that cache exists).
+ */
+function processTmp(n: number): string {
+  const dir = join(runTmp, String(n));
+  mkdirSync(dir, { mode: 0o711 });
+  if (existsSync(tsxCache)) symlinkSync(tsxCache, join(dir, TSX_CACHE));
+  return dir;
+}
+
+/**
+ * What is in `dir` but the runner's own link to tsx's cache: one line per entry, its path,
+ * what it is, and for a folder up to 5 of its entries (to tell whose it is).
+ */
+function leftovers(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names.filter((n) => n !== TSX_CACHE).sort().map((n) => {
+    const path = join(dir, n);
+    try {
+      const st = lstatSync(path);
+      if (!st.isDirectory()) return `${path} (${st.isSocket() ? 'socket' : 'file'})`;
+      const inside = readdirSync(path);
+      const shown = inside.slice(0, 5).join(', ') + (inside.length > 5 ? ', …' : '');
+      return `${path}/ (${inside.length ? shown : 'empty'})`;
+    } catch {
+      return path;
+    }
+  });
+}
+
+/**
  * Bundles the CLI for the tests' agentwatch processes (see the top of this file): ESM, the
  * packages left to node_modules, two folders below the repository as src/runtime/ is (its
  * resources and the native addon are found relative to the module). Written under another
@@ -195,6 +261,8 @@ interface FileRun {
   cpu: number | undefined;
   /** Everything the file printed (stdout and stderr, interleaved as they came). */
   out: string;
+  /** What its process left in its TMPDIR ({@link leftovers}); each counts one failed test. */
+  left: string[];
 }
 
 const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
@@ -229,9 +297,29 @@ function childrenOf(pid: number | undefined): number[] {
   }
 }
 
-/** Runs test files in one uvu process; resolves with their counts once it exited. */
+/**
+ * Removes a temp folder of the run's. A process still writing in it (one that outlived its
+ * test file) can make that fail (ENOTEMPTY): then it is printed, not thrown, and what stays
+ * is named by the check at the end.
+ */
+function removeTmp(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  } catch (e) {
+    process.stdout.write(`test/run: could not remove ${dir}: ${e}\n`);
+  }
+}
+
+/** The number of the next process's TMPDIR in {@link runTmp}. */
+let nextTmp = 0;
+
+/**
+ * Runs test files in one uvu process, with a TMPDIR of its own; resolves with their counts
+ * once it exited, what it left in that TMPDIR counted as failed (the folder is then removed).
+ */
 function runFiles(group: string[]): Promise<FileRun> {
   const started = Date.now();
+  const tmp = processTmp(nextTmp++);
   const file = group.length === 1 ? group[0] : `${group.length} pure files`;
   const title = group.length === 1 ? file : `${file} (${group.join(', ')})`;
   return new Promise((resolve) => {
@@ -242,7 +330,7 @@ function runFiles(group: string[]): Promise<FileRun> {
     if (timed) argv.unshift(TIME, '-o', timesFile, '-f', '%U %S');
     const child = spawn(argv[0]!, argv.slice(1), {
       cwd: ROOT,
-      env: process.env,
+      env: { ...process.env, TMPDIR: tmp },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -266,12 +354,29 @@ function runFiles(group: string[]): Promise<FileRun> {
         ms: Date.now() - started,
         cpu: timed ? cpuOf(timesFile) : undefined,
         out,
+        left: leftovers(tmp),
       };
+      removeTmp(tmp);
       // A file that failed before its summary (a crash at import) counts one failure.
       if (code !== 0 && run.total === run.passed + run.skipped) run.total++;
-      process.stdout.write(`\n── ${title} (${figures(run)})\n${out.trimEnd()}\n`);
+      if (run.left.length) {
+        run.total += run.left.length;
+        run.out = out.trimEnd() + '\n\n' +
+          run.left.map((l) => `  ✘ left in TMPDIR, not removed by its test: ${l}\n`).join('');
+      }
+      process.stdout.write(`\n── ${title} (${figures(run)})\n${run.out.trimEnd()}\n`);
       resolve(run);
     });
+  });
+}
+
+// Interrupted (Ctrl-C reaches the uvu processes too, which end without their tests' finally
+// blocks): what they left goes with the run's folder.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    removeTmp(runTmp);
+    if (timed) removeTmp(timesDir);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
   });
 }
 
@@ -283,7 +388,12 @@ await Promise.all(
     for (let g = queue.shift(); g !== undefined; g = queue.shift()) results.push(await runFiles(g));
   }),
 );
-const sum = (k: 'total' | 'passed' | 'skipped') => results.reduce((n, r) => n + r[k], 0);
+// What appeared in the run's folder after its files' folders were checked and removed: a
+// process that outlived its test file (each counts one failed test, as a file's leftovers).
+const late = leftovers(runTmp);
+removeTmp(runTmp);
+const sum = (k: 'total' | 'passed' | 'skipped') =>
+  results.reduce((n, r) => n + r[k], 0) + (k === 'total' ? late.length : 0);
 const failed = results.filter((r) => r.code !== 0 || r.total !== r.passed + r.skipped);
 // CI keeps only the log's tail: each failed file's output again, just above the summary.
 for (const r of failed) {
@@ -291,7 +401,10 @@ for (const r of failed) {
     `\n══ failed: ${r.files.join(', ')} (${figures(r)})\n${r.out.trimEnd()}\n`,
   );
 }
-if (timed) rmSync(timesDir, { recursive: true, force: true });
+for (const l of late) {
+  process.stdout.write(`\n  ✘ left in the run's temp folder after its test file ended: ${l}\n`);
+}
+if (timed) removeTmp(timesDir);
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5)
   .map((r) => `${r.file} ${(r.ms / 1000).toFixed(0)} s`).join(', ');
 const cpu = results.reduce((n, r) => n + (r.cpu ?? 0), 0);
@@ -303,7 +416,8 @@ process.stdout.write(
     `  sum over processes: ${wallSum.toFixed(0)} s wall` +
     (timed ? `, ${cpu.toFixed(0)} s cpu (user + system); most cpu: ${busiest}\n` : '\n') +
     (failed.length ? `  failed: ${failed.map((r) => r.file).join(', ')}\n` : '') +
+    (late.length ? `  left in the run's temp folder: ${late.length}\n` : '') +
     `\n  Total:     ${sum('total')}\n  Passed:    ${sum('passed')}\n` +
     `  Skipped:   ${sum('skipped')}\n  Duration:  ${Date.now() - started}ms\n\n`,
 );
-process.exitCode = failed.length ? 1 : 0;
+process.exitCode = failed.length || late.length ? 1 : 0;

@@ -462,50 +462,53 @@ test('2: another user: its connection is refused by the session; its socket fold
   const user = secondUser();
   // (a) the kernel says who connected: a session refuses another uid even if it can connect.
   const dir = mkdtempSync(join(tmpdir(), 'aw-trust2-'));
-  chmodSync(dir, 0o711);
-  const path = join(dir, 'x.sock');
-  const ops: string[] = [];
-  const server = await listenControl(path, (req) => {
-    ops.push(req.op);
-    return { session: 'yes' };
-  });
-  chmodSync(path, 0o777);
   try {
-    const script = `const c=require('net').createConnection(${JSON.stringify(path)});` +
-      `c.on('connect',()=>c.write('{"op":"info"}\\n'));let s='';c.on('data',d=>s+=d);` +
-      `c.on('close',()=>{process.stdout.write(s)});c.on('error',e=>process.stdout.write('error '+e.code))`;
-    // (spawn, not spawnSync: the session answers from this process's event loop)
-    const got = await new Promise<{ stdout: string }>((resolve) => {
-      const child = spawn(process.execPath, ['-e', script], {
-        uid: user.uid,
-        gid: user.gid,
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      let stdout = '';
-      child.stdout!.on('data', (d: Buffer) => (stdout += d));
-      child.on('close', () => resolve({ stdout }));
+    chmodSync(dir, 0o711);
+    const path = join(dir, 'x.sock');
+    const ops: string[] = [];
+    const server = await listenControl(path, (req) => {
+      ops.push(req.op);
+      return { session: 'yes' };
     });
-    assert.match(got.stdout, new RegExp(`refused: uid ${user.uid} is not us`), got.stdout);
-    assert.equal(ops, [], 'no request of theirs ran');
-  } finally {
-    await new Promise((r) => server.close(r));
-  }
-  // (b) a folder the other user made first, with a fake session in it.
-  const theirs = join(dir, 'theirs');
-  mkdirSync(theirs, { mode: 0o700 });
-  const fake = await fakeSession(join(theirs, 'api.sock'), () => fakeInfo('api', 'x'));
-  chownSync(theirs, user.uid, user.gid);
-  try {
-    const env = personEnv(theirs);
-    for (const args of [['ls'], ['send', 'api', 'secret'], ['answer', '--yes', 'api', '1']]) {
-      const r = await cli(args, env, { detached: true });
-      assert.is.not(r.code, 0, `${args[0]}: ${r.stdout}`);
-      assert.match(r.stderr, `${theirs}: the socket folder belongs to uid ${user.uid}`);
-      assert.match(r.stderr, /AGENTWATCH_DIR/, 'the message names the fix');
-      assert.not.match(r.stdout, /sent|answered/);
+    chmodSync(path, 0o777);
+    try {
+      const script = `const c=require('net').createConnection(${JSON.stringify(path)});` +
+        `c.on('connect',()=>c.write('{"op":"info"}\\n'));let s='';c.on('data',d=>s+=d);` +
+        `c.on('close',()=>{process.stdout.write(s)});c.on('error',e=>process.stdout.write('error '+e.code))`;
+      // (spawn, not spawnSync: the session answers from this process's event loop)
+      const got = await new Promise<{ stdout: string }>((resolve) => {
+        const child = spawn(process.execPath, ['-e', script], {
+          uid: user.uid,
+          gid: user.gid,
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        let stdout = '';
+        child.stdout!.on('data', (d: Buffer) => (stdout += d));
+        child.on('close', () => resolve({ stdout }));
+      });
+      assert.match(got.stdout, new RegExp(`refused: uid ${user.uid} is not us`), got.stdout);
+      assert.equal(ops, [], 'no request of theirs ran');
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+    // (b) a folder the other user made first, with a fake session in it.
+    const theirs = join(dir, 'theirs');
+    mkdirSync(theirs, { mode: 0o700 });
+    const fake = await fakeSession(join(theirs, 'api.sock'), () => fakeInfo('api', 'x'));
+    chownSync(theirs, user.uid, user.gid);
+    try {
+      const env = personEnv(theirs);
+      for (const args of [['ls'], ['send', 'api', 'secret'], ['answer', '--yes', 'api', '1']]) {
+        const r = await cli(args, env, { detached: true });
+        assert.is.not(r.code, 0, `${args[0]}: ${r.stdout}`);
+        assert.match(r.stderr, `${theirs}: the socket folder belongs to uid ${user.uid}`);
+        assert.match(r.stderr, /AGENTWATCH_DIR/, 'the message names the fix');
+        assert.not.match(r.stdout, /sent|answered/);
+      }
+    } finally {
+      await fake.close();
     }
   } finally {
-    await fake.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });
@@ -652,53 +655,56 @@ test('5: ls removes only our own dead sockets; files, FIFOs and symlinks stay; a
 
 test('6: the tail of an over-long request line never runs; the connection is closed; replies name their op', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'aw-trust6-'));
-  const path = join(dir, 's.sock');
-  const ops: string[] = [];
-  const server = await listenControl(path, (req) => {
-    ops.push(req.op);
-    return {};
-  });
-  const c = createConnection(path);
   try {
-    let got = '';
-    c.on('data', (d) => (got += d));
-    let closed = false;
-    c.on('close', () => (closed = true));
-    await new Promise((r) => c.once('connect', r));
-    // One line: 1 MB and a bit of blanks, then what would be a request on its own.
-    c.write(' '.repeat((1 << 20) + 4096) + '{"op":"kill"}\n');
-    c.write('{"op":"info"}\n');
-    c.on('error', () => {});
-    await until('the session to close the connection', () => closed, 30_000);
-    assert.equal(ops, [], 'no request ran');
-    const lines = got.trim().split('\n').map((l) => JSON.parse(l));
-    assert.is(lines.length, 1, got.slice(0, 200));
-    assert.is(lines[0].ok, false);
-    assert.match(lines[0].error, /longer than 1 MB/);
-
-    // every reply names the op it answers
-    assert.equal(await request(path, { op: 'info' }), { ok: true, op: 'info' });
-    assert.equal(ops, ['info']);
-  } finally {
-    c.destroy();
-    await new Promise((r) => server.close(r));
-  }
-  // a client takes no answer that names another op (or none)
-  const odd = createServer((c) => {
-    c.on('error', () => {});
-    c.once('data', () => c.end(JSON.stringify({ ok: true, written: 5 }) + '\n'));
-  });
-  await new Promise<void>((r) => odd.listen(join(dir, 'odd.sock'), r));
-  try {
-    let err: Error | undefined;
+    const path = join(dir, 's.sock');
+    const ops: string[] = [];
+    const server = await listenControl(path, (req) => {
+      ops.push(req.op);
+      return {};
+    });
+    const c = createConnection(path);
     try {
-      await request(join(dir, 'odd.sock'), { op: 'send', text: 'x' });
-    } catch (e) {
-      err = e as Error;
+      let got = '';
+      c.on('data', (d) => (got += d));
+      let closed = false;
+      c.on('close', () => (closed = true));
+      await new Promise((r) => c.once('connect', r));
+      // One line: 1 MB and a bit of blanks, then what would be a request on its own.
+      c.write(' '.repeat((1 << 20) + 4096) + '{"op":"kill"}\n');
+      c.write('{"op":"info"}\n');
+      c.on('error', () => {});
+      await until('the session to close the connection', () => closed, 30_000);
+      assert.equal(ops, [], 'no request ran');
+      const lines = got.trim().split('\n').map((l) => JSON.parse(l));
+      assert.is(lines.length, 1, got.slice(0, 200));
+      assert.is(lines[0].ok, false);
+      assert.match(lines[0].error, /longer than 1 MB/);
+
+      // every reply names the op it answers
+      assert.equal(await request(path, { op: 'info' }), { ok: true, op: 'info' });
+      assert.equal(ops, ['info']);
+    } finally {
+      c.destroy();
+      await new Promise((r) => server.close(r));
     }
-    assert.match(String(err?.message), /the answer is not for 'send'/);
+    // a client takes no answer that names another op (or none)
+    const odd = createServer((c) => {
+      c.on('error', () => {});
+      c.once('data', () => c.end(JSON.stringify({ ok: true, written: 5 }) + '\n'));
+    });
+    await new Promise<void>((r) => odd.listen(join(dir, 'odd.sock'), r));
+    try {
+      let err: Error | undefined;
+      try {
+        await request(join(dir, 'odd.sock'), { op: 'send', text: 'x' });
+      } catch (e) {
+        err = e as Error;
+      }
+      assert.match(String(err?.message), /the answer is not for 'send'/);
+    } finally {
+      await new Promise((r) => odd.close(r));
+    }
   } finally {
-    await new Promise((r) => odd.close(r));
     rmSync(dir, { recursive: true, force: true });
   }
 });

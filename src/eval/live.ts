@@ -76,22 +76,28 @@ export async function runLive(options: LiveOptions): Promise<LiveResult> {
   const dir = mkdtempSync(join(tmpdir(), 'agentwatch-eval-'));
   const truthFile = join(dir, 'truth.jsonl');
   const self = selfCommand();
-  const session = new Session({
-    id: `eval-${seed}`,
-    name: 'sim-agent',
-    command: self.command,
-    args: [
-      ...self.args,
-      'sim-agent',
-      ...['--seed', String(seed), '--tasks', String(tasks), '--speed', String(speed)],
-      ...['--truth', truthFile],
-    ],
-    rows: LIVE_ROWS,
-    cols: LIVE_COLS,
-    agent: manifest.id,
-    headless: true,
-    socket: join(dir, 'no-socket'),
-  });
+  let session: Session;
+  try {
+    session = new Session({
+      id: `eval-${seed}`,
+      name: 'sim-agent',
+      command: self.command,
+      args: [
+        ...self.args,
+        'sim-agent',
+        ...['--seed', String(seed), '--tasks', String(tasks), '--speed', String(speed)],
+        ...['--truth', truthFile],
+      ],
+      rows: LIVE_ROWS,
+      cols: LIVE_COLS,
+      agent: manifest.id,
+      headless: true,
+      socket: join(dir, 'no-socket'),
+    });
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
   const startedAt = Date.now();
   const bank = new DetectorBank({
     session,

@@ -26,22 +26,27 @@ const aw = (run: AcpRun, args: string[]) => cli(args, run.env, { detached: true 
 /** The person's `answer --yes`, in a terminal of its own (`answer` is refused from none). */
 const person = (run: AcpRun, args: string[]) => cli(args, run.env, { tty: true });
 
-/** A throwaway project and home for one agent run. */
-export function workspace(): { proj: string; home: string; cleanup: () => void } {
+/**
+ * A throwaway project, home and TMPDIR for one agent run (give the agent HOME = `home` and
+ * TMPDIR = `tmp`: what it keeps there goes with cleanup()).
+ */
+export function workspace(): { proj: string; home: string; tmp: string; cleanup: () => void } {
   const root = mkdtempSync(join(tmpdir(), 'aw-acp-real-'));
   const proj = join(root, 'proj');
   const home = join(root, 'home');
+  const tmp = join(root, 'tmp');
   mkdirSync(proj);
   mkdirSync(home);
+  mkdirSync(tmp);
   writeFileSync(join(proj, 'README.md'), '# a project\n');
   const cleanup = () => {
     try {
       rmSync(root, { recursive: true, force: true, maxRetries: 5 });
     } catch {
-      // an agent's background writer still running: left to the temp folder's cleaning
+      // an agent's background writer still running: left behind, and test/run.ts names it
     }
   };
-  return { proj, home, cleanup };
+  return { proj, home, tmp, cleanup };
 }
 
 /** One latency sample: request received -> state published -> notice sent, ms. */

@@ -1,10 +1,10 @@
 /**
  * Runs `agentwatch acp` from source as a real process for tests: its chat on pipes, its
  * session found in a temporary AGENTWATCH_DIR, its published states followed on the control
- * socket (with the time each arrived).
+ * socket (with the time each arrived). stop() ends it and removes that folder.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Socket } from 'node:net';
@@ -47,11 +47,25 @@ export interface AcpRun {
   ): Promise<SessionInfo>;
   /** Resolves with the exit code once the process ended. */
   exited: Promise<number | null>;
+  /**
+   * Ends the process (stdin closed; SIGKILL after 10 s), waits for its exit, then removes its
+   * AGENTWATCH_DIR and the paths given as `remove`. Call it in a finally, also when the process
+   * exited by itself. Safe to call twice.
+   */
   stop(): Promise<void>;
 }
 
-/** Starts `agentwatch acp ARGS` with `env` over a fresh AGENTWATCH_DIR, in `cwd` (default: the repository). */
-export function startAcp(args: string[], env: NodeJS.ProcessEnv = {}, cwd = REPO_ROOT): AcpRun {
+/**
+ * Starts `agentwatch acp ARGS` with `env` over a fresh AGENTWATCH_DIR (under the temp folder),
+ * in `cwd` (default: the repository). `remove`: more paths of the test's (an agent's log) that
+ * stop() removes once the process ended.
+ */
+export function startAcp(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  cwd = REPO_ROOT,
+  remove: string[] = [],
+): AcpRun {
   const dir = mkdtempSync(join(tmpdir(), 'aw-acp-'));
   const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...env, AGENTWATCH_DIR: dir };
   delete fullEnv.AGENTWATCH_SESSION;
@@ -116,6 +130,7 @@ export function startAcp(args: string[], env: NodeJS.ProcessEnv = {}, cwd = REPO
         await exited;
         clearTimeout(t);
       }
+      for (const p of [dir, ...remove]) rmSync(p, { recursive: true, force: true });
     },
   };
 }

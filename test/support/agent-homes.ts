@@ -6,10 +6,19 @@
  * Gemini) an auth type and a trusted project so that start-up goes straight to the composer.
  * Nothing of process.env is passed on but PATH and USER.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './claude-home.ts';
+import { until } from './until.ts';
 
 /** Qwen Code's launcher: env AGENTWATCH_QWEN_BIN, else node_modules/.bin/qwen. May be missing. */
 export const QWEN_BIN: string = process.env.AGENTWATCH_QWEN_BIN ||
@@ -27,8 +36,11 @@ export interface AgentHome {
   project: string;
   /** The whole environment for the child (not merged with process.env). */
   env: Record<string, string>;
-  /** Removes the whole temp root. Safe to call twice; never throws. */
-  cleanup(): void;
+  /**
+   * Removes the whole temp root once no process runs with this HOME any more
+   * ({@link homeGone}): call it after the agent was ended. Safe to call twice; never rejects.
+   */
+  cleanup(): Promise<void>;
 }
 
 /** Options of {@link makeQwenHome} and {@link makeGeminiHome}. */
@@ -65,17 +77,68 @@ function prepare(prefix: string, dot: string, settings: Record<string, unknown>)
     PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     TMPDIR: tmp,
   };
-  let cleaned = false;
-  const cleanup = () => {
-    if (cleaned) return;
-    cleaned = true;
-    try {
-      rmSync(root, { recursive: true, force: true });
-    } catch {
-      // best effort: a temp dir left behind is not worth failing a test for
-    }
-  };
+  let cleaned: Promise<void> | undefined;
+  const cleanup = () =>
+    cleaned ??= homeGone(home).then(() => {
+      try {
+        rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+      } catch {
+        // left behind: test/run.ts names what a test left in its TMPDIR
+      }
+    });
   return { root, home, project, env, cleanup };
+}
+
+/**
+ * The pids of the processes whose environment says HOME=`home` (Linux, /proc/PID/environ of
+ * the processes we may read; none where there is no /proc): an agent started with that
+ * HOME and whatever it started.
+ */
+export function processesWithHome(home: string): number[] {
+  const want = Buffer.from(`\0HOME=${home}\0`);
+  const pids: number[] = [];
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return pids;
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const environ = Buffer.concat([Buffer.from('\0'), readFileSync(`/proc/${name}/environ`)]);
+      if (environ.includes(want)) pids.push(Number(name));
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return pids;
+}
+
+/**
+ * Resolves once no process runs with HOME=`home` ({@link processesWithHome}); those still
+ * running after `timeoutMs` are killed (SIGKILL) and waited for up to 2 s more. Never
+ * rejects. Needed before the home is removed: Qwen Code 0.24.4's launcher
+ * (node_modules/.bin/qwen, cli-entry.js) runs the interactive CLI as a child process
+ * (`node --expose-gc cli.js`) in its process group; on SIGHUP the launcher exits at once,
+ * so the session reads exited, while the CLI goes on shutting down, writing
+ * ~/.qwen/sessions/PID.json, tip_history.json and extension-store/ for seconds more on a
+ * loaded machine (seen: the home made again after it was removed).
+ */
+export async function homeGone(home: string, timeoutMs = 15_000): Promise<void> {
+  const none = () => processesWithHome(home).length === 0;
+  try {
+    await until(`the processes with HOME=${home} to end`, none, timeoutMs, 50);
+  } catch {
+    for (const pid of processesWithHome(home)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // ended meanwhile
+      }
+    }
+    await until('the killed processes to end', none, 2000, 50).catch(() => {});
+  }
 }
 
 function applyEnv(env: Record<string, string>, extra: AgentHomeOptions['env']) {

@@ -136,17 +136,23 @@ export function inPty(
   const dir = mkdtempSync(join(tmpdir(), 'aw-cli-tty-'));
   const errPath = join(dir, 'stderr');
   return new Promise((resolve) => {
-    const child = pty.spawn(
-      '/bin/sh',
-      [
-        '-c',
-        'err=$1; shift; exec "$@" 2>"$err"',
-        'sh',
-        errPath,
-        ...argv,
-      ],
-      { cwd: ROOT, env: env as Record<string, string>, cols: 200, rows: 50, encoding: null },
-    );
+    let child: pty.IPty;
+    try {
+      child = pty.spawn(
+        '/bin/sh',
+        [
+          '-c',
+          'err=$1; shift; exec "$@" 2>"$err"',
+          'sh',
+          errPath,
+          ...argv,
+        ],
+        { cwd: ROOT, env: env as Record<string, string>, cols: 200, rows: 50, encoding: null },
+      );
+    } catch (e) {
+      rmSync(dir, { recursive: true, force: true });
+      throw e; // rejects the promise
+    }
     let stdout = '';
     child.onData((d: string | Buffer) => (stdout += d.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);

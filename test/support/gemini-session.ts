@@ -39,7 +39,7 @@ export async function startGeminiSession(
     session?.kill('SIGKILL');
     await host.close();
     await server.close();
-    home.cleanup();
+    await home.cleanup();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
