@@ -31,7 +31,9 @@ interface Agent {
   bin: string;
   args: string[];
   /** The agent's home (env, project) for a fake server at `url`, and its cleanup. */
-  home(url: string): { env: Record<string, string>; project: string; cleanup(): void };
+  home(
+    url: string,
+  ): { env: Record<string, string>; project: string; cleanup(): void | Promise<void> };
   /** The fake model server; `asked(text)` counts the model requests whose last user message holds `text`. */
   server(): Promise<{ url: string; close(): Promise<void>; asked(text: string): number }>;
 }
@@ -156,7 +158,7 @@ for (const agent of AGENTS) {
     } finally {
       await host.close();
       await server.close();
-      home.cleanup();
+      await home.cleanup();
       rmSync(dir, { recursive: true, force: true });
     }
   });
