@@ -266,7 +266,7 @@ for (
     [
       'a too-high min_engine (index)',
       [{ id: 'toyagent', body: toy('3'), minEngine: 99 }],
-      /needs rule engine 99; this agentwatch has engine 3/,
+      /needs rule engine 99; this agentwatch has engine 4/,
     ],
     ['a too-high min_engine (manifest)', [{
       id: 'toyagent',
@@ -470,7 +470,7 @@ test('manifests pull prints what was adopted and what was refused and why', asyn
   assert.match(r.stdout, /\nadopted {2}toyagent 1\n/);
   assert.match(
     r.stdout,
-    /\nrefused {2}other 1: needs rule engine 7; this agentwatch has engine 3\n/,
+    /\nrefused {2}other 1: needs rule engine 7; this agentwatch has engine 4\n/,
   );
   const list = await runCli(['manifests', 'list'], env);
   assert.match(list.stdout, /toyagent +1 +catalog +yes/);

@@ -111,7 +111,7 @@ test('the catalog limits: rules <= 256, examples <= 512', () => {
   );
   assert.throws(
     () => parseManifest(head + 'min_engine = 99\n' + rule, 'm.toml'),
-    /min_engine: needs rule engine 99; this agentwatch has engine 3/,
+    /min_engine: needs rule engine 99; this agentwatch has engine 4/,
   );
 });
 

@@ -4,6 +4,7 @@
  * refused with a line naming why, a resize beyond the VT's limits is refused, and `kill` ends
  * the agent (SIGHUP to its group, SIGKILL for one that ignores it) and answers once it is gone.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,6 +23,7 @@ import {
   SIZE_LIMITS,
   validSize,
 } from '../src/runtime/protocol.ts';
+import { attachedTerminal } from './support/attached-terminal.ts';
 import { until } from './support/until.ts';
 
 /**
@@ -176,14 +178,30 @@ test('protocol: every op answers with its reply shape, over a real socket', asyn
     assert.is(sessionInfoOf(event.session)?.state, 'blocked');
     sub.socket.destroy();
 
-    // attach: its answer line, then the screen's bytes
-    const att = createConnection(path);
-    let bytes = '';
-    att.on('data', (d) => (bytes += d.toString()));
-    att.on('connect', () => att.write('{"op":"attach","rows":32,"cols":80}\n'));
-    await until('the attach answer and a redraw', () => bytes.includes('proceed?'));
-    assert.ok(bytes.startsWith('{"ok":true,"op":"attach"}\n'), bytes.slice(0, 40));
-    att.destroy();
+    // attach from a terminal of the person's: its answer line, then the screen's bytes (the
+    // helper prints ATTACH-READY on the answer line, then relays the redraw)
+    const person = await attachedTerminal(path, 32, 80);
+    try {
+      await person.waitForScreen(/proceed\?/, 30_000);
+    } finally {
+      await person.close();
+    }
+    // attach from a process without a controlling terminal (a new session, as setsid makes):
+    // refused, exit code 3, as answer is
+    const child = spawn(process.execPath, [
+      '-e',
+      `const c = require('node:net').createConnection(${JSON.stringify(path)});
+       c.on('connect', () => c.write('{"op":"attach","rows":32,"cols":80}\\n'));
+       c.on('data', (d) => { process.stdout.write(d); c.destroy(); });`,
+    ], { detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+    let reply = '';
+    child.stdout!.on('data', (d: Buffer) => (reply += d.toString()));
+    await new Promise((r) => child.on('exit', r));
+    const refused = JSON.parse(reply.split('\n')[0]);
+    assert.is(refused.ok, false, reply);
+    assert.is(refused.op, 'attach');
+    assert.is(refused.code, 3);
+    assert.match(refused.error, /no controlling terminal/);
   } finally {
     await t.done();
   }

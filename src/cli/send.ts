@@ -8,6 +8,7 @@ import { request } from '../runtime/control-client.ts';
 import { findSession } from '../runtime/session-directory.ts';
 import { printable } from './printable.ts';
 import { checkSendText } from '../runtime/send-text.ts';
+import { SEND_MAX_MS } from '../runtime/typing-guard.ts';
 
 export const sendCommand: Command = {
   name: 'send',
@@ -29,7 +30,7 @@ export const sendCommand: Command = {
       text,
       enter: values['no-enter'] !== true,
       append: values.append === true,
-    }, 10_000); // a refusal arrives as a UserError with exit code 3 and the prompt in its message
+    }, SEND_MAX_MS + 5000); // a refusal: a UserError with exit code 3 and the prompt in its message
     io.stdout(`sent ${Number(answer.written)} bytes to ${printable(info.id)}\n`);
     return 0;
   },

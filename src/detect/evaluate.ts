@@ -144,6 +144,19 @@ export function evaluationOf(
 }
 
 /**
+ * True when one of the manifest's `[input] pending` patterns matches `screen`'s whole text (a
+ * side panel cut off): the agent is between a tool call and its decision to ask permission for
+ * it, and a dialog may be about to show (Claude Code 2.1.332 while its PreToolUse hooks run:
+ * `✢ Accomplishing… (running PreToolUse hooks… 0/2 · 1s · ↓ 2 tokens)`). Pure.
+ */
+export function toolPending(screen: ScreenInput, manifest: Manifest): boolean {
+  const pending = manifest.input?.pending;
+  if (!pending?.length) return false;
+  const text = withoutSidePanel(screen).rows.join('\n');
+  return pending.some((p) => testPattern(p, text));
+}
+
+/**
  * What the agent's input box shows, by the manifest's `[input]` table: `menu` when one of its
  * `menu` patterns matches in its region (a menu or dialog the person opened covers the box or
  * takes its keys, though the pane reads idle: Claude Code 2.1.332's `/model` menu, Gemini CLI

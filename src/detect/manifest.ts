@@ -359,6 +359,7 @@ function parseInput(c: Checker, value: unknown): Manifest['input'] {
   const box = c.patterns(value, 'box', ['input']);
   const menu = c.patterns(value, 'menu', ['input']);
   const pasted = c.patterns(value, 'pasted', ['input']);
+  const pending = c.patterns(value, 'pending', ['input']);
   return {
     region: parsed.region,
     regionLabel: regionLabel(parsed.region),
@@ -366,6 +367,7 @@ function parseInput(c: Checker, value: unknown): Manifest['input'] {
     box,
     menu,
     pasted,
+    pending,
   };
 }
 

@@ -41,9 +41,10 @@ export const SCHEMA_VERSION = 1;
  * a newer agentwatch and is refused. 1: schema 1 with regions, `[input]` and `[integrations]`;
  * 2: `[input] box` (a screen no rule matches reads starting until the input box was drawn) and
  * `[answer] keys` (how a dialog takes an option); 3: `[input] menu` and `[input] pasted` (a menu
- * over the input box; what the box shows for pasted text).
+ * over the input box; what the box shows for pasted text); 4: `[input] pending` (a permission
+ * dialog may be about to show).
  */
-export const ENGINE_VERSION = 3;
+export const ENGINE_VERSION = 4;
 /** The most `[[rules]]` a manifest may have. */
 export const MAX_RULES = 256;
 /** The most `[[examples]]` a manifest may have. */
@@ -96,9 +97,13 @@ export const ANSWER_KEYS = ['arrows', 'digit'] as const;
  * types nothing then (an Enter would pick a menu item), and says a menu is open, not that a
  * draft is there. `pasted` (optional): patterns of which one matches the stand-in the box shows
  * for pasted text instead of the text (Claude Code's `[Pasted text #1 +4 lines]`): `send`
- * presses its Enter only once its text (or a new stand-in) shows in the box.
+ * presses its Enter only once its text (or a new stand-in) shows in the box. `pending`
+ * (optional): patterns of which one matches, anywhere on the screen, while the agent is
+ * between a tool call and its decision to ask permission for it (Claude Code runs its
+ * PreToolUse hooks): keys typed then may be read by the dialog it draws next, so `send` waits
+ * until none has matched for a moment.
  */
-export const INPUT_KEYS = ['region', 'empty', 'box', 'menu', 'pasted'] as const;
+export const INPUT_KEYS = ['region', 'empty', 'box', 'menu', 'pasted', 'pending'] as const;
 /**
  * Keys of the optional `[integrations]` table: what agentwatch adds when it starts the agent
  * itself. `hooks`: which hook set to install ('claude-code': `--settings` hooks calling
@@ -170,6 +175,11 @@ export interface Manifest {
     readonly menu: readonly Pattern[];
     /** One matches the stand-in the box shows for pasted text; none declared: never. */
     readonly pasted: readonly Pattern[];
+    /**
+     * One matches (on the whole screen) while a permission dialog may be about to show; none
+     * declared (or absent): never.
+     */
+    readonly pending?: readonly Pattern[];
   } | null;
   /** Where a working agent says what it does (`[activity]`); null or absent when not declared. */
   readonly activity?: {

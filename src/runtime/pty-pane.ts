@@ -347,6 +347,8 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
     if (state !== 'working' && state !== 'blocked' && state !== 'idle') {
       throw new UserError(`report: unknown state '${args.state}' (working, blocked, idle, done)`);
     }
+    // our PreToolUse hook reports as it ends: the agent decides next whether to ask permission
+    this.toolPendingAt = /^hook PreToolUse\b/.test(args.detail ?? '') ? Date.now() : undefined;
     this.session.setReport({
       state,
       at: firedAt(args.firedAt),
@@ -356,7 +358,16 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
     this.classifyNow(); // a report is news: no need to wait for the next sweep
   }
 
+  /**
+   * When the agent last reported a tool call it had not yet decided to ask permission for
+   * (its PreToolUse hook: Claude Code runs the tool or draws its permission dialog right after
+   * its PreToolUse hooks end), ms since the epoch at arrival; undefined once a later report or
+   * notice came. For the typing guard, which does not type until a moment after it.
+   */
+  toolPendingAt: number | undefined;
+
   notify(args: RequestArgs['notify']): Replies['notify'] {
+    this.toolPendingAt = undefined;
     const reading = reportFromHook(
       'Notification',
       typeof args.payload === 'string' ? args.payload : JSON.stringify(args.payload),

@@ -40,7 +40,7 @@
  * `answer` and the checks of a confirmation share it.
  */
 import { type Prompt, readPrompt } from '../detect/prompt.ts';
-import { evaluate, inputBox, inputShows } from '../detect/evaluate.ts';
+import { evaluate, inputBox, inputShows, toolPending } from '../detect/evaluate.ts';
 import type { ScreenInput } from '../detect/types.ts';
 import { UserError } from '../errors.ts';
 import type { ConfirmedPrompt } from './protocol.ts';
@@ -261,8 +261,9 @@ export async function guardedSend(
   // A draft the person left in the input box would be submitted with our text: refuse,
   // unless told to append (only for agents whose manifest says where the input box is).
   await drainPending();
-  const idleBefore = w.classifyNow().state === 'idle';
   const name = w.session.spec.name;
+  await awaitNoToolPending(w, name);
+  const idleBefore = w.classifyNow().state === 'idle';
   if (w.record.state === 'running' && w.foreground.pgid !== w.session.pid) {
     // A program the session's shell started is in front (`sleep` typed in bash): one that does
     // not read its terminal leaves the text in the line discipline's buffer (canonical mode:
@@ -606,12 +607,65 @@ export const SEND_HOLD_MS = 3 * (SYNC_HOLD_MS + WRITE_WAIT_MS + READ_WAIT_MS) + 
   2 * (KEY_GAP_MS + SUBMIT_WAIT_MS) + 1000;
 
 /**
+ * How long the agent's screen must have shown no `[input] pending` pattern before `send`
+ * types, ms: once Claude Code's PreToolUse hooks are done it decides whether to ask and draws
+ * its dialog; a key typed meanwhile, read late by a busy agent, was read by that dialog and
+ * answered it (tester7, Claude Code 2.1.332 with agentwatch's hooks on a loaded machine: 7 of
+ * 19 `send "1"` right after a task approved its Bash dialog; 0 of 18 without hooks).
+ */
+export const PENDING_SETTLE_MS = 1000;
+/** How long `send` waits for `[input] pending` to clear before it refuses, ms. */
+export const PENDING_WAIT_MS = 10_000;
+
+/**
+ * Waits until `w`'s screen has shown none of its manifest's `[input] pending` patterns
+ * ({@link toolPending}), and its agent's last PreToolUse report ({@link PtyPane.toolPendingAt})
+ * came, {@link PENDING_SETTLE_MS} ago or more, or until the pane reads blocked (the caller then
+ * refuses, naming the dialog); returns at once when neither was seen, or the manifest declares
+ * no `pending`.
+ * @throws UserError (exit {@link GUARD_EXIT}) when one still shows after {@link PENDING_WAIT_MS}.
+ */
+async function awaitNoToolPending(w: PtyPane, name: string): Promise<void> {
+  const manifest = w.manifest;
+  if (!manifest?.input?.pending?.length) return;
+  const start = Date.now();
+  let seenAt = toolPending(w.session.terminal.snapshot(), manifest) ? start : w.toolPendingAt;
+  if (seenAt === undefined || start - seenAt >= PENDING_SETTLE_MS) return;
+  for (;;) {
+    await sleep(KEY_GAP_MS);
+    await drainPending();
+    w.session.readPending();
+    const now = Date.now();
+    if (toolPending(w.session.terminal.snapshot(), manifest)) seenAt = now;
+    if (w.toolPendingAt !== undefined && w.toolPendingAt > seenAt) seenAt = w.toolPendingAt;
+    if (w.classifyNow().state === 'blocked' || now - seenAt >= PENDING_SETTLE_MS) return;
+    if (now - start >= PENDING_WAIT_MS) {
+      throw new UserError(
+        `refused: ${name} is about to run a tool and may ask permission for it (its screen ` +
+          `says so for ${PENDING_WAIT_MS / 1000} s): keys typed now could answer that dialog; ` +
+          'nothing was typed',
+        GUARD_EXIT,
+      );
+    }
+  }
+}
+
+/**
  * How long `send` waits for the agent to turn bracketed paste on (DECSET 2004) before text
  * that goes as a paste ({@link goesAsPaste}), ms: Gemini CLI 0.61.0 turned it on 0.4 s after
  * its screen read idle (its input box drawn), and a long line typed before was not drawn
  * within `send`'s wait.
  */
 export const PASTE_MODE_WAIT_MS = 2000;
+
+/**
+ * The longest a `send` may take in the host, ms: its waits for a tool call's decision and for
+ * paste mode, then its typing and Enters while the person's keys are held; a client waits
+ * this long for its answer (plus a margin), or it would report a failure while the host still
+ * types.
+ */
+export const SEND_MAX_MS = PENDING_WAIT_MS + 2 * PENDING_SETTLE_MS + PASTE_MODE_WAIT_MS +
+  SEND_HOLD_MS;
 
 /**
  * Waits up to {@link PASTE_MODE_WAIT_MS} for `w`'s agent to turn bracketed paste on, reading
