@@ -259,7 +259,10 @@ test('a confirmation answers one permission request: the same request asked agai
     }, run.env).then(() => null, (e: { exitCode?: number; message: string }) => e);
     assert.ok(stale, 'refused');
     assert.is(stale!.exitCode, 3, stale!.message);
-    assert.match(stale!.message, 'the prompt you confirmed was answered; this is a new one');
+    assert.match(
+      stale!.message,
+      'the prompt you confirmed was answered, or keys were typed into it, since you saw it',
+    );
     assert.equal(outcomes(log), ['call-1=allow']);
     // its own confirmation does
     const answered = await personRequest<{ answered: string }>(blocked.socket, {

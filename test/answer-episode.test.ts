@@ -6,8 +6,8 @@
  * session's control socket, as `agentwatch answer` and the board's `a` panel do it:
  * - the prompt is read (the person is shown it), then answered in the pane itself (elsewhere),
  *   the session goes idle, the same dialog comes back: the answer confirmed on the first read
- *   is refused (exit 3, "the prompt you confirmed was answered; this is a new one") and nothing
- *   is typed;
+ *   is refused (exit 3, "the prompt you confirmed was answered, or keys were typed into it,
+ *   since you saw it") and nothing is typed;
  * - the prompt read again (a new episode) is answered.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -113,7 +113,10 @@ test('a prompt answered elsewhere and asked again: the earlier confirmation is r
     }, env).then(() => null, (e: { exitCode?: number; message: string }) => e);
     assert.ok(stale, 'refused');
     assert.is(stale!.exitCode, 3, stale!.message);
-    assert.match(stale!.message, /the prompt you confirmed was answered; this is a new one/);
+    assert.match(
+      stale!.message,
+      /the prompt you confirmed was answered, or keys were typed into it, since you saw it/,
+    );
     assert.is(keys().length, typed, 'nothing typed into the new prompt');
     w.classifyNow();
     assert.is(w.record.state, 'blocked');

@@ -43,7 +43,7 @@ import type { SessionHost } from '../src/runtime/host.ts';
 import { listenControl } from '../src/runtime/control-server.ts';
 import { request } from '../src/runtime/control-client.ts';
 import { listSessions } from '../src/runtime/session-directory.ts';
-import { guardedSend } from '../src/runtime/typing-guard.ts';
+import { GUARD_EXIT, guardedSend } from '../src/runtime/typing-guard.ts';
 import { ancestry, answerRefusal, processFacts, ttyKey } from '../src/runtime/peer.ts';
 import { registeredSessions, REGISTRY_DIR } from '../src/runtime/host-registry.ts';
 import * as pty from 'node-pty';
@@ -237,6 +237,32 @@ test("1: a board an agent's tool runs as a session's command cannot attach to th
     assert.is(w.classifyNow().state, 'blocked', 'still waiting for the person');
     assert.not.match(readFileSync(log, 'utf8'), /^I /m, 'the dialog read no key');
     await personAnswers(env, log);
+  } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('1: a key typed into the pane after the person confirmed makes the confirmation stale: the answer types nothing', async () => {
+  // tester7: `1` in Gemini's pane and `y` on the board at once answered both dialogs of a
+  // two-command turn; the second, drawn like the first, was never shown. Here the dialog stays
+  // the same after the key (--hold), as that second one looked.
+  const dir = mkdtempSync(join(tmpdir(), 'aw-trust1c-'));
+  const host = createHost({ intervalMs: 100 }, personEnv(dir));
+  try {
+    const { w, log } = await heldDialog(host, dir);
+    const shown = await w.prompt(); // what the board's panel shows, with its episode
+    w.session.write(Buffer.from('1')); // the person, in the pane
+    await until('the key in the dialog', () => /^I \d+ 1 31$/m.test(readFileSync(log, 'utf8')));
+    const err = await w.answer('1', shown).then(() => undefined, (e: unknown) => e);
+    assert.instance(err, UserError, 'refused');
+    assert.is((err as UserError).exitCode, GUARD_EXIT);
+    assert.match((err as UserError).message, /keys were typed into it, since you saw it/);
+    const keys = readFileSync(log, 'utf8').match(/^I .*$/gm);
+    assert.equal(keys?.length, 1, `only the person's key reached the dialog: ${keys}`);
+    // looked at again (a new panel: the prompt op's episode now), it is answered
+    const again = await w.prompt();
+    assert.ok(again.episode > shown.episode);
   } finally {
     await host.close();
     rmSync(dir, { recursive: true, force: true });

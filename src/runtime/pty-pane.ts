@@ -102,7 +102,18 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
     super(session, options);
     this.#publishedRecord = this.record;
     this.onClassified(() => this.#classified());
+    // Keys that reach the agent while it shows a prompt, other than the typing guard's own
+    // (the person's in the pane, an attached board's), may have answered it: what follows is a
+    // new episode, so a confirmation made before does not carry over to the dialog drawn next,
+    // even one with the same text (tester7: `1` in Gemini's pane and `y` on the board at
+    // once answered both dialogs of a two-command turn, the second never shown).
+    session.onInput(() => {
+      if (!this.guardWriting && this.#shownPrompt) this.#foreignKeys++;
+    });
   }
+
+  /** True while the typing guard writes its own bytes (they start no new episode). */
+  guardWriting = false;
 
   get name(): string {
     return this.session.spec.name;
@@ -132,13 +143,26 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
   /**
    * The episode of the blocked prompt shown now: a number bumped each time an evaluation sees a
    * prompt appear after the pane was not blocked, or the prompt change (its question, options
-   * or details; the selection aside), at the moment {@link promptSince} is set. `answer` types
+   * or details; the selection aside), at the moment {@link promptSince} is set, and each time
+   * keys other than the typing guard's reach the agent while a prompt shows. `answer` types
    * only into the episode the person confirmed, so a confirmation never carries over to the same
    * prompt asked again after it was answered elsewhere.
    */
   get promptEpisode(): number {
+    return this.#promptEpisode + this.#foreignKeys; // both only grow: either changes the sum
+  }
+
+  /**
+   * The screen's part of {@link promptEpisode}: bumped only when an evaluation sees a prompt
+   * appear or change, not by keys; whether a prompt an answer's key was typed into is still
+   * the one on screen.
+   */
+  get screenEpisode(): number {
     return this.#promptEpisode;
   }
+
+  /** Keys other than the typing guard's that reached the agent while a prompt showed. */
+  #foreignKeys = 0;
 
   onChange(listener: (prev: StateRecord) => void): () => void {
     this.#changeListeners.add(listener);
@@ -325,7 +349,7 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
 
   async prompt(): Promise<PromptReply> {
     const p = await currentPrompt(this);
-    return { ...p, episode: this.#promptEpisode };
+    return { ...p, episode: this.promptEpisode };
   }
 
   send(text: string, opts: { enter: boolean; append: boolean }): Promise<number> {

@@ -121,7 +121,8 @@ export function confirmedExpect(
  */
 export function newEpisode(done = 'nothing was typed'): UserError {
   return new UserError(
-    `the prompt you confirmed was answered; this is a new one: look again; ${done}`,
+    `the prompt you confirmed was answered, or keys were typed into it, since you saw it: ` +
+      `look again; ${done}`,
     GUARD_EXIT,
   );
 }
@@ -199,7 +200,13 @@ async function guardedWrite(
     const refuse = judgeFresh(w, judge);
     if (refuse) throw refuse(off);
     if (w.session.terminal.synchronizedUpdate && Date.now() < frameDeadline) continue;
-    const n = w.session.writeNow(data.subarray(off));
+    let n = 0;
+    w.guardWriting = true; // its own keys: no new prompt episode (PtyPane)
+    try {
+      n = w.session.writeNow(data.subarray(off));
+    } finally {
+      w.guardWriting = false;
+    }
     off += n;
     if (off < data.length) {
       if (Date.now() > deadline) {
@@ -993,8 +1000,6 @@ export async function guardedAnswer(
     (confirmed.details === undefined ||
       (p.details ?? []).join('\n') === confirmed.details.join('\n'));
   const episode = () => w.promptEpisode === confirmed.episode;
-  /** The confirmed prompt, in the episode confirmed (the text alone: the same prompt asked again). */
-  const same = (p: Omit<ConfirmedPrompt, 'episode'>) => sameText(p) && episode();
   /** The keys typed so far, named for a refusal (none yet: empty). */
   const typed: string[] = [];
   /** What a refusal says was typed. */
@@ -1107,10 +1112,16 @@ export async function guardedAnswer(
   for (let attempt = 1;; attempt++) {
     await guardedWrite(w, Buffer.from(key), judge(selected));
     typed.push(keyName);
+    // Whether the prompt is still the one the key went to: by its text and the screen's
+    // episode (keys typed by others after ours start a new episode for confirmations, but the
+    // dialog on screen is still this one, unanswered).
+    const screenEpisode = w.screenEpisode;
+    const stillThis = (p: Omit<ConfirmedPrompt, 'episode'>) =>
+      sameText(p) && w.screenEpisode === screenEpisode;
     // Counted from the dialog's last change: its first showing, or the move of its selection
     // that the last arrow key drew.
     const early = Date.now() - Math.max(w.promptSince, movedAt) < RETRY_BEFORE_MS;
-    const { outcome, retry } = await awaitAnswer(w, same, selected);
+    const { outcome, retry } = await awaitAnswer(w, stillThis, selected);
     if (outcome === 'gone') return p.options[index];
     if (outcome === 'same' && retry && early && attempt === 1) {
       w.session.log(`answer: ${keyName} left the prompt on screen; typing it once more`);
