@@ -7,19 +7,17 @@
  * text never showed); a long line now goes as one bracketed paste (PASTE_OVER_CHARS), as a
  * terminal sends a person's paste. Each agent twice in a row.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { inputBox } from '../src/detect/evaluate.ts';
-import { createHost } from '../src/runtime/default-host.ts';
 import { PASTE_END, PASTE_START } from '../src/runtime/send-text.ts';
 import { GEMINI_BIN, makeGeminiHome, makeQwenHome, QWEN_BIN } from './support/agent-homes.ts';
 import { CLAUDE_BIN, claudeArgs, makeClaudeHome } from './support/claude-home.ts';
 import { startFakeAnthropic } from './support/fake-anthropic.ts';
 import { startFakeGemini } from './support/fake-gemini.ts';
 import { startFakeOpenAI } from './support/fake-openai.ts';
+import { startHostedAgent } from './support/hosted-agent.ts';
 import { until } from './support/until.ts';
 
 /** A long line of `n` words, marked with `mark` (no line break, no tab). */
@@ -101,20 +99,18 @@ for (const agent of AGENTS) {
   test(`send of a long line to ${agent.name}: pasted, submitted once, the box empty again; twice`, async () => {
     const server = await agent.server();
     const home = agent.home(server.url);
-    const dir = mkdtempSync(join(tmpdir(), 'aw-send-long-'));
-    const host = createHost({ intervalMs: 100 }, { ...process.env, AGENTWATCH_DIR: dir });
+    const a = await startHostedAgent(
+      'aw-send-long-',
+      { command: agent.bin, args: agent.args, env: home.env, cwd: home.project },
+      30,
+      100,
+    ).catch(async (e) => {
+      await server.close();
+      await home.cleanup();
+      throw e;
+    });
     try {
-      const s = await host.start({
-        command: agent.bin,
-        args: agent.args,
-        env: home.env,
-        fullEnv: true,
-        cwd: home.project,
-        headless: true,
-        rows: 30,
-        cols: 100,
-      });
-      const w = host.ptyPane(s.id)!;
+      const { session: s, pane: w } = a;
       const idleAndEmpty = (what: string) =>
         until(
           what,
@@ -156,10 +152,9 @@ for (const agent of AGENTS) {
         assert.is(server.asked(text), 1, `round ${round}: the whole text, in one user message`);
       }
     } finally {
-      await host.close();
+      await a.close();
       await server.close();
       await home.cleanup();
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 }

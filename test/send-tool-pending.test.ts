@@ -7,19 +7,17 @@
  * has said `running PreToolUse hooks` no more for a moment (`[input] pending`), sees the
  * dialog, and types nothing (exit 3). Twice in a row; the dialog is never answered by it.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { toolPending } from '../src/detect/evaluate.ts';
-import { createHost } from '../src/runtime/default-host.ts';
 import { loadBundledManifests } from '../src/runtime/manifest-sources.ts';
 import { GUARD_EXIT } from '../src/runtime/typing-guard.ts';
 import { Terminal } from '../src/vt/terminal.ts';
 import { UserError } from '../src/errors.ts';
 import { CLAUDE_BIN, claudeArgs, makeClaudeHome } from './support/claude-home.ts';
 import { startFakeAnthropic } from './support/fake-anthropic.ts';
+import { startHostedAgent } from './support/hosted-agent.ts';
 import { until } from './support/until.ts';
 
 const claude = loadBundledManifests().get('claude')!;
@@ -73,20 +71,18 @@ if (!existsSync(CLAUDE_BIN)) {
         hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'sleep 3' }] }] },
       },
     });
-    const dir = mkdtempSync(join(tmpdir(), 'aw-tool-pending-'));
-    const host = createHost({ intervalMs: 100 }, { ...process.env, AGENTWATCH_DIR: dir });
+    const a = await startHostedAgent(
+      'aw-tool-pending-',
+      { command: CLAUDE_BIN, args: claudeArgs(), env: home.env, cwd: home.project },
+      30,
+      100,
+    ).catch(async (e) => {
+      await server.close();
+      home.cleanup();
+      throw e;
+    });
     try {
-      const s = await host.start({
-        command: CLAUDE_BIN,
-        args: claudeArgs(),
-        env: home.env,
-        fullEnv: true,
-        cwd: home.project,
-        headless: true,
-        rows: 30,
-        cols: 100,
-      });
-      const w = host.ptyPane(s.id)!;
+      const { session: s, pane: w } = a;
       const state = (want: string, what: string) =>
         until(what, () => w.classifyNow().state === want, 60_000, 50).catch((e: Error) => {
           throw new Error(`${e.message}: ${w.record.state}\n${s.terminal.screenText()}`);
@@ -119,10 +115,9 @@ if (!existsSync(CLAUDE_BIN)) {
         await state('idle', `round ${round}: idle again`);
       }
     } finally {
-      await host.close();
+      await a.close();
       await server.close();
       home.cleanup();
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 }

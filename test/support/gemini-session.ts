@@ -4,14 +4,11 @@
  * AGENTWATCH_DIR of its own: the set-up of the send tests on Gemini (send-gemini, send-hold,
  * send-menus-gemini).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createHost } from '../../src/runtime/default-host.ts';
 import type { PtyPane } from '../../src/runtime/pty-pane.ts';
 import type { Session } from '../../src/runtime/session.ts';
 import { GEMINI_BIN, makeGeminiHome } from './agent-homes.ts';
 import { startFakeGemini } from './fake-gemini.ts';
+import { startHostedAgent } from './hosted-agent.ts';
 
 /** A started Gemini session: its fake server, session and pane; `close` ends and removes all. */
 export interface GeminiSession {
@@ -32,30 +29,24 @@ export async function startGeminiSession(
 ): Promise<GeminiSession> {
   const server = await startFakeGemini();
   const home = makeGeminiHome({ baseUrl: server.url });
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  const host = createHost({ intervalMs: 100 }, { ...process.env, AGENTWATCH_DIR: dir });
-  let session: Session | undefined;
-  const close = async () => {
-    session?.kill('SIGKILL');
-    await host.close();
+  const cleanup = async () => {
     await server.close();
     await home.cleanup();
-    rmSync(dir, { recursive: true, force: true });
   };
   try {
-    session = await host.start({
-      command: GEMINI_BIN,
-      args: [],
-      env: home.env,
-      fullEnv: true,
-      cwd: home.project,
-      headless: true,
+    const a = await startHostedAgent(
+      prefix,
+      { command: GEMINI_BIN, args: [], env: home.env, cwd: home.project },
       rows,
       cols,
-    });
-    return { server, session, pane: host.ptyPane(session.id)!, close };
+    );
+    const close = async () => {
+      await a.close();
+      await cleanup();
+    };
+    return { server, session: a.session, pane: a.pane, close };
   } catch (e) {
-    await close();
+    await cleanup();
     throw e;
   }
 }
