@@ -357,7 +357,9 @@ async function runScript(
     const exitedRx = await f.waitFor('exited', 5_000, from);
     for (let i = 0; i < 40 && f.closedAt === undefined; i++) await sleep(50);
     const socketLeft = existsSync(f.first.socket);
-    const sessionsLeft = (await listSessions(dir)).length + readdirSync(dir).length;
+    // Only how it ended is kept (ended/, as for any session that ends: `wait --until exited`).
+    const sessionsLeft = (await listSessions(dir)).length +
+      readdirSync(dir).filter((f) => f !== 'ended').length;
 
     return {
       label,

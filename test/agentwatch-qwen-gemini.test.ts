@@ -272,7 +272,7 @@ async function runRound(c: AgentCase): Promise<Measured> {
     await pty?.close();
     await server.close();
     await home.cleanup();
-    const left = existsSync(dir) ? readdirSync(dir) : [];
+    const left = existsSync(dir) ? readdirSync(dir).filter((f) => f !== 'ended') : [];
     rmSync(dir, { recursive: true, force: true });
     if (left.length > 0) console.log(`agentwatch-${c.id}: left in the socket dir: ${left}`);
   }

@@ -147,7 +147,7 @@ if (!existsSync(QWEN_BIN)) {
       await pty?.close();
       await server.close();
       await home.cleanup();
-      const left = existsSync(dir) ? readdirSync(dir) : [];
+      const left = existsSync(dir) ? readdirSync(dir).filter((f) => f !== 'ended') : [];
       rmSync(dir, { recursive: true, force: true });
       if (left.length > 0) console.log(`answer-qwen-arrows: left in the socket dir: ${left}`);
     }

@@ -134,4 +134,56 @@ test('y on a prompt that now shows other details (its pane made taller): shown, 
   }
 });
 
+test('y on a prompt that now shows other options (its pane resized): shown, then y again; an option gone: closed', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-flow-'));
+  const socket = join(dir, 's.sock');
+  // Claude Code 2.1.332 in 30x8 shows "1. Yes" alone, in 120x32 all its options (tester7).
+  const narrow = { ...PROMPT, options: ['1. Yes'], episode: 1 };
+  const wide = { ...PROMPT, options: ['1. Yes', '2. Yes, and always allow', '3. No'], episode: 2 };
+  let prompt: Record<string, unknown> = narrow;
+  const answers: Record<string, unknown>[] = [];
+  const server = await promptStub(socket, () => prompt, [], (req) => {
+    answers.push(req.expect as Record<string, unknown>);
+    return { ok: true, answered: '1. Yes' };
+  });
+  try {
+    const info = { id: 'web-0001', name: 'web', state: 'blocked', socket } as SessionInfo;
+    let status = '';
+    const flow = new AnswerFlow({
+      latest: () => ({ ...info, ...PROMPT }),
+      closed: (m) => (status = m),
+      render: () => {},
+    });
+    flow.open(info);
+    await until('the prompt read', () => flow.panel?.options?.length === 1);
+    prompt = wide;
+    flow.key('y');
+    await until('the prompt read again', () => flow.panel?.options?.length === 3);
+    assert.match(flow.panel!.note!, /now shows other options .*nothing typed: read them, then y/);
+    assert.equal(answers, [], 'nothing sent on the first y');
+    flow.key('y');
+    await until('the answer sent', () => status);
+    assert.is(status, "answered web: '1. Yes'");
+    assert.equal(answers, [
+      { question: PROMPT.question, options: wide.options, details: PROMPT.details, episode: 2 },
+    ]);
+    // Option 3 chosen in the wide pane, then the pane made narrow: closed, nothing sent.
+    status = '';
+    prompt = wide;
+    flow.open(info, 2);
+    await until('the wide prompt read', () => flow.panel?.phase === 'choosing');
+    prompt = narrow;
+    flow.key('y');
+    await until('closed', () => status);
+    assert.match(
+      status,
+      /not answered: its prompt now shows 1 option\(s\) .*not option 3; nothing typed/,
+    );
+    assert.is(answers.length, 1, 'nothing more sent');
+  } finally {
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();

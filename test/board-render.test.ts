@@ -9,7 +9,11 @@ import * as assert from 'uvu/assert';
 import { notifyStatus, PrintableInfos, renderBoard } from '../src/cli/board/render.ts';
 import { cells, fit } from '../src/cli/format.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
-import { inBoardOrder, sortSessions } from '../src/cli/board/rows.ts';
+import { detailOf, inBoardOrder, sortSessions } from '../src/cli/board/rows.ts';
+import { readFileSync } from 'node:fs';
+import { readPrompt } from '../src/detect/prompt.ts';
+import { promptAction } from '../src/runtime/notify-gate.ts';
+import { Terminal } from '../src/vt/terminal.ts';
 import { fakeInfo } from './support/fake-session.ts';
 
 const NOW = 1_800_000_000_000;
@@ -224,6 +228,48 @@ test('sortSessions: infos in the board order already come back as they are, othe
   assert.equal(again, sorted);
   assert.is.not(again, sorted, 'a copy');
   assert.ok(inBoardOrder([]));
+});
+
+test("a trust dialog's row shows its question, not the paragraph explaining it (Gemini CLI 0.61, Qwen Code 0.24)", () => {
+  // tester7: Gemini's row read "Trusting a folder allows Gemini CLI to load its local
+  // configurations, including cus…", its question never visible.
+  for (
+    const [file, question] of [
+      ['gemini-cli/gemini-cli.blocked.trust.raw', 'Do you trust the files in this folder?'],
+      ['qwen-code/qwen-code.blocked.trust.raw', 'Do you trust this folder?'],
+    ]
+  ) {
+    const t = new Terminal(32, 120);
+    t.write(new Uint8Array(readFileSync(new URL(`../fixtures/${file}`, import.meta.url))));
+    const rows = t.snapshot().rows;
+    const p = readPrompt(rows, rows.map((_, y) => t.rowBackgrounds(y)));
+    assert.is(p.question, question, file);
+    assert.match(p.details[0], /^Trusting a folder allows/, file);
+    assert.is(promptAction(p.details), '', `${file}: a paragraph names no action`);
+    const s = info('g1-0001', {
+      name: 'g1',
+      agent: 'gemini',
+      state: 'blocked',
+      question: p.question,
+      options: p.options,
+      details: p.details,
+    });
+    assert.is(detailOf(s, NOW), question, file);
+    const row = renderBoard([s], { ...VIEW, width: 80 }).find((l) => l.includes('g1'));
+    assert.ok(row?.includes(question), `${file}: ${row}`);
+  }
+  // An action line is still said first: Claude Code's Bash dialog.
+  assert.is(
+    detailOf(
+      info('c1-0001', {
+        state: 'blocked',
+        question: 'Do you want to proceed?',
+        details: ['Bash command', 'Create empty hello.txt file', 'touch hello.txt'],
+      }),
+      NOW,
+    ),
+    'Bash: touch hello.txt · Do you want to proceed?',
+  );
 });
 
 test.run();

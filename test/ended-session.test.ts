@@ -2,7 +2,8 @@
  * A detached session whose agent exits at once (a missing key, a bad flag) can still say why:
  * its host keeps its last screen and how it ended (src/runtime/ended-sessions.ts), `ls` shows
  * its last line, `explain NAME` its last screen, the board its last line and, on Enter, its
- * last screen; the board's `x` forgets it. Real processes in PTYs and a real background host
+ * last screen; the board's `x` forgets it. A `run` session in a terminal is kept the same
+ * when it ends (killed, or its command exits): `wait --until exited` is reached. Real processes in PTYs and a real background host
  * in a temporary AGENTWATCH_DIR; readiness is awaited.
  */
 import { spawn } from 'node:child_process';
@@ -112,6 +113,101 @@ test('a detached session that exits at once: ls, explain and the board show why;
     await board.exited;
   } finally {
     await board.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/**
+ * Starts `agentwatch run --name NAME -- CMD...` in a real PTY in `dir` with `env`, and resolves
+ * once `ls` lists its session (its socket is served): the id.
+ */
+async function startRunSession(
+  name: string,
+  command: string[],
+  env: Record<string, string>,
+  dir: string,
+): Promise<{ pty: Awaited<ReturnType<typeof startPty>>; id: string }> {
+  const pty = await startPty({
+    command: process.execPath,
+    args: agentwatchArgv(['run', '--no-desktop', '--name', name, '--', ...command]),
+    env,
+    cwd: dir,
+    rows: 12,
+    cols: 100,
+  });
+  try {
+    const id = await until(`ls to list ${name}`, async () => {
+      const r = await runCli(['ls', '--json'], env);
+      const found = (JSON.parse(r.stdout || '[]') as SessionInfo[]).find((s) => s.name === name);
+      return found?.id;
+    }, 30_000);
+    return { pty, id };
+  } catch (e) {
+    await pty.close();
+    throw e;
+  }
+}
+
+test('a run session that ends (kill, or its command exits) is kept as ended: wait --until exited, ls, explain', async () => {
+  const { dir, env } = sandbox('aw-end-run-');
+  try {
+    // tester7: `kill q1; wait q1 --until exited --timeout 5` said "no session 'q1'" (exit 4)
+    // for a `run` session; twice, with the same name: the newest of that name is the one.
+    for (const round of [1, 2]) {
+      const line = `round ${round} ready`;
+      const { pty, id } = await startRunSession(
+        'q1',
+        ['bash', '--norc', '-c', `echo '${line}'; exec sleep 600`],
+        env,
+        dir,
+      );
+      try {
+        await pty.waitForScreen(new RegExp(line), 30_000);
+        const killed = await runCli(['kill', 'q1'], env);
+        assert.is(killed.code, 0, killed.stderr);
+        assert.is(killed.stdout, `ended ${id}\n`);
+        const waited = await runCli(['wait', 'q1', '--until', 'exited', '--timeout', '5'], env);
+        assert.is(waited.code, 0, `round ${round}: ${waited.stderr}`);
+        assert.is(waited.stdout, 'q1 exited\n');
+        await pty.exited;
+        const ls = await runCli(['ls'], env);
+        assert.match(ls.stdout, /^no sessions/m);
+        assert.match(
+          ls.stdout,
+          new RegExp(`^${id} +- +ended +\\S+ ago +ended by signal 1 · ${line}$`, 'm'),
+          ls.stdout,
+        );
+        const x = await runCli(['explain', id], env);
+        assert.is(x.code, 0, x.stderr);
+        assert.match(x.stdout, new RegExp(`^q1 \\(${id}\\): ended, ended by signal 1`, 'm'));
+        assert.match(x.stdout, new RegExp(`^ {2}1 │${line}$`, 'm'));
+      } finally {
+        await pty.close();
+      }
+    }
+    // Its command exits by itself: `run` returns its code, and the session is kept as ended.
+    const { pty, id } = await startRunSession(
+      'q2',
+      ['bash', '--norc', '-c', 'echo "waiting for go"; read -r _; echo "bye now"; exit 3'],
+      env,
+      dir,
+    );
+    try {
+      await pty.waitForScreen(/waiting for go/, 30_000);
+      pty.send('\r');
+      assert.is((await pty.exited).exitCode, 3);
+      const waited = await runCli(['wait', 'q2', '--until', 'exited', '--timeout', '5'], env);
+      assert.is(waited.code, 0, waited.stderr);
+      assert.is(waited.stdout, 'q2 exited\n');
+      const ls = await runCli(['ls'], env);
+      assert.match(
+        ls.stdout,
+        new RegExp(`^${id} +- +ended +\\S+ ago +exited with code 3 · bye now$`, 'm'),
+      );
+    } finally {
+      await pty.close();
+    }
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -3,7 +3,10 @@
  * on a blocked session; shows the question and the chosen option and asks the person to
  * confirm on the terminal (`--yes` is the person saying "I confirm", for scripts the person
  * runs); the session classifies again right before writing and refuses when the prompt is no
- * longer the one confirmed (exit 3, nothing typed). It replies once the prompt has left the
+ * longer the one confirmed (exit 3, nothing typed). A prompt that shows other details or
+ * options with the same question by then (its pane was resized, or it asks about another
+ * command) is shown again and confirmed again (with `--yes`, refused, saying so: nobody saw
+ * them). It replies once the prompt has left the
  * session's screen, so `answered:` (exit 0) means the agent took the answer; a key typed while
  * the prompt stayed on screen exits 5 (`ANSWER_UNCONFIRMED_EXIT`).
  */
@@ -11,7 +14,7 @@ import { closeSync, createReadStream, createWriteStream, openSync } from 'node:f
 import { createInterface } from 'node:readline';
 import { type Command, UsageError } from './command.ts';
 import { type PromptReply, readPrompt, sendAnswer } from '../runtime/control-client.ts';
-import { compareShown, readAnswerablePrompt, whyNoOptions } from './board/answering.ts';
+import { compareShown, firstLine, readAnswerablePrompt, whyNoOptions } from './board/answering.ts';
 import { findSession } from '../runtime/session-directory.ts';
 import { choiceIndex, GUARD_EXIT } from '../runtime/typing-guard.ts';
 import { UserError } from '../errors.ts';
@@ -49,6 +52,15 @@ export function confirmOnTty(question: string): Promise<boolean> {
       resolve(/^\s*y(es)?\s*$/i.test(a));
     });
   });
+}
+
+/**
+ * True when `e` is the session's guard refusing an answer before typing anything (exit 3, its
+ * first line ending "nothing was typed": typing-guard.ts guardedAnswer).
+ */
+function refusedUntyped(e: unknown): boolean {
+  return (e as { exitCode?: number })?.exitCode === GUARD_EXIT &&
+    /nothing was typed$/.test(firstLine(e));
 }
 
 /** Prints the prompt of `info` as `answer` shows it, option `index` marked. */
@@ -103,36 +115,79 @@ export const answerCommand: Command = {
       // Printable: the name and the screen's last line came from the session.
       throw new UserError(printable(await whyNoOptions(info)), GUARD_EXIT);
     }
-    const index = choiceIndex(choice, prompt.options, prompt.aliases);
-    for (;;) {
-      showPrompt(io, info, prompt, index);
-      if (values.yes === true) break;
-      const unseen = prompt.detailsCut ? ' without seeing all it approves' : '';
-      const ok = await confirmOnTty(
-        `Answer "${printable(prompt.options[index])}"${unseen}? [y/N] `,
-      );
-      if (!ok) {
-        io.stdout('not answered\n');
-        return 1;
+    let index = choiceIndex(choice, prompt.options, prompt.aliases);
+    /**
+     * `now` (read after the person confirmed, or after the guard refused) shows the prompt
+     * with other details or options but the same question (its pane was resized, or it asks
+     * about another command): it becomes the prompt shown next, with CHOICE read against its
+     * options. False for anything else (another question, the same prompt asked anew).
+     * @throws UserError (exit 3) when CHOICE names none of its options now, or with --yes
+     *   (the person read only what was printed); nothing was typed.
+     */
+    const shownAgain = async (now: PromptReply): Promise<boolean> => {
+      const compared = compareShown(prompt, now);
+      if (compared !== 'details' && compared !== 'options') return false;
+      const what = compared === 'details' ? 'details' : 'options';
+      const name = printable(info.name);
+      if (values.yes === true) {
+        throw new UserError(
+          `${name}'s prompt now shows other ${what} than those printed above (its pane was ` +
+            'resized, or it asks about another command); nothing was typed: with --yes nobody ' +
+            `read them; run 'agentwatch answer' again to see them`,
+          GUARD_EXIT,
+        );
       }
-      // What is answered is what the person saw: while they read, the pane may have been made
-      // taller (as the warning above advises) and show more of the prompt, or the prompt may be
-      // about another command now. Then it is shown again, and they confirm again.
-      const now = await readPrompt(info.socket);
-      if (compareShown(prompt, now) !== 'details') break;
+      try {
+        index = choiceIndex(choice, now.options, now.aliases);
+      } catch (e) {
+        throw new UserError(
+          `${name}'s prompt now shows other options (its pane was resized); nothing was ` +
+            `typed: ${printable((e as Error).message)}`,
+          GUARD_EXIT,
+        );
+      }
       io.stdout(
-        `\n${printable(info.name)}'s prompt now shows other details (its pane was resized, or ` +
-          'it asks about another command); nothing was typed. Read it again:\n',
+        `\n${name}'s prompt now shows other ${what} (its pane was resized, or it asks about ` +
+          'another command); nothing was typed. Read it again:\n',
       );
       prompt = now;
       info = await findSession(info.id); // its size now, for the warning
+      return true;
+    };
+    let answered: string;
+    for (;;) {
+      showPrompt(io, info, prompt, index);
+      if (values.yes !== true) {
+        const unseen = prompt.detailsCut ? ' without seeing all it approves' : '';
+        const ok = await confirmOnTty(
+          `Answer "${printable(prompt.options[index])}"${unseen}? [y/N] `,
+        );
+        if (!ok) {
+          io.stdout('not answered\n');
+          return 1;
+        }
+        // What is answered is what the person saw: while they read, the pane may have been
+        // made taller (as the warning above advises) and show more of the prompt, or the
+        // prompt may be about another command now. Then it is shown again, and they confirm
+        // again.
+        if (await shownAgain(await readPrompt(info.socket))) continue;
+      }
+      try {
+        answered = await sendAnswer(info.socket, index + 1, {
+          question: prompt.question,
+          options: prompt.options,
+          details: prompt.details,
+          episode: prompt.episode,
+        });
+        break;
+      } catch (e) {
+        // The same between the look above and the guard's (a resize just then), or with
+        // --yes: the guard refused with nothing typed; say why as above, or show it again.
+        if (!refusedUntyped(e)) throw e;
+        const now = await readPrompt(info.socket).catch(() => undefined);
+        if (!now || !(await shownAgain(now))) throw e;
+      }
     }
-    const answered = await sendAnswer(info.socket, index + 1, {
-      question: prompt.question,
-      options: prompt.options,
-      details: prompt.details,
-      episode: prompt.episode,
-    });
     io.stdout(`answered: ${printable(answered)}\n`);
     return 0;
   },

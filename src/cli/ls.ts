@@ -1,6 +1,6 @@
 /**
  * `agentwatch ls [--json]`: every live session on this machine with its state; then, in text,
- * the sessions that ended with nobody watching (ended-sessions.ts), with their last line.
+ * the sessions that ended (ended-sessions.ts: detached or `run` ones), with their last line.
  */
 import type { Command } from './command.ts';
 import { listSessions } from '../runtime/session-directory.ts';

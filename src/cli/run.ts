@@ -34,6 +34,8 @@ import { splitCommand } from './argv.ts';
 import { guardTerminal, RESTORE_MODES, setRaw, SHOW_CURSOR } from './board/tty.ts';
 import { runDetached } from './run-detach.ts';
 import { isTerminalReport } from '../runtime/terminal-report.ts';
+import { saveEnded } from '../runtime/ended-sessions.ts';
+import { socketDir } from '../runtime/paths.ts';
 
 /**
  * What a caller of `run` may watch or filter (`record` uses it). Every hook is optional; a
@@ -104,6 +106,11 @@ export const runCommand: Command & {
       headless: !tty,
     });
     tap.started?.(session, host);
+    // How it ended and its last screen stay in `ended/` of the socket folder, as a detached
+    // session's do, for `ls`, `explain`, the board and `wait --until exited` (README: `kill
+    // api; wait api --until exited` is reached): written as its command exits, before the host
+    // closes its socket (which `kill` awaits), by a kill, a signal to `run` or its own end.
+    session.onExit(() => keepEnded(host, session.id));
     // Who announces this session (README "Notifications"): this process, on the desktop,
     // --notify-cmd and --notify-url; its terminal notices go to this terminal unless a board
     // follows the session, which then writes them to the terminal the person watches.
@@ -203,6 +210,28 @@ export const runCommand: Command & {
     return code;
   },
 };
+
+/**
+ * Keeps how session `id` of `host` ended and its last screen (ended-sessions.ts), read now
+ * while its pane is there, classified afresh so that its info says `exited`. Never throws: a
+ * record that cannot be kept is only a lost look (saveEnded skips a socket folder that fails
+ * its check).
+ */
+function keepEnded(host: SessionHost, id: string): void {
+  try {
+    const pane = host.pane(id);
+    if (!pane) return;
+    host.classifyNow(id);
+    saveEnded({
+      info: host.info(id),
+      screen: pane.screen().text,
+      events: pane.events(),
+      endedAt: Date.now(),
+    }, socketDir());
+  } catch {
+    // the pane is gone already
+  }
+}
 
 /** How long the PTY's output must have been quiet before an EOF key is sent (ms). */
 const EOF_QUIET_MS = 300;

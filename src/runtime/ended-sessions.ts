@@ -1,5 +1,5 @@
 /**
- * The last look at sessions that ended with nobody watching them (a `run --detach` or a
+ * The last look at sessions that ended (a `run --detach`, a `run` in a terminal, or a
  * board's `n` session whose agent exited: its host lets it go at once, and ends when it was
  * its last): how it ended and its last screen, kept in `ended/ID.json` of the socket folder so
  * that `ls`, `explain SESSION` and the board can still say why, after its host is gone.

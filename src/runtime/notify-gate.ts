@@ -158,6 +158,15 @@ function readable(info: SessionInfo): boolean {
 }
 
 /**
+ * A sentence of prose, eight words or more from a capitalised word: the paragraph of Gemini CLI
+ * 0.61's folder-trust dialog ("Trusting a folder allows Gemini CLI to load its local
+ * configurations, including custom commands, hooks, MCP") and Qwen Code 0.24's ("Trusting a
+ * folder allows Qwen Code to execute commands it suggests. This is a security feature"), never
+ * a command or a file.
+ */
+const PROSE = /^\p{Lu}\p{Ll}+(?: +[\p{L}\p{N},.'’-]+){7,}/u;
+
+/**
  * What a prompt would do, in one short line, from its details (the dialog's other lines): the
  * notice's action and the board's and `ls`'s blocked row. Claude Code 2.1.332 heads its
  * dialogs `Bash command` (the command sits under its description, and a warning sentence may
@@ -166,7 +175,8 @@ function readable(info: SessionInfo): boolean {
  * writes `$ COMMAND` and `Destination: FILE`; Gemini CLI 0.61 and Qwen Code 0.24 head theirs
  * `? Shell  COMMAND (description) ←` with the bare command on a later line. Otherwise the first
  * line that is not a tip, without its leading glyph (opencode 1.18's `→ Edit hello.txt`) or
- * trailing arrow. '' when no details.
+ * trailing arrow, unless it is a paragraph's ({@link PROSE}: a trust dialog's explanation, so
+ * the board's row shows the question). '' when no details, or none names an action.
  */
 export function promptAction(details: readonly string[]): string {
   const lines = details.map((d) => d.trim()).filter((d) => d && !/^tip:/i.test(d));
@@ -197,6 +207,8 @@ export function promptAction(details: readonly string[]): string {
   const dest = lines.find((l) => /^Destination: /.test(l));
   if (dest) return `Edit: ${dest.slice('Destination: '.length)}`;
   const first = lines.find((l) => /[\p{L}\p{N}]/u.test(l)) ?? lines[0]; // not a drawing
+  // A paragraph explains the dialog, it names no action: the question says what it asks.
+  if (PROSE.test(first)) return '';
   return first.replace(/^[^\p{L}\p{N}/~.]+\s+/u, '').replace(/\s+[←→]$/u, '');
 }
 

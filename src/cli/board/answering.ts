@@ -7,8 +7,9 @@
  *
  * {@link AnswerFlow} is the board's panel as a state machine: `a` (or a digit) on a blocked
  * session opens it (`reading`, then `choosing`); ↑/↓ (k/j) or a digit change the choice; `y`
- * sends (`sending`), unless the session's latest info tells other details with the same
- * question and options (then the board itself refuses); n, Esc, Enter, q or Ctrl-C cancel.
+ * sends (`sending`), unless the prompt read again then shows other details or options with
+ * the same question (then the panel shows it again, nothing typed, and waits for another `y`);
+ * n, Esc, Enter, q or Ctrl-C cancel.
  * The result goes to the status line: answered (the session saw the prompt leave its screen),
  * refused (nothing typed), or typed but not taken (the prompt stayed), with the reason.
  */
@@ -103,18 +104,20 @@ export async function whyNoOptions(
  * How `now`, the prompt read again right after the person confirmed, compares with `shown`,
  * the one they confirmed: `same` (text and episode: answer it); `details` (the same question
  * and options with other details: the pane was resized and shows more or less of what it
- * approves, or it asks about another command; show it and ask again, nothing typed); `other`
- * (another question or options, or the same prompt asked again after it was answered: the
- * session's guard refuses it, saying which).
+ * approves, or it asks about another command; show it and ask again, nothing typed);
+ * `options` (the same question with other options: a resized pane shows more or fewer of
+ * them, as Claude Code 2.1.332's Bash dialog does, "1. Yes" alone with "↑ 5 more lines" in
+ * 30x8 and four options in 120x32; show it and ask again, nothing typed); `other` (another
+ * question, or the same prompt asked again after it was answered: the session's guard refuses
+ * it, saying which).
  */
 export function compareShown(
   shown: { question?: string; options?: string[]; details?: string[]; episode?: number },
   now: PromptReply,
-): 'same' | 'details' | 'other' {
+): 'same' | 'details' | 'options' | 'other' {
   const join = (a: readonly string[] | undefined) => (a ?? []).join('\n');
-  if ((shown.question ?? '') !== now.question || join(shown.options) !== join(now.options)) {
-    return 'other';
-  }
+  if ((shown.question ?? '') !== now.question) return 'other';
+  if (join(shown.options) !== join(now.options)) return 'options';
   if (join(shown.details) !== join(now.details)) return 'details';
   return shown.episode === now.episode ? 'same' : 'other';
 }
@@ -268,10 +271,11 @@ export class AnswerFlow {
 
   /**
    * `y`: reads the prompt once more and answers it when it is still the one the panel shows.
-   * When it shows other details with the same question and options (its pane was made taller
+   * When it shows other details or options with the same question (its pane was made taller
    * and shows more of what it approves, or it asks about another command), the panel shows
-   * them and waits for another `y`: the person confirms what they saw. Anything else is sent
-   * as shown, and the session's guard refuses it, saying why.
+   * them and waits for another `y` (the same option number; closed, nothing typed, when the
+   * prompt no longer shows that many): the person confirms what they saw. Anything else is
+   * sent as shown, and the session's guard refuses it, saying why.
    */
   async #confirmed(panel: OpenPanel): Promise<void> {
     panel.phase = 'sending';
@@ -284,12 +288,26 @@ export class AnswerFlow {
       return;
     }
     if (this.#panel !== panel) return;
-    if (compareShown(panel, now) === 'details') {
+    const compared = compareShown(panel, now);
+    if (compared === 'options' && panel.choice >= now.options.length) {
+      this.#close(
+        panel,
+        `${panel.name}: not answered: its prompt now shows ${now.options.length} option(s) ` +
+          `(its pane was resized), not option ${panel.choice + 1}; nothing typed`,
+      );
+      this.host.render();
+      return;
+    }
+    if (compared === 'details' || compared === 'options') {
+      panel.options = now.options;
       panel.details = now.details;
       panel.detailsCut = now.detailsCut === true;
       panel.episode = now.episode;
-      panel.note = 'its prompt now shows other details (its pane was resized, or it asks about ' +
-        'another command); nothing typed: read them, then y';
+      panel.note = compared === 'options'
+        ? 'its prompt now shows other options (its pane was resized); nothing typed: read ' +
+          'them, then y'
+        : 'its prompt now shows other details (its pane was resized, or it asks about ' +
+          'another command); nothing typed: read them, then y';
       panel.phase = 'choosing';
       this.host.render();
       return;
