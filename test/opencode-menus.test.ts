@@ -147,14 +147,16 @@ test('every frame of the opencode recordings: a menu only while a picker or the 
 });
 
 /**
- * argv LOG FILE: writes FILE's bytes (a captured opencode screen), then logs every key read
- * (`K <hex>`) and draws nothing more.
+ * argv LOG FILE: puts its tty in raw mode, writes FILE's bytes (a captured opencode screen),
+ * then logs every key read (`K <hex>`) and draws nothing more.
  */
 const PLAY = String.raw`
 const fs = require('fs');
 const [log, file] = process.argv.slice(2);
-process.stdout.write(fs.readFileSync(file));
+// raw before the screen: in cooked mode the tty would echo the emulator's answers to the
+// capture's queries onto the screen (as opencode's own raw mode does not)
 process.stdin.setRawMode(true);
+process.stdout.write(fs.readFileSync(file));
 process.stdin.on('data', (d) => fs.appendFileSync(log, 'K ' + d.toString('hex') + '\n'));
 `;
 
