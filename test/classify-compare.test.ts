@@ -23,6 +23,7 @@ const AGENTS = [
   'qwen-code-narrow',
   'opencode',
   'opencode-90',
+  'opencode-60',
 ];
 /** The seed's 11 Claude Code fixtures (the later captures are judged with the rest). */
 const SEED_FIXTURES = new Set(

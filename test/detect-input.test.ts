@@ -27,6 +27,7 @@ test('every idle and working fixture shows an empty input box, a typed draft a f
     ['qwen', 'qwen-code-narrow'], // 8x30: the placeholder wraps onto two rows
     ['opencode', 'opencode'], // opencode-ai 1.18.33: drafts on the start screen and in a session
     ['opencode', 'opencode-90'], // the same at 28x90
+    ['opencode', 'opencode-60'], // opencode's pickers at 24x60
   ];
   for (const [id, dir] of dirs) {
     const labels: Record<string, string | { state: string; size: string }> = JSON.parse(
