@@ -8,13 +8,11 @@
  * fixtures/gemini-cli/gemini-cli.idle.initial.raw: meanwhile it reads working, `starting`, and
  * `send` types nothing (exit 3, saying why); once drawn it is idle, ready, and `send` types.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { detailOf } from '../src/cli/board/rows.ts';
-import { createHost } from '../src/runtime/default-host.ts';
 import { NO_MATCH } from '../src/detect/evaluate.ts';
 import {
   decide,
@@ -25,6 +23,7 @@ import {
 } from '../src/runtime/signals.ts';
 import { cli } from './support/cli.ts';
 import { REPO_ROOT } from './support/claude-home.ts';
+import { privateHost } from './support/hosted-agent.ts';
 import { until } from './support/until.ts';
 
 /**
@@ -75,15 +74,7 @@ test('the decision: blank and never drawn is starting (working) until it draws, 
 });
 
 test('a blank pane reads starting and send types nothing; once the agent draws, idle and send types', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'aw-blank-'));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    AGENTWATCH_DIR: join(dir, 'sock'),
-    XDG_CONFIG_HOME: join(dir, 'config'),
-  };
-  mkdirSync(env.AGENTWATCH_DIR!, { mode: 0o700 });
-  delete env.AGENTWATCH_SESSION;
-  const host = createHost({ intervalMs: 100 }, env, { update: false });
+  const { dir, env, host, close } = privateHost('aw-blank-');
   try {
     const script = join(dir, 'late.cjs');
     writeFileSync(script, LATE);
@@ -131,8 +122,7 @@ test('a blank pane reads starting and send types nothing; once the agent draws, 
     await until('the text typed', () => readFileSync(log, 'utf8').includes('K 68656c6c6f'));
     assert.ok(existsSync(go));
   } finally {
-    await host.close();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 });
 

@@ -11,19 +11,18 @@
  * every opencode recording outside a picker), and `send` to a pane replaying the palette is
  * refused (exit 3, "shows a menu or dialog over its input box") with nothing typed.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { evaluate, inputBox } from '../src/detect/evaluate.ts';
 import { parseManifest } from '../src/detect/manifest.ts';
 import { UserError } from '../src/errors.ts';
-import { createHost } from '../src/runtime/default-host.ts';
 import { readRecording } from '../src/runtime/recording.ts';
 import { GUARD_EXIT } from '../src/runtime/typing-guard.ts';
 import { Terminal } from '../src/vt/terminal.ts';
 import { REPO_ROOT } from './support/claude-home.ts';
+import { privateHost } from './support/hosted-agent.ts';
 import { until } from './support/until.ts';
 
 const OC = join(REPO_ROOT, 'fixtures', 'opencode');
@@ -161,15 +160,7 @@ process.stdin.on('data', (d) => fs.appendFileSync(log, 'K ' + d.toString('hex') 
 `;
 
 test('send and send --append to a pane replaying the command palette: refused, exit 3, nothing typed', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'aw-ocmenu-'));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    AGENTWATCH_DIR: join(dir, 'sock'),
-    XDG_CONFIG_HOME: join(dir, 'config'),
-  };
-  mkdirSync(env.AGENTWATCH_DIR!, { mode: 0o700 });
-  delete env.AGENTWATCH_SESSION;
-  const host = createHost({ intervalMs: 100 }, env, { update: false });
+  const { dir, host, close } = privateHost('aw-ocmenu-');
   try {
     const script = join(dir, 'play.cjs');
     writeFileSync(script, PLAY);
@@ -200,8 +191,7 @@ test('send and send --append to a pane replaying the command palette: refused, e
     const typed = readFileSync(log, 'utf8').split('\n').filter((l) => l && !l.startsWith('K 1b'));
     assert.equal(typed, [], 'nothing typed into the palette');
   } finally {
-    await host.close();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 });
 

@@ -31,6 +31,7 @@ import { dialogShown, promptOn } from '../src/runtime/typing-guard.ts';
 import { Terminal } from '../src/vt/terminal.ts';
 import { cli } from './support/cli.ts';
 import { REPO_ROOT } from './support/claude-home.ts';
+import { privateHost } from './support/hosted-agent.ts';
 import { until } from './support/until.ts';
 
 const OC = join(REPO_ROOT, 'fixtures', 'opencode');
@@ -276,15 +277,7 @@ function keysIn(log: string): string[] {
 }
 
 test('answer --yes NAME 2 on the real capture: Down, Enter; the second question: Enter', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'aw-ocq-'));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    AGENTWATCH_DIR: join(dir, 'sock'),
-    XDG_CONFIG_HOME: join(dir, 'config'),
-  };
-  mkdirSync(env.AGENTWATCH_DIR!, { mode: 0o700 });
-  delete env.AGENTWATCH_SESSION;
-  const host = createHost({ intervalMs: 100 }, env, { update: false });
+  const { dir, env, host, close } = privateHost('aw-ocq-');
   try {
     const script = join(dir, 'play.cjs');
     writeFileSync(script, PLAY);
@@ -327,8 +320,7 @@ test('answer --yes NAME 2 on the real capture: Down, Enter; the second question:
     assert.equal(keysIn(log), ['1b5b42', '0d', '0d'], 'then Enter alone');
     assert.ok(readFileSync(log, 'utf8').includes('C\n'), 'the dialog left');
   } finally {
-    await host.close();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 });
 

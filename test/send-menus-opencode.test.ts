@@ -9,15 +9,15 @@
  * OPENCODE_BIN=/tmp/oc/node_modules/opencode-linux-x64/bin/opencode), else it is skipped with a
  * printed reason; test/opencode-menus.test.ts checks the captured screens without it.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { UserError } from '../src/errors.ts';
-import { createHost } from '../src/runtime/default-host.ts';
 import { GUARD_EXIT } from '../src/runtime/typing-guard.ts';
+import { writeOpencodeHome } from './support/agent-homes.ts';
 import { startFakeOpenAI } from './support/fake-openai.ts';
+import { privateHost } from './support/hosted-agent.ts';
 import { until } from './support/until.ts';
 
 const BIN = process.env.OPENCODE_BIN ?? '';
@@ -28,38 +28,13 @@ if (!BIN || !existsSync(BIN)) {
 } else {
   test("send refuses while opencode's command palette is open; after Esc, send submits", async () => {
     const server = await startFakeOpenAI();
-    const dir = mkdtempSync(join(tmpdir(), 'aw-send-menus-oc-'));
+    const { dir, host, close } = privateHost('aw-send-menus-oc-');
     const home = join(dir, 'home');
     const proj = join(dir, 'proj');
-    mkdirSync(join(home, '.config', 'opencode'), { recursive: true });
     mkdirSync(proj);
     // opencode (a bun binary) unpacks native libraries into TMPDIR: ours, removed with it
     mkdirSync(join(dir, 'tmp'));
-    writeFileSync(join(home, 'models.json'), '{}');
-    writeFileSync(
-      join(home, '.config', 'opencode', 'opencode.json'),
-      JSON.stringify({
-        model: 'fake/fake-model',
-        autoupdate: false,
-        share: 'disabled',
-        provider: {
-          fake: {
-            npm: '@ai-sdk/openai-compatible',
-            name: 'Fake local',
-            options: { baseURL: `${server.url}/v1`, apiKey: 'fake' },
-            models: { 'fake-model': { name: 'Fake Model', tool_call: true } },
-          },
-        },
-      }),
-    );
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      AGENTWATCH_DIR: join(dir, 'sock'),
-      XDG_CONFIG_HOME: join(dir, 'config'),
-    };
-    mkdirSync(env.AGENTWATCH_DIR!, { mode: 0o700 });
-    delete env.AGENTWATCH_SESSION;
-    const host = createHost({ intervalMs: 100 }, env, { update: false });
+    writeOpencodeHome(home, server.url);
     try {
       const s = await host.start({
         command: BIN,
@@ -122,9 +97,8 @@ if (!BIN || !existsSync(BIN)) {
         throw new Error(`${e.message}\n${why()}`);
       });
     } finally {
-      await host.close();
+      await close();
       await server.close();
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 }

@@ -110,7 +110,7 @@ export function goesAsPaste(text: string): boolean {
 export function sendBytes(text: string, bracketedPaste: boolean): Uint8Array {
   checkSendText(text);
   if (!/[\n\t]/.test(text)) {
-    const paste = bracketedPaste && text.length > PASTE_OVER_CHARS;
+    const paste = bracketedPaste && goesAsPaste(text); // a long line
     return Buffer.from(paste ? PASTE_START + text + PASTE_END : text);
   }
   if (!bracketedPaste) {

@@ -208,3 +208,38 @@ export function makeGeminiHome(options: AgentHomeOptions): AgentHome {
   applyEnv(h.env, options.env);
   return h;
 }
+
+/**
+ * Writes the files opencode-ai 1.18.33 reads in `home` (made by the caller): an empty
+ * `models.json` (no models.dev download) and `~/.config/opencode/opencode.json` with one
+ * provider, `fake` (`@ai-sdk/openai-compatible`) at `baseUrl` + `/v1` (a fake Chat Completions
+ * server on 127.0.0.1), its model `fake/fake-model`, no autoupdate or sharing, and bash and
+ * edit asking permission.
+ * @throws if the files cannot be written.
+ */
+export function writeOpencodeHome(home: string, baseUrl: string): void {
+  mkdirSync(join(home, '.config', 'opencode'), { recursive: true });
+  writeFileSync(join(home, 'models.json'), '{}');
+  writeFileSync(
+    join(home, '.config', 'opencode', 'opencode.json'),
+    JSON.stringify(
+      {
+        $schema: 'https://opencode.ai/config.json',
+        model: 'fake/fake-model',
+        autoupdate: false,
+        share: 'disabled',
+        permission: { bash: 'ask', edit: 'ask' },
+        provider: {
+          fake: {
+            npm: '@ai-sdk/openai-compatible',
+            name: 'Fake local',
+            options: { baseURL: `${baseUrl}/v1`, apiKey: 'fake' },
+            models: { 'fake-model': { name: 'Fake Model', tool_call: true } },
+          },
+        },
+      },
+      null,
+      1,
+    ),
+  );
+}

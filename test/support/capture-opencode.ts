@@ -22,6 +22,7 @@ import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Terminal } from '../../src/vt/terminal.ts';
+import { writeOpencodeHome } from './agent-homes.ts';
 import { startFakeOpenAI } from './fake-openai.ts';
 import { sleep } from './until.ts';
 
@@ -40,29 +41,7 @@ async function main(args: string[]): Promise<void> {
   try {
     execFileSync('git', ['init', '-q'], { cwd: proj });
   } catch { /* already one */ }
-  writeFileSync(join(home, 'models.json'), '{}');
-  writeFileSync(
-    join(home, '.config', 'opencode', 'opencode.json'),
-    JSON.stringify(
-      {
-        $schema: 'https://opencode.ai/config.json',
-        model: 'fake/fake-model',
-        autoupdate: false,
-        share: 'disabled',
-        permission: { bash: 'ask', edit: 'ask' },
-        provider: {
-          fake: {
-            npm: '@ai-sdk/openai-compatible',
-            name: 'Fake local',
-            options: { baseURL: `${server.url}/v1`, apiKey: 'fake' },
-            models: { 'fake-model': { name: 'Fake Model', tool_call: true } },
-          },
-        },
-      },
-      null,
-      1,
-    ),
-  );
+  writeOpencodeHome(home, server.url);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
