@@ -248,4 +248,43 @@ test('bracketed paste (DECSET 2004) is tracked: set, reset, and cleared by RIS',
   assert.is(t.bracketedPaste, false, 'a full reset clears it');
 });
 
+/** The visible rows flagged changed, as their indices. */
+function changed(t: Terminal): number[] {
+  return [...t.changedRows.keys()].filter((y) => t.changedRows[y] === 1);
+}
+
+test('changed rows: what a frame touched since the last markSeen, and the title apart', () => {
+  const t = new Terminal(6, 20);
+  assert.equal(changed(t), [0, 1, 2, 3, 4, 5], 'a new screen: every row');
+  t.markSeen();
+  assert.is(t.changedRowCount, 0);
+  step(t, '\x1b[3;1H\x1b[2K✻ Working… (1s)\x1b[6;1H'); // a spinner frame, the cursor moved
+  assert.equal(changed(t), [2]);
+  assert.is(t.changedRowCount, 1);
+  assert.is(t.titleChanged, false);
+  step(t, '\x1b]0;✳ Claude Code\x07');
+  assert.ok(t.titleChanged);
+  assert.is(t.otherOscChanged, false, 'the title is no other OSC');
+  step(t, '\x1b]7501;state=working\x07');
+  assert.ok(t.otherOscChanged);
+  t.markSeen();
+  assert.equal([changed(t), t.titleChanged, t.otherOscChanged], [[], false, false]);
+  step(t, '\x1b[4;1H\x1b[K'); // erasing a row that reads '' changes nothing
+  assert.equal(changed(t), []);
+  step(t, '\x1b[2;5r\x1b[5;1H\n'); // a scroll in rows 2..5: each of them moved
+  assert.equal(changed(t), [1, 2, 3, 4]);
+  t.markSeen();
+  step(t, 'é\u0301'); // a combining mark joins the cell: its row
+  assert.equal(changed(t), [4]);
+  t.markSeen();
+  step(t, '\x1b[?1049h'); // the alternate screen: every row
+  assert.equal(changed(t).length, 6);
+  t.markSeen();
+  step(t, '\x1b[?1049l');
+  assert.equal(changed(t).length, 6, 'back to the normal screen: every row');
+  t.markSeen();
+  t.resize(8, 20);
+  assert.equal(changed(t).length, 8, 'a resize: every row');
+});
+
 test.run();

@@ -34,6 +34,12 @@ export interface SweptSession {
     snapshot(): ScreenSnapshot;
     /** Inside a synchronized update (DEC mode 2026): part of a frame ({@link Terminal}). */
     readonly synchronizedUpdate?: boolean;
+    /** What changed since `markSeen` ({@link Terminal.changedRows} and the others below). */
+    readonly changedRows?: Uint8Array;
+    readonly changedRowCount?: number;
+    readonly titleChanged?: boolean;
+    readonly otherOscChanged?: boolean;
+    markSeen?(): void;
   };
   inputsVersion: number;
   readonly exit: ExitInfo | null;
@@ -77,6 +83,28 @@ export const SYNC_HOLD_MS = 500;
  */
 export const RESIZE_HOLD_MS = 1000;
 
+/**
+ * How many evaluations in a row must have seen the same one row change (and the title, or
+ * not) while the agent works before that change is taken for its spinner
+ * ({@link ScreenPane.onlySpinnerChanged}).
+ */
+export const SPINNER_STREAK = 2;
+
+/**
+ * What changed on a screen since its last look, as one number: 0 nothing visible (the cursor,
+ * a mode), 1 the title only, `2 + 2 * row + (title changed ? 1 : 0)` one visible row (and
+ * maybe the title), -1 more than that (several rows, a scroll, another OSC payload) or unknown
+ * (a source that does not tell).
+ */
+function changeKey(t: SweptSession['terminal']): number {
+  if (t.changedRows === undefined || t.otherOscChanged !== false) return -1;
+  const n = t.changedRowCount;
+  const title = t.titleChanged ? 1 : 0;
+  if (n === 0) return title;
+  if (n !== 1) return -1;
+  return 2 + 2 * t.changedRows.indexOf(1) + title;
+}
+
 /** A source followed by its screen, with its state and agent. */
 export class ScreenPane<S extends SweptSession = SweptSession> {
   record: StateRecord;
@@ -96,6 +124,14 @@ export class ScreenPane<S extends SweptSession = SweptSession> {
   evaluator?: Evaluator;
   /** The last foreground read and the manifests it was matched against (to skip a rematch). */
   lastRead?: { fg: ForegroundRead; manifests: ReadonlyMap<string, Manifest> };
+  /**
+   * The change ({@link changeKey}) that each of the last {@link SPINNER_STREAK} evaluations
+   * saw while the agent worked, taken for its spinner; -1 when there is none.
+   */
+  spinnerChange = -1;
+  /** The last non-zero change an evaluation saw, and how many evaluations in a row saw it. */
+  #lastChange = -1;
+  #streak = 0;
   /** The manifests Map seen at the last refresh, to notice a reload. */
   #seen?: ReadonlyMap<string, Manifest>;
   /** Since when the screen has been seen inside a synchronized update, ms (undefined: not). */
@@ -213,6 +249,21 @@ export class ScreenPane<S extends SweptSession = SweptSession> {
     return s.terminal.version === s.resizedVersion;
   }
 
+  /**
+   * True when, since its last evaluation, the screen changed only where a working agent's
+   * spinner changed before each of its last {@link SPINNER_STREAK} evaluations (one row, and
+   * the title if the spinner's change held it) or not visibly at all: the sweep may look later
+   * than at a change elsewhere. A prompt drawn changes other rows (a dialog, a scroll).
+   */
+  onlySpinnerChanged(): boolean {
+    const spin = this.spinnerChange;
+    if (spin < 1) return false;
+    const now = changeKey(this.session.terminal);
+    if (now === 0 || now === spin) return true;
+    if (now === 1) return (spin & 1) === 1;
+    return now > 1 && (now | 1) === (spin | 1) && (now & 1) <= (spin & 1);
+  }
+
   /** Evaluates when {@link due}. */
   evaluateIfDue(): void {
     if (this.due()) this.classifyNow();
@@ -235,6 +286,8 @@ export class ScreenPane<S extends SweptSession = SweptSession> {
     if (this.#resizeHeld(now) && this.evaluations > 0) return this.record;
     if (s.terminal.version !== this.screenVersion) this.screenChangedAt = now;
     this.screenVersion = s.terminal.version;
+    const change = changeKey(s.terminal);
+    s.terminal.markSeen?.();
     this.inputsVersion = s.inputsVersion;
     const manifest = this.match.manifest;
     const evaluation = manifest
@@ -255,6 +308,17 @@ export class ScreenPane<S extends SweptSession = SweptSession> {
       screenChangedAt: this.screenChangedAt,
       blank: prev.drawnSeen ? undefined : s.terminal.snapshot().rows.every((r) => r === ''),
     });
+    if (change !== 0) {
+      this.#streak = change > 0 && change === this.#lastChange
+        ? this.#streak + 1
+        : change > 0
+        ? 1
+        : 0;
+      this.#lastChange = change;
+    }
+    this.spinnerChange = this.record.state === 'working' && this.#streak >= SPINNER_STREAK
+      ? this.#lastChange
+      : -1;
     this.lastEvalAt = now;
     this.evaluations++;
     const ms = performance.now() - t0;

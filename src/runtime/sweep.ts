@@ -8,7 +8,10 @@
  * also evaluated soon after its output, at most once every {@link ADAPTIVE_MIN_MS}; one timer
  * serves every such look at the end of its {@link ADAPTIVE_SLOT_MS} slot (a look already due
  * waits for the end of the current slot), so a thousand spinning panes share at most 40
- * wake-ups a second, and a wake-up touches only the panes due in it. A session waiting for a
+ * wake-ups a second, and a wake-up touches only the panes due in it. A working session whose
+ * screen changes only where its spinner turns (the same one row, and the title, at each of its
+ * last looks: {@link ScreenPane.onlySpinnerChanged}) is looked at every {@link SPINNER_LOOK_MS}
+ * instead; any other change is looked at as above. A session waiting for a
  * working -> idle confirmation stays due until it is confirmed or dropped.
  */
 import { IDLE_CONFIRM_MS, type StateRecord } from './signals.ts';
@@ -22,6 +25,13 @@ export type { ForegroundRead } from './signals.ts';
 export const DEFAULT_INTERVAL_MS = 700;
 /** In adaptive mode, the shortest time between two evaluations of one session, ms. */
 export const ADAPTIVE_MIN_MS = 100;
+/**
+ * In adaptive mode, the shortest time between two evaluations of a working session whose
+ * screen changed only where its spinner did ({@link ScreenPane.onlySpinnerChanged}), ms: a
+ * spinner's frame (10 Hz) is not news; a change anywhere else is looked at after
+ * {@link ADAPTIVE_MIN_MS} as always.
+ */
+export const SPINNER_LOOK_MS = 300;
 /**
  * In adaptive mode, the slot adaptive looks are served in, ms: a look due at time T runs at
  * the end of T's slot (T rounded up to a multiple of this; a T already past, at the end of
@@ -138,7 +148,13 @@ export class Sweep<S extends SweptSession = Session> {
       pane.onClassified((prev, ms) => this.#classified(pane, prev, ms)),
       pane.session.onExit(() => pane.classifyNow()),
     ];
-    if (this.adaptive) offs.push(pane.session.onOutput(() => this.#schedule(pane)));
+    if (this.adaptive) {
+      offs.push(
+        pane.session.onOutput(() =>
+          this.#schedule(pane, pane.onlySpinnerChanged() ? SPINNER_LOOK_MS : ADAPTIVE_MIN_MS)
+        ),
+      );
+    }
     this.#offs.set(pane, () => offs.forEach((off) => off()));
     return pane;
   }

@@ -2,7 +2,7 @@
  * One screen buffer (the normal or the alternate screen) in typed arrays, with the cell and
  * row primitives the screen's handlers are built from. No scrollback: only visible rows.
  *
- * Memory layout (a 32x120 grid: 15,360 + 3,840 + 64 + 32 + 122 = 19,418 bytes):
+ * Memory layout (a 32x120 grid: 15,360 + 3,840 + 64 + 32 + 32 + 122 = 19,450 bytes):
  *
  *   cells   Uint32Array(rows * cols)   one word per cell, physical row-major:
  *           | 31..24 unused | 23..22 width | 21 combined | 20..0 code point |
@@ -29,6 +29,9 @@
  *           {@link Grid.touch}); '' as soon as a row is cleared, and erasing in a row that
  *           reads '' keeps it (programs that redraw erase many blank rows); scrolling rotates
  *           `rowMap`, so cached texts move with it.
+ *   changed Uint8Array(rows)    per VISIBLE row: 1 when its text or wrap flag may have changed
+ *           or it moved (scrolled) since {@link Grid.markRowsSeen}; `changedCount` of them set.
+ *           Lets a reader learn which rows a frame touched without comparing texts.
  *
  * The cell word, the wide-character fix-ups and the text rules follow xterm.js 6.0.0
  * `src/common/buffer/BufferLine.ts` (MIT), the reference the tests compare against.
@@ -78,6 +81,10 @@ export class Grid {
   readonly combined: Map<number, string> = new Map();
   /** Per physical row: its text as last built, undefined when a cell changed since. */
   readonly texts: (string | undefined)[];
+  /** Per visible row: 1 when it may have changed since {@link markRowsSeen} (all 1 when new). */
+  readonly changed: Uint8Array;
+  /** How many rows of {@link changed} are set. */
+  changedCount: number;
   /** Cursor column, 0..cols+1: `cols` means a wrap is pending (deferred autowrap). */
   x = 0;
   /** Cursor row, 0..rows-1. */
@@ -103,6 +110,8 @@ export class Grid {
     for (let y = 0; y < rows; y++) this.rowMap[y] = y;
     this.wrapped = new Uint8Array(rows);
     this.texts = new Array<string | undefined>(rows).fill(undefined);
+    this.changed = new Uint8Array(rows).fill(1);
+    this.changedCount = rows;
     this.tabs = new Uint8Array(cols + 2);
     this.scrollBottom = rows - 1;
     this.resetTabs();
@@ -119,6 +128,33 @@ export class Grid {
    */
   touch(y: number): void {
     this.texts[this.rowMap[y]] = undefined;
+    if (this.changed[y] === 0) this.flag(y);
+  }
+
+  /** {@link touch} by physical row `p` (a cell index / cols): combining marks. */
+  touchPhysical(p: number): void {
+    this.texts[p] = undefined;
+    const y = this.rowMap.indexOf(p);
+    if (y >= 0 && this.changed[y] === 0) this.flag(y);
+  }
+
+  /** Sets visible row `y`'s {@link changed} flag (it was clear). */
+  private flag(y: number): void {
+    this.changed[y] = 1;
+    this.changedCount++;
+  }
+
+  /** Flags every visible row changed (a buffer switch, a full clear). */
+  markAllChanged(): void {
+    this.changed.fill(1);
+    this.changedCount = this.rows;
+  }
+
+  /** Clears every row's {@link changed} flag: what a reader has seen. */
+  markRowsSeen(): void {
+    if (this.changedCount === 0) return;
+    this.changed.fill(0);
+    this.changedCount = 0;
   }
 
   /** True when visible row `y` continues row y-1 (xterm `isWrapped`). */
@@ -127,7 +163,11 @@ export class Grid {
   }
 
   setWrapped(y: number, on: boolean): void {
-    this.wrapped[this.rowMap[y]] = on ? 1 : 0;
+    const p = this.rowMap[y];
+    const v = on ? 1 : 0;
+    if (this.wrapped[p] === v) return;
+    this.wrapped[p] = v;
+    if (this.changed[y] === 0) this.flag(y);
   }
 
   /** Default tab stops: columns 0, 8, 16, ... (xterm `setupTabStops`). */
@@ -143,6 +183,7 @@ export class Grid {
     this.wrapped.fill(0);
     this.combined.clear();
     this.texts.fill(''); // a blank row reads ''
+    this.markAllChanged();
   }
 
   /** Blanks visible row `y` and sets its wrap flag to `wrapped`. */
@@ -153,6 +194,7 @@ export class Grid {
     this.bg.fill(0, start, start + this.cols);
     this.wrapped[p] = wrapped ? 1 : 0;
     this.texts[p] = ''; // a blank row reads ''
+    if (this.changed[y] === 0) this.flag(y);
     if (this.combined.size > 0) this.dropCombined(start, start + this.cols);
   }
 
@@ -168,7 +210,10 @@ export class Grid {
   rotateUp(top: number, bottom: number, wrapped = false): void {
     const map = this.rowMap;
     const p = map[top];
-    for (let y = top; y < bottom; y++) map[y] = map[y + 1];
+    for (let y = top; y < bottom; y++) {
+      map[y] = map[y + 1];
+      if (this.changed[y] === 0) this.flag(y);
+    }
     map[bottom] = p;
     this.clearRow(bottom, wrapped);
   }
@@ -177,7 +222,10 @@ export class Grid {
   rotateDown(top: number, bottom: number): void {
     const map = this.rowMap;
     const p = map[bottom];
-    for (let y = bottom; y > top; y--) map[y] = map[y - 1];
+    for (let y = bottom; y > top; y--) {
+      map[y] = map[y - 1];
+      if (this.changed[y] === 0) this.flag(y);
+    }
     map[top] = p;
     this.clearRow(top);
   }
@@ -351,6 +399,6 @@ export class Grid {
   /** Bytes held in typed arrays (the memory layout above). */
   byteSize(): number {
     return this.cells.byteLength + this.bg.byteLength + this.rowMap.byteLength +
-      this.wrapped.byteLength + this.tabs.byteLength;
+      this.wrapped.byteLength + this.changed.byteLength + this.tabs.byteLength;
   }
 }

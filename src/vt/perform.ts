@@ -95,9 +95,13 @@ function utf8String(data: Uint8Array, from: number, to: number): string {
 
 /** Implements the parser's {@link Actions} on a {@link Screen}. */
 export class Perform implements Actions {
-  /** Window title (OSC 0 / OSC 2), '' until set. */
   /** Bumped whenever an entry of {@link osc} changes. */
   oscVersion = 0;
+  /** Bumped whenever the title (OSC 0 or 2) changes. */
+  titleVersion = 0;
+  /** Bumped whenever the payload of an OSC other than 0, 1, 2 (title, icon name) changes. */
+  otherOscVersion = 0;
+  /** Window title (OSC 0 / OSC 2), '' until set. */
   title = '';
   /** Latest payload per OSC number (without the number and ';'). */
   readonly osc: Map<number, string> = new Map();
@@ -714,6 +718,7 @@ export class Perform implements Actions {
       case 2:
         if (this.title !== payload) {
           this.title = payload;
+          this.titleVersion++;
           this.screen.version++;
         }
         break;
@@ -769,6 +774,7 @@ export class Perform implements Actions {
     }
     map.set(id, payload);
     this.oscVersion++;
+    if (id !== 0 && id !== 1 && id !== 2) this.otherOscVersion++;
     this.screen.version++;
   }
 

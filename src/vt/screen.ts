@@ -301,7 +301,7 @@ export class Screen {
     }
     if (width) c = (c & ~(3 << WIDTH_SHIFT)) | (width << WIDTH_SHIFT);
     g.cells[i] = c >>> 0;
-    g.texts[Math.floor(i / g.cols)] = undefined;
+    g.touchPhysical(Math.floor(i / g.cols));
   }
 
   /**
@@ -787,6 +787,7 @@ export class Screen {
     alt.x = this.normal.x;
     alt.y = this.normal.y;
     this.g = alt;
+    alt.markAllChanged();
     this.version++;
   }
 
@@ -796,6 +797,7 @@ export class Screen {
     this.normal.x = this.g.x;
     this.normal.y = this.g.y;
     this.g = this.normal;
+    this.normal.markAllChanged();
     this.version++;
   }
 

@@ -202,6 +202,41 @@ export class Terminal {
     return this.perform.syncOutput;
   }
 
+  #titleSeen = 0;
+  #otherOscSeen = 0;
+
+  /**
+   * The visible rows that may have changed since {@link markSeen}: one byte per visible row,
+   * 1 when its text or wrap flag may have changed or it moved (a scroll, an inserted or
+   * deleted line); every row after a resize, a buffer switch or a reset. A live view: read it
+   * at once, it is replaced on resize.
+   */
+  get changedRows(): Uint8Array {
+    return this.screen.g.changed;
+  }
+
+  /** How many of {@link changedRows} are set. */
+  get changedRowCount(): number {
+    return this.screen.g.changedCount;
+  }
+
+  /** True when the title (OSC 0 or 2) changed since {@link markSeen}. */
+  get titleChanged(): boolean {
+    return this.perform.titleVersion !== this.#titleSeen;
+  }
+
+  /** True when an OSC payload other than the title's changed since {@link markSeen}. */
+  get otherOscChanged(): boolean {
+    return this.perform.otherOscVersion !== this.#otherOscSeen;
+  }
+
+  /** Clears {@link changedRows}, {@link titleChanged} and {@link otherOscChanged}: what a reader has seen. */
+  markSeen(): void {
+    this.screen.g.markRowsSeen();
+    this.#titleSeen = this.perform.titleVersion;
+    this.#otherOscSeen = this.perform.otherOscVersion;
+  }
+
   /** Bytes of typed arrays held by this terminal (grids, parser buffers). */
   byteSize(): number {
     return this.screen.byteSize() + this.parser.byteSize();
