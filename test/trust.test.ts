@@ -50,6 +50,8 @@ import * as pty from 'node-pty';
 import { UserError } from '../src/errors.ts';
 import { agentwatchArgv, cli } from './support/cli.ts';
 import { fakeInfo, fakeSession } from './support/fake-session.ts';
+import { Notifier } from '../src/runtime/notify.ts';
+import { shellQuote } from '../src/runtime/integrations/claude-code.ts';
 import { until } from './support/until.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -183,6 +185,48 @@ test('1: answer from a child of a session that cleared its environment is refuse
     assert.match(said, /rc=3/, said);
     assert.match(said, /runs inside an agentwatch session/, said);
     assert.is(w.classifyNow().state, 'blocked', 'still waiting for the person');
+    await personAnswers(env, log);
+  } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("1: a notify command (a session's --notify-cmd an agent's tool may have written) cannot answer, with a terminal of its own, nor after it ended", async () => {
+  // tester9: a tool ran `run --detach --notify-cmd "script -qc 'env -u AGENTWATCH_SESSION -u
+  // AGENTWATCH_SOCKET agentwatch answer --yes claude 1' /dev/null" -- ...`: the host ran the
+  // command outside every session's process tree, `script` gave it a terminal, and the answer
+  // approved the agent's next prompt. Twice: the command itself, then one that leaves a child
+  // behind and exits at once (the child is re-parented, out of the host's tree).
+  const dir = mkdtempSync(join(tmpdir(), 'aw-trust1n-'));
+  const env = personEnv(dir);
+  const host = createHost({ intervalMs: 100 }, env);
+  try {
+    const { w, log } = await heldDialog(host, dir);
+    for (
+      const [k, wrap] of [[1, (c: string) => c], [2, (c: string) => `(${c}) & exit 0`]] as const
+    ) {
+      const out = join(dir, `notify${k}.out`);
+      const script = `script -qc ${
+        shellQuote(toolAnswer(out, `AGENTWATCH_DIR='${dir}' `))
+      } /dev/null`;
+      const notifier = new Notifier({ command: wrap(script), desktop: false, env });
+      const info = fakeInfo('sim1', join(dir, 'sim1.sock'), { state: 'blocked' });
+      await notifier.deliver({
+        kind: 'blocked',
+        title: 'sim1 (claude) needs you',
+        body: '',
+        question: '',
+        action: '',
+        options: [],
+        content: false,
+        info,
+      }, true);
+      const said = await toolSaid(out);
+      assert.match(said, /rc=3/, `${k}: ${said}`);
+      assert.match(said, /was started by an agentwatch notify command/, `${k}: ${said}`);
+      assert.is(w.classifyNow().state, 'blocked', `${k}: still waiting for the person`);
+    }
     await personAnswers(env, log);
   } finally {
     await host.close();
@@ -457,7 +501,7 @@ test('1: a host registry folder that is not private, or is a symlink, is refused
   const dir = mkdtempSync(join(tmpdir(), 'aw-reg-'));
   try {
     const reg = join(dir, 'registry');
-    assert.equal(registeredSessions(reg), { agents: [], ttys: [] }, 'absent: no sessions');
+    assert.equal(registeredSessions(reg), { agents: [], ttys: [], notifiers: [] }, 'absent');
     mkdirSync(reg, { mode: 0o755 });
     chmodSync(reg, 0o755);
     assert.throws(() => registeredSessions(reg), /host registry has mode 0755/);
@@ -468,9 +512,23 @@ test('1: a host registry folder that is not private, or is a symlink, is refused
     writeFileSync(join(reg, '1.json'), '{"start":"-1","agents":[2],"ttys":["/dev/pts/2"]}');
     writeFileSync(
       join(reg, `${process.pid}.json`),
-      JSON.stringify({ start, agents: [7], ttys: ['/dev/pts/9'] }),
+      JSON.stringify({
+        start,
+        agents: [7],
+        ttys: ['/dev/pts/9'],
+        // a live notify command; one that ended (its session id lives on in its children);
+        // a pid given anew to a process started at another time: not a notify command's
+        notifiers: [{ pid: process.pid, start }, { pid: 999999998, start: '5' }, {
+          pid: process.pid,
+          start: '-5',
+        }],
+      }),
     );
-    assert.equal(registeredSessions(reg), { agents: [7], ttys: ['/dev/pts/9'] });
+    assert.equal(registeredSessions(reg), {
+      agents: [7],
+      ttys: ['/dev/pts/9'],
+      notifiers: [process.pid, 999999998],
+    });
     assert.equal(readdirSync(reg), [`${process.pid}.json`], 'stale (dead, reused pid) removed');
     const link = join(dir, 'link');
     symlinkSync(reg, link);

@@ -148,7 +148,11 @@ async function peerRefusalNow(
   }
   for (const p of registered.agents) agents.add(p);
   ttys.push(...registered.ttys);
-  return refusal(connectionPeer(socket), { agents, ttys });
+  return refusal(connectionPeer(socket), {
+    agents,
+    ttys,
+    notifiers: new Set(registered.notifiers),
+  });
 }
 
 /** One handler per op. */

@@ -30,6 +30,38 @@ export interface RegisteredSessions {
   ttys: string[];
 }
 
+/**
+ * What {@link registeredSessions} reads: every host's sessions, and the pids of the notify
+ * commands the hosts started (each leads its own session and process group, so these pids
+ * are also the session ids its descendants carry: {@link registerNotifier}).
+ */
+export interface Registered extends RegisteredSessions {
+  notifiers: number[];
+}
+
+/** The most notify commands one process keeps registered (the latest). */
+const MAX_NOTIFIERS = 256;
+
+/** Notify commands this process started: pid and start time ({@link startOf}). */
+const notifiers: { pid: number; start: string }[] = [];
+
+/**
+ * Registers `pid`, a notify command this process just started in a session of its own
+ * (`spawn` with `detached`), and rewrites this process's file: `answer` and `attach` then
+ * refuse it and every process of its session or process group ({@link Registered}), in every
+ * host, for as long as this process lives. A notify command runs what a session's
+ * `--notify-cmd` says, and a session can be started by an agent's tool (tester9: a tool
+ * started `run --detach --notify-cmd '... agentwatch answer --yes ...'` and approved its
+ * agent's next prompt). Keeps the latest {@link MAX_NOTIFIERS}. Never throws.
+ */
+export function registerNotifier(pid: number): void {
+  const start = startOf(pid);
+  if (start === undefined) return; // gone already; its children carry its session id still
+  notifiers.push({ pid, start });
+  if (notifiers.length > MAX_NOTIFIERS) notifiers.splice(0, notifiers.length - MAX_NOTIFIERS);
+  write();
+}
+
 /** Largest registry file read, bytes (a host with thousands of sessions stays far below). */
 const MAX_FILE = 1 << 20;
 
@@ -103,7 +135,11 @@ export function unregisterHost(host: object): void {
 }
 
 function write(): void {
-  const all: RegisteredSessions = { agents: [], ttys: [] };
+  const all: RegisteredSessions & { notifiers: typeof notifiers } = {
+    agents: [],
+    ttys: [],
+    notifiers,
+  };
   for (const s of hosts.values()) {
     all.agents.push(...s.agents);
     all.ttys.push(...s.ttys);
@@ -153,13 +189,13 @@ function startOf(pid: number): string | undefined {
 }
 
 /**
- * Every live host's registered sessions: files `PID.json` of the registry folder that are
+ * Every live host's registered sessions and notify commands: files `PID.json` of the registry folder that are
  * regular files owned by us, whose process is alive and started when the file says; others
  * (foreign, malformed, over {@link MAX_FILE} bytes) are ignored, stale ones also removed. An absent folder is no sessions.
  * @throws UserError when the folder fails {@link checkRegistryDir} or cannot be listed.
  */
-export function registeredSessions(dir = REGISTRY_DIR): RegisteredSessions {
-  const out: RegisteredSessions = { agents: [], ttys: [] };
+export function registeredSessions(dir = REGISTRY_DIR): Registered {
+  const out: Registered = { agents: [], ttys: [], notifiers: [] };
   if (!checkRegistryDir(dir)) return out;
   let names: string[];
   try {
@@ -191,6 +227,17 @@ export function registeredSessions(dir = REGISTRY_DIR): RegisteredSessions {
       }
       for (const t of Array.isArray(data.ttys) ? data.ttys : []) {
         if (typeof t === 'string' && t.startsWith('/dev/')) out.ttys.push(t);
+      }
+      // A notify command that ended leaves its session id to its descendants (Linux gives no
+      // new process a pid still in use as a session or group id); a live process of that pid
+      // started at another time means the number was given anew: not a notify command's.
+      const listed = (data as { notifiers?: unknown }).notifiers;
+      for (const n of Array.isArray(listed) ? listed : []) {
+        const { pid, start: began } = (n ?? {}) as { pid?: unknown; start?: unknown };
+        if (!Number.isInteger(pid) || (pid as number) <= 1) continue;
+        const now = startOf(pid as number);
+        if (now !== undefined && now !== '' && now !== began) continue;
+        out.notifiers.push(pid as number);
       }
     } catch {
       // removed meanwhile, or malformed: ignored

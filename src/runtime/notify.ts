@@ -12,6 +12,7 @@
  * - `push`: `--notify-url` (see push.ts).
  */
 import { spawn } from 'node:child_process';
+import { registerNotifier } from './host-registry.ts';
 import { existsSync } from 'node:fs';
 import type { SessionInfo } from './protocol.ts';
 import { type GateOptions, type Notice, NotifyGate } from './notify-gate.ts';
@@ -114,7 +115,9 @@ export const NOTIFIER_TIMEOUT_MS = 10_000;
 
 /**
  * Runs a notifier; resolves with null when it exited 0, or why it failed (spawn error, exit
- * code with the first line of its stderr, timeout). Never rejects.
+ * code with the first line of its stderr, timeout: then its process group is killed). It runs
+ * in a session of its own, registered ({@link registerNotifier}): neither it nor anything it
+ * starts may answer a prompt or attach. Never rejects.
  */
 export function runNotifier(
   cmd: string,
@@ -131,13 +134,21 @@ export function runNotifier(
       resolve(why);
     };
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      // its whole process group: it leads one (detached)
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
       finish(`${cmd} did not finish within ${NOTIFIER_TIMEOUT_MS / 1000} s`);
     }, NOTIFIER_TIMEOUT_MS);
     timer.unref?.();
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], env });
+      // In a session of its own (setsid), registered at once: what it starts, even after it
+      // ended, carries its session id, and `answer` and `attach` refuse that (host-registry.ts)
+      child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], env, detached: true });
+      if (child.pid) registerNotifier(child.pid);
     } catch (e) {
       finish(`${cmd} could not start: ${(e as Error).message}`);
       return;

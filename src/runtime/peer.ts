@@ -159,6 +159,11 @@ export interface SessionFacts {
   agents: ReadonlySet<number>;
   /** The slave paths of the sessions' PTYs (`/dev/pts/5`). */
   ttys?: Iterable<string>;
+  /**
+   * The pids of the notify commands hosts started, each the leader of its own session and
+   * process group (host-registry.ts `registerNotifier`).
+   */
+  notifiers?: ReadonlySet<number>;
 }
 
 const ELSEWHERE = 'answer from your own terminal outside any session, or on the board';
@@ -172,7 +177,10 @@ const ELSEWHERE = 'answer from your own terminal outside any session, or on the 
  *    its own process, which has one); a tool that detached itself (setsid, daemon) has none;
  * 4. neither it nor any ancestor has a session's PTY as its controlling terminal, or is in
  *    the process group or session of an agent (a PTY agent leads its session), so a process
- *    that double-forked out of the parent chain still is seen by its terminal.
+ *    that double-forked out of the parent chain still is seen by its terminal;
+ * 5. neither it nor any ancestor is, or is in the session or process group of, a notify
+ *    command a host started (`notifiers`): a session's `--notify-cmd` may have been written
+ *    by an agent's tool that started the session.
  * What this cannot see: a process that left the agent's session (setsid), was re-parented to
  * init and then opened a PTY of its own, or a daemon already running outside every session
  * (tmux server, ssh, systemd --user) that runs `answer` for it: to the kernel those look like a
@@ -180,9 +188,9 @@ const ELSEWHERE = 'answer from your own terminal outside any session, or on the 
  */
 export function answerRefusal(
   peer: Peer | null,
-  { agents, ttys = [] }: SessionFacts,
+  facts: SessionFacts,
 ): string | null {
-  return peerRefusal(peer, { agents, ttys }, 'answer');
+  return peerRefusal(peer, facts, 'answer');
 }
 
 /**
@@ -201,7 +209,7 @@ export function attachRefusal(peer: Peer | null, facts: SessionFacts): string | 
 /** {@link answerRefusal} (`answer`) or {@link attachRefusal} (`attach`). */
 function peerRefusal(
   peer: Peer | null,
-  { agents, ttys = [] }: SessionFacts,
+  { agents, ttys = [], notifiers = new Set() }: SessionFacts,
   op: 'answer' | 'attach',
 ): string | null {
   const never = op === 'answer'
@@ -220,6 +228,19 @@ function peerRefusal(
   if (agent !== undefined) {
     return `process ${peer.pid} runs inside an agentwatch session (its agent is process ${agent.pid}); ` +
       never;
+  }
+  // before the terminal checks: a notify command can give itself a terminal (`script`)
+  const notifier = chain.find((p) =>
+    notifiers.has(p.pid) || notifiers.has(p.sid) || notifiers.has(p.pgid)
+  );
+  if (notifier !== undefined) {
+    const leader = notifiers.has(notifier.pid)
+      ? notifier.pid
+      : notifiers.has(notifier.sid)
+      ? notifier.sid
+      : notifier.pgid;
+    return `process ${peer.pid} was started by an agentwatch notify command (process ${leader}), ` +
+      `which runs what a session's --notify-cmd says; ${never}`;
   }
   if (chain[0].tty === null) {
     return `process ${peer.pid} has no controlling terminal (as a process detached from a ` +
