@@ -46,7 +46,7 @@ test('reportFromHook over the recorded hooks of a real session: each event, in o
   assert.equal(got, [...round('Bash'), ...round('AskUserQuestion')]);
 });
 
-test('reportFromHook: ExitPlanMode blocks; elicitation_dialog blocks; other notifications idle', () => {
+test('reportFromHook: ExitPlanMode blocks; dialogs that wait for the person block; other notifications idle', () => {
   const pre = (p: unknown) => reportFromHook('PreToolUse', JSON.stringify(p));
   assert.equal(pre({ tool_name: 'ExitPlanMode' }), {
     ok: true,
@@ -65,7 +65,12 @@ test('reportFromHook: ExitPlanMode blocks; elicitation_dialog blocks; other noti
     state: 'blocked',
     source: 'notify elicitation_dialog',
   });
+  // tester9: auto mode's "can't check actions" dialog sent agent_needs_input and read idle
+  for (const type of ['agent_needs_input', 'worker_permission_prompt', 'permission_prompt']) {
+    assert.equal(note(type), { ok: true, state: 'blocked', source: `notify ${type}` });
+  }
   assert.equal(note('auth_success'), { ok: true, state: 'idle', source: 'notify auth_success' });
+  assert.equal(note('idle_prompt'), { ok: true, state: 'idle', source: 'notify idle_prompt' });
   assert.equal(note(7), { ok: true, state: 'idle', source: 'notify (none)' });
 });
 

@@ -67,6 +67,20 @@ export function launchArgs(
   return [...args];
 }
 
+/**
+ * Notification types that mean a dialog waits for the person (Claude Code 2.1.332's binary):
+ * `permission_prompt`; `elicitation_dialog` (an MCP server's question); `worker_permission_prompt`
+ * (a worker agent's permission); `agent_needs_input`, which every dialog of its registry that
+ * waits for a choice sends ("Auto mode can't check actions in this session", the classifier
+ * billing notice, a cloud session's question, a background agent that "needs your input").
+ */
+export const NEEDS_PERSON: ReadonlySet<string> = new Set([
+  'permission_prompt',
+  'elicitation_dialog',
+  'worker_permission_prompt',
+  'agent_needs_input',
+]);
+
 /** Tools whose PreToolUse means a menu waits for the person (Claude Code 2.1.332). */
 export const MENU_TOOLS: ReadonlySet<string> = new Set(['AskUserQuestion', 'ExitPlanMode']);
 
@@ -89,9 +103,9 @@ const MAX_TOOL_NAME = 40;
  * - PreToolUse -> blocked for a {@link MENU_TOOLS} tool (under `--dangerously-skip-permissions`
  *   no other hook announces those menus), else working, source `hook PreToolUse NAME`; the
  *   name is found even in a payload cut short (a large `tool_input`), malformed -> working;
- * - Notification: `notification_type` permission_prompt or elicitation_dialog -> blocked;
- *   idle_prompt and anything else -> idle (so the 60 s idle reminder is never taken for a
- *   permission request), source `notify TYPE`; a payload that is not a JSON object -> error.
+ * - Notification: a `notification_type` of {@link NEEDS_PERSON} -> blocked; idle_prompt and
+ *   anything else -> idle (so the 60 s idle reminder is never taken for a permission
+ *   request), source `notify TYPE`; a payload that is not a JSON object -> error.
  * Pure: no I/O, no clock.
  */
 export function reportFromHook(event: string, payload: string): HookReading | null {
@@ -144,8 +158,6 @@ function readNotification(payload: string): HookReading {
   }
   const type = (data as { notification_type?: unknown }).notification_type;
   const kind = typeof type === 'string' ? type : '(none)';
-  const state: RuleState = kind === 'permission_prompt' || kind === 'elicitation_dialog'
-    ? 'blocked'
-    : 'idle';
+  const state: RuleState = NEEDS_PERSON.has(kind) ? 'blocked' : 'idle';
   return { ok: true, state, source: `notify ${kind}` };
 }
