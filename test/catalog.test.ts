@@ -81,8 +81,9 @@ function serve(entries: Entry[], key: string | null = keys.privatePem, indexExtr
   };
   if (key) {
     const sig = signIndex(Buffer.from(index), key);
+    // what python's http.server, Apache and GitHub Pages send for .sig (mime-db; tester9)
     routes['/index.toml.sig'] = (_q, res) =>
-      res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(sig);
+      res.writeHead(200, { 'content-type': 'application/pgp-signature' }).end(sig);
   }
   return index;
 }

@@ -11,13 +11,19 @@ import { FileReadError, readBoundedBytes } from './read-bounded.ts';
 
 /** The default timeout of one fetch, ms. */
 export const FETCH_TIMEOUT_MS = 10_000;
-/** Content types a catalog file may have (static hosts serve TOML as any of these). */
+/**
+ * Content types a catalog file may have: static hosts serve TOML as any of the first four and
+ * the signature as `application/octet-stream` or, by its `.sig` extension, as
+ * `application/pgp-signature` (mime-db, which Python's http.server, Apache and GitHub Pages
+ * follow). Only a sanity check against error pages: the signature is what is trusted.
+ */
 const TYPES = [
   'text/plain',
   'application/toml',
   'text/toml',
   'text/x-toml',
   'application/octet-stream',
+  'application/pgp-signature',
 ];
 
 /** What a fetch gave. */
