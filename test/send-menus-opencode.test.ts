@@ -4,7 +4,8 @@
  * pane reads idle and, at 120 columns, the empty composer stays drawn under the palette): `send
  * "new session"` is refused (exit 3, "shows a menu"), nothing typed (a fresh tester: the text
  * went into the palette's search field and its Enter ran `New session`); after Esc, `send`
- * submits and the fake model's reply shows. opencode is no dependency of agentwatch: this runs
+ * submits and the fake model's reply shows; text of 3 lines, or a line sent as a paste, which
+ * opencode shows as `[Pasted ~N lines]`, is sent whole. opencode is no dependency of agentwatch: this runs
  * when OPENCODE_BIN names its platform binary (`npm i --prefix /tmp/oc opencode-ai@1.18.33`;
  * OPENCODE_BIN=/tmp/oc/node_modules/opencode-linux-x64/bin/opencode), else it is skipped with a
  * printed reason; test/opencode-menus.test.ts checks the captured screens without it.
@@ -96,6 +97,28 @@ if (!BIN || !existsSync(BIN)) {
       await until('the reply', () => /off-by-one/.test(screen()), 60_000).catch((e: Error) => {
         throw new Error(`${e.message}\n${why()}`);
       });
+      // 3 lines, then a line over 256 characters (sent as a paste): opencode shows each as
+      // `[Pasted ~N lines]`
+      // in the composer (tester9: send said "did not reach the input box", left a draft)
+      for (
+        const [k, text] of [
+          [1, 'first pasted-line-aa\nsecond pasted-line-bb\nthird pasted-line-cc'],
+          [2, `a long line ${'pasted-long-dd '.repeat(20)}end`],
+        ] as const
+      ) {
+        await composer();
+        const marks = text.match(/pasted-[a-z-]+/g)!;
+        await w.send(text, { enter: true, append: false }).catch((e: Error) => {
+          throw new Error(`send ${k}: ${e.message}\n${why()}`);
+        });
+        await until(`text ${k} at the model, whole`, () =>
+          server.log.some((e) => {
+            const body = JSON.stringify(e.body ?? '');
+            return marks.every((m) => body.includes(m));
+          }), 60_000).catch((e: Error) => {
+            throw new Error(`${e.message}\n${why()}`);
+          });
+      }
     } finally {
       await close();
       await server.close();
