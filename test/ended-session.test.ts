@@ -185,6 +185,31 @@ test('a run session that ends (kill, or its command exits) is kept as ended: wai
         await pty.close();
       }
     }
+    // The person's terminal closes: `run` gets SIGHUP (tester9: no ended record, 2/2). Twice.
+    for (const round of [1, 2]) {
+      const line = `hangup ${round} ready`;
+      const { pty, id } = await startRunSession(
+        'q3',
+        ['bash', '--norc', '-c', `echo '${line}'; exec sleep 600`],
+        env,
+        dir,
+      );
+      try {
+        await pty.waitForScreen(new RegExp(line), 30_000);
+        process.kill(pty.pid, 'SIGHUP');
+        await pty.exited;
+        const waited = await runCli(['wait', 'q3', '--until', 'exited', '--timeout', '5'], env);
+        assert.is(waited.code, 0, `hangup ${round}: ${waited.stderr}`);
+        const ls = await runCli(['ls'], env);
+        assert.match(
+          ls.stdout,
+          new RegExp(`^${id} +- +ended +\\S+ ago +ended by signal 1 · ${line}$`, 'm'),
+          ls.stdout,
+        );
+      } finally {
+        await pty.close();
+      }
+    }
     // Its command exits by itself: `run` returns its code, and the session is kept as ended.
     const { pty, id } = await startRunSession(
       'q2',
