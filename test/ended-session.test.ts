@@ -185,7 +185,8 @@ test('a run session that ends (kill, or its command exits) is kept as ended: wai
         await pty.close();
       }
     }
-    // The person's terminal closes: `run` gets SIGHUP (tester9: no ended record, 2/2). Twice.
+    // The person's terminal closes: `run` reads and writes EIO and gets SIGHUP (tester9: `run`
+    // crashed on a write to it and left no ended record, 2/2). Twice.
     for (const round of [1, 2]) {
       const line = `hangup ${round} ready`;
       const { pty, id } = await startRunSession(
@@ -196,7 +197,7 @@ test('a run session that ends (kill, or its command exits) is kept as ended: wai
       );
       try {
         await pty.waitForScreen(new RegExp(line), 30_000);
-        process.kill(pty.pid, 'SIGHUP');
+        pty.hangUp();
         await pty.exited;
         const waited = await runCli(['wait', 'q3', '--until', 'exited', '--timeout', '5'], env);
         assert.is(waited.code, 0, `hangup ${round}: ${waited.stderr}`);

@@ -96,6 +96,7 @@ export const runCommand: Command & {
     const stdin = process.stdin;
     const stdout = process.stdout;
     const tty = stdin.isTTY === true && stdout.isTTY === true;
+
     const session = await host.start({
       command,
       args,
@@ -148,19 +149,30 @@ export const runCommand: Command & {
         setRaw(stdin, false);
       }
     };
-    guardTerminal('run', io, { restore, crashed: () => session.kill('SIGHUP') });
-    for (const sig of ['SIGTERM', 'SIGHUP', 'SIGQUIT'] as const) {
-      process.on(sig, () => {
-        // Pass the signal on, restore the terminal, then close the host: an agent that ignores
-        // the signal is killed (with its process group) and the socket is removed; never an
-        // orphan left behind.
-        session.kill(sig);
-        restore();
-        const code = 128 + ({ SIGHUP: 1, SIGQUIT: 3, SIGTERM: 15 }[sig]);
-        setTimeout(() => process.exit(code), 3000).unref();
-        host.close().finally(() => process.exit(code));
-      });
-    }
+    let ending = false;
+    /**
+     * Ends on `sig`: passes it on, restores the terminal, then closes the host: an agent that
+     * ignores the signal is killed (with its process group) and the socket is removed; never an
+     * orphan left behind. Its ended record is written as it exits (keepEnded).
+     */
+    const endOn = (sig: 'SIGTERM' | 'SIGHUP' | 'SIGQUIT') => {
+      if (ending) return;
+      ending = true;
+      session.kill(sig);
+      restore();
+      const code = 128 + ({ SIGHUP: 1, SIGQUIT: 3, SIGTERM: 15 }[sig]);
+      setTimeout(() => process.exit(code), 3000).unref();
+      host.close().finally(() => process.exit(code));
+    };
+    // A terminal that hung up (its window closed, `tmux kill-pane`) fails the next write with
+    // EIO before or after its SIGHUP arrives: the same ending, no crash (tester9: `run` crashed
+    // on a write to the closed terminal and left no ended record).
+    guardTerminal('run', io, {
+      restore,
+      crashed: () => session.kill('SIGHUP'),
+      hungUp: () => endOn('SIGHUP'),
+    });
+    for (const sig of ['SIGTERM', 'SIGHUP', 'SIGQUIT'] as const) process.on(sig, () => endOn(sig));
     // Ctrl-C reaches the agent as a key in raw mode; without a TTY, pass SIGINT on.
     process.on('SIGINT', () => session.kill('SIGINT'));
 

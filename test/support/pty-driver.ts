@@ -194,6 +194,12 @@ export interface PtyDriver {
   send(data: string | Uint8Array): void;
   resize(cols: number, rows: number): void;
   /**
+   * Closes the PTY's master, as a terminal window that closes does: the program reads and
+   * writes EIO and its session gets SIGHUP (node-pty's `destroy`). The exit is awaited with
+   * {@link exited}.
+   */
+  hangUp(): void;
+  /**
    * Kills the process and all its descendants (SIGTERM, then SIGKILL after `graceMs`,
    * default 500 ms) and waits for the exit. Safe to call twice; never rejects.
    */
@@ -353,6 +359,9 @@ export function startPty(options: PtyDriverOptions): Promise<PtyDriver> {
     resize(c, r) {
       proc.resize(c, r);
       emu.resize(c, r);
+    },
+    hangUp() {
+      (proc as unknown as { destroy(): void }).destroy(); // node-pty 1.1 UnixTerminal.destroy, untyped
     },
     async close(graceMs = 500) {
       if (closed) {

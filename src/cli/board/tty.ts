@@ -41,16 +41,27 @@ export interface TerminalGuard {
   restore(): void;
   /** After a crash, once the terminal is restored: end what must not outlive the process. */
   crashed?(): void;
+  /**
+   * The terminal hung up: a read or write of it failed with EIO (its window closed, `tmux
+   * kill-pane`), which is no crash: called instead of {@link crashed}, no message, no exit (a
+   * SIGHUP comes with it; this is the same ending). Without it, EIO is a crash like any error.
+   */
+  hungUp?(): void;
 }
 
 /**
  * Keeps the person's terminal sane if this process crashes while it holds it: on an uncaught
  * exception restores it, prints `agentwatch LABEL: internal error: <stack>` to `io.stderr`,
- * calls `crashed` and exits 70 (EX_SOFTWARE); at any exit, restores it. Returns a function
+ * calls `crashed` and exits 70 (EX_SOFTWARE) (an EIO with `hungUp` given: calls that instead);
+ * at any exit, restores it. Returns a function
  * that uninstalls both handlers.
  */
 export function guardTerminal(label: string, io: Io, guard: TerminalGuard): () => void {
   const crash = (e: unknown) => {
+    if (guard.hungUp && (e as NodeJS.ErrnoException)?.code === 'EIO') {
+      guard.hungUp();
+      return;
+    }
     guard.restore();
     io.stderr(`agentwatch ${label}: internal error: ${(e as Error)?.stack ?? e}\n`);
     try {
