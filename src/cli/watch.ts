@@ -233,6 +233,7 @@ export const watchCommand: Command = {
       } else {
         const rules = host.options.manifestSet;
         let toldMissing = false;
+        const ownMissing = notifier.missing(); // this machine's PATH: read once
         ui = new BoardUi({
           directory,
           startSession,
@@ -244,7 +245,7 @@ export const watchCommand: Command = {
           // frame's status line: it fails the same way for every prompt until it is installed
           tell: (infos) => {
             if (toldMissing) return undefined;
-            const said = missingNotice(notifier.missing(), infos);
+            const said = missingNotice(ownMissing, infos);
             if (said) toldMissing = true;
             return said;
           },
