@@ -533,7 +533,7 @@ function checkSequence(m: Measured, notes: string[]): void {
 /**
  * What a watcher sees of a round's prompt: Claude Code says blocked (OSC 7501, its
  * PermissionRequest hook) 20-200 ms before it draws its dialog, and the session waits up to
- * PROMPT_WAIT_MS (0.3 s) for the dialog before it publishes blocked, so the first blocked line
+ * PROMPT_WAIT_MS (2 s) for the dialog before it publishes blocked, so the first blocked line
  * carries the question and options. Only a dialog drawn later than that may come second: then the
  * first line came before the dialog showed on the outer screen, and the question follows within
  * one interval plus the tolerance. Once published, the question stays in every blocked line of

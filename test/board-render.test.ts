@@ -6,7 +6,14 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { notifyStatus, PrintableInfos, renderBoard } from '../src/cli/board/render.ts';
+import {
+  missingNotice,
+  notifyStatus,
+  PrintableInfos,
+  renderBoard,
+  STATUS_LINES,
+} from '../src/cli/board/render.ts';
+import { NOTIFY_SEND_MISSING } from '../src/runtime/notify.ts';
 import { cells, fit } from '../src/cli/format.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import { detailOf, inBoardOrder, sortSessions } from '../src/cli/board/rows.ts';
@@ -210,6 +217,42 @@ test('notifyStatus: this process first, then each session host once per channel'
     ]),
     'notify failed: desktop (notify-send missing), push (api: HTTP 500)',
   );
+});
+
+test('notifyStatus leaves out a missing notify-send; missingNotice says it, with the ways out', () => {
+  const api = info('a-0001', { name: 'api', notify: { desktop: NOTIFY_SEND_MISSING } });
+  assert.is(notifyStatus({ desktop: NOTIFY_SEND_MISSING }, [api]), undefined);
+  assert.is(
+    notifyStatus({}, [api, info('b-0002', { name: 'web', notify: { push: 'HTTP 502' } })]),
+    'notify failed: push (web: HTTP 502)',
+  );
+  assert.is(missingNotice({}, [info('b-0002')]), undefined);
+  const said = missingNotice({}, [api])!;
+  assert.is(said, missingNotice({ desktop: NOTIFY_SEND_MISSING }, []));
+  assert.match(said, /^desktop notices are off: notify-send is not installed \(not on PATH\); /);
+  assert.match(said, /--no-desktop, or desktop = false in \[notify\] of config\.toml$/);
+});
+
+test("the person's message wraps whole at 80 columns; the board's notice gets a line of its own, and goes first", () => {
+  const message = "b1 is blocked, but its pane (60x12) is too small to show the dialog's options " +
+    '(its screen ends with "⠏ Waiting for user confirmation..."); nothing was typed: make the ' +
+    'pane larger (32 rows x 120 columns is enough; the agent draws its dialog again), then answer';
+  const notice = 'notify failed: push (api: http://127.0.0.1:9/hook: ECONNREFUSED)';
+  const view = { ...VIEW, width: 80, status: message, notice };
+  const frame = renderBoard([info('b1-0001', { name: 'b1', state: 'blocked' })], view);
+  const at = frame.findIndex((l) => l.startsWith(' b1 is blocked'));
+  assert.ok(at > 0, frame.join('\n'));
+  const lines = frame.slice(at, at + STATUS_LINES).filter((l) => !l.includes('notify failed'));
+  assert.is(lines.map((l) => l.trim()).join(' '), message, frame.join('\n'));
+  assert.ok(frame.some((l) => l.trim() === notice), frame.join('\n'));
+  assert.ok(frame.every((l) => cells(l) <= 80));
+  // a short terminal: the notice goes, the message stays whole
+  const short = renderBoard([info('b1-0001', { name: 'b1', state: 'blocked' })], {
+    ...view,
+    height: 10,
+  });
+  assert.not.ok(short.some((l) => l.includes('notify failed')), short.join('\n'));
+  assert.ok(short.join(' ').replace(/ +/g, ' ').includes('then answer'), short.join('\n'));
 });
 
 test('sortSessions: infos in the board order already come back as they are, others sorted', () => {

@@ -1,10 +1,11 @@
 /**
  * `watch --json` and a blocked session whose dialog is drawn after the transition (Claude Code's
- * PermissionRequest hook says blocked about 0.2 s before its dialog shows): the transition's line
- * has `question: null`, and a later line with `event: "prompt"` carries the dialog's question.
+ * PermissionRequest hook says blocked about 0.2 s before its dialog shows; a blocked waits up to
+ * PROMPT_WAIT_MS, 2 s, for its dialog): drawn later than that, the transition's line has
+ * `question: null`, and a later line with `event: "prompt"` carries the dialog's question.
  * The hosted "agent" is a node script that reports blocked through `agentwatch report` (as the
  * hook does), then draws a real Claude Code 2.1.332 permission dialog
- * (fixtures/claude-code/claude.blocked.raw). PromptEvents' rules are checked on their own too.
+ * (fixtures/claude-code/claude.blocked.raw) 5 s later. PromptEvents' rules are checked on their own too.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,7 +53,8 @@ test('watch --json: the question read after the blocked transition comes as an e
   const env = { ...process.env, AGENTWATCH_DIR: dir };
   const self = agentwatchCommand();
   const agent = join(dir, 'agent.cjs');
-  // report blocked as the hook would, draw the dialog 1.5 s later, then wait to be killed
+  // report blocked as the hook would, draw the dialog 5 s later (after the host stopped waiting
+  // for it), then wait to be killed
   writeFileSync(
     agent,
     `const { execFileSync } = require('child_process');\n` +
@@ -61,7 +63,7 @@ test('watch --json: the question read after the blocked transition comes as an e
       }, { stdio: 'ignore' });\n` +
       `setTimeout(() => process.stdout.write(require('fs').readFileSync(${
         JSON.stringify(join(REPO_ROOT, 'fixtures', 'claude-code', 'claude.blocked.raw'))
-      })), 1500);\nsetInterval(() => {}, 1000);\n`,
+      })), 5000);\nsetInterval(() => {}, 1000);\n`,
   );
   const events: TransitionEvent[] = [];
   let stderr = '';

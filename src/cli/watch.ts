@@ -41,7 +41,7 @@ import type { NewSession } from './new-session.ts';
 import { splitGroups } from './argv.ts';
 import { createNotifier, Notifier } from '../runtime/notify.ts';
 import { DEFAULT_INTERVAL_MS } from '../runtime/sweep.ts';
-import { BOARD_HELP, notifyStatus } from './board/render.ts';
+import { BOARD_HELP, missingNotice, notifyStatus } from './board/render.ts';
 import { BoardUi } from './board/ui.ts';
 import { guardTerminal, onStopSignal } from './board/tty.ts';
 import { endSessions, killSessions, startInBackground } from './board/hosted.ts';
@@ -232,6 +232,8 @@ export const watchCommand: Command = {
         clearInterval(keepAlive);
       } else {
         const rules = host.options.manifestSet;
+        let toldMissing = false;
+        const ownMissing = notifier.missing(); // this machine's PATH: read once
         ui = new BoardUi({
           directory,
           startSession,
@@ -239,6 +241,14 @@ export const watchCommand: Command = {
           status: (infos) =>
             [rules?.status(), notifyStatus(notifier.failures(), infos)].filter(Boolean)
               .join(' · ') || undefined,
+          // a channel whose program is missing (no notify-send) is said once, not on every
+          // frame's status line: it fails the same way for every prompt until it is installed
+          tell: (infos) => {
+            if (toldMissing) return undefined;
+            const said = missingNotice(ownMissing, infos);
+            if (said) toldMissing = true;
+            return said;
+          },
         });
         rules?.onNotice(() => ui?.requestRender());
         // The sweep reloads the manifests at each tick; with no session hosted here there is

@@ -165,6 +165,23 @@ export function runNotifier(
   });
 }
 
+/**
+ * Why the desktop channel has no notifier on Linux and the like: `notify-send` (libnotify) is
+ * not on PATH. Not a notice that failed but how the machine is set up: the board says it once
+ * ({@link missingBackend}); `ls --json` and `notify --test` name it as any failure.
+ */
+export const NOTIFY_SEND_MISSING = 'notify-send is not installed (not on PATH)';
+
+/**
+ * True when `why` (a channel's failure, this process's or another host's `notify` field) says
+ * the channel's program is missing ({@link NOTIFY_SEND_MISSING}) rather than that a notice
+ * failed: it will fail the same way for every notice until the person installs it or turns
+ * the channel off.
+ */
+export function missingBackend(why: string): boolean {
+  return why === NOTIFY_SEND_MISSING;
+}
+
 /** The desktop notifier's argv for `n` on this platform, or why there is none. */
 export function desktopCommand(
   n: Pick<Notice, 'title' | 'body'>,
@@ -177,7 +194,7 @@ export function desktopCommand(
     }`;
     return { cmd: 'osascript', args: ['-e', script] };
   }
-  if (!which('notify-send', env)) return { none: 'notify-send is not installed (not on PATH)' };
+  if (!which('notify-send', env)) return { none: NOTIFY_SEND_MISSING };
   return {
     cmd: 'notify-send',
     args: ['--app-name=agentwatch', clean(n.title), cleanLines(n.body)],
@@ -255,6 +272,16 @@ export class Notifier {
     } catch {
       // showing a failure never fails the notice
     }
+  }
+
+  /**
+   * The channels set up whose program is missing on this machine now, `{channel: why}` (see
+   * {@link missingBackend}): known before any notice is sent.
+   */
+  missing(): Partial<Record<ChannelName, string>> {
+    if (this.channels.desktop === false) return {};
+    const d = desktopCommand({ title: '', body: '' }, this.#env);
+    return 'none' in d ? { desktop: d.none } : {};
   }
 
   /** The channels that failed last, `{channel: why}` (`ls --json`'s `notify` field). */

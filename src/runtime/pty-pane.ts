@@ -40,9 +40,13 @@ import {
  * dialog is read, and with what is known once this bound passes. Claude Code 2.1.332 draws its
  * permission dialog about 0.2 s after its PermissionRequest hook fires; Qwen Code 0.24.4 sets
  * its `✳` title about 0.1 s before its dialog shows (fixtures/claude-code/README.md "Hooks",
- * README "watch --json").
+ * README "watch --json"). Those are an idle machine's figures: at a load of 10 on 2 cores Qwen
+ * Code 0.24.4 drew its dialog 0.45 s after its title, half of it first (one frame read in two
+ * pieces), and a bound of 0.3 s published 2 of 4 first blocked lines without the question
+ * (Claude Code 2.1.332: 2 of 40). The bound only matters for a blocked that never shows a
+ * readable dialog; each one that does is published as soon as it is read.
  */
-export const PROMPT_WAIT_MS = 300;
+export const PROMPT_WAIT_MS = 2000;
 /**
  * While such a blocked is held, the pane looks again this long after the agent's output went
  * quiet (a dialog drawn in several writes is read once whole), at most once per output burst, ms.

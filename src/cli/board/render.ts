@@ -33,6 +33,7 @@
  */
 import type { SessionInfo } from '../../runtime/protocol.ts';
 import { SESSION_STATES } from '../../detect/types.ts';
+import { missingBackend } from '../../runtime/notify.ts';
 import { cells, duration, fit, padCells } from '../format.ts';
 import { ageless, isAgeless, isPrintable, printable } from '../printable.ts';
 import { ANSWER_KEYS, type AnswerPanel, panelLines, wrap } from './answer-panel.ts';
@@ -49,8 +50,16 @@ export interface BoardView {
   selected?: string;
   /** First words of the title line (default 'agentwatch'). */
   title?: string;
-  /** A message line above the key help (errors, confirmations, the demo's countdown). */
+  /**
+   * The person's message above the key help (an answer's outcome, a refusal, a question):
+   * wrapped on up to {@link STATUS_LINES} lines, so that one is read in full.
+   */
   status?: string;
+  /**
+   * What the board says besides (rule files, notifications that fail, the demo's countdown):
+   * one line under the message, cut to fit, the first thing left out when rows are short.
+   */
+  notice?: string;
   /** When set, the bottom line is an input prompt: `label` then `text` and a cursor block. */
   input?: { label: string; text: string };
   /** Key help line (default: the watch keys). */
@@ -62,6 +71,9 @@ export interface BoardView {
   /** The last line an ended session printed, by id (ended-sessions.ts), shown after its detail. */
   lastLines?: ReadonlyMap<string, string>;
 }
+
+/** The most lines the person's message ({@link BoardView.status}) wraps on; cut beyond. */
+export const STATUS_LINES = 4;
 
 /** The default key help. */
 export const WATCH_KEYS =
@@ -190,21 +202,47 @@ export class PrintableInfos {
  * The board's status line part about notifications that fail: this process's channels, then
  * those of the hosts of the sessions shown (their `notify` field), each channel once:
  * 'notify failed: desktop (notify-send exited with code 1: Cannot autolaunch D-Bus ...)'.
- * undefined when every channel works.
+ * undefined when every channel works. A channel whose program is missing
+ * ({@link missingBackend}: no notify-send) is left out: {@link missingNotice} says it once.
  */
 export function notifyStatus(
   own: Partial<Record<string, string>>,
   infos: readonly SessionInfo[],
 ): string | undefined {
   const seen = new Map<string, string>();
-  for (const [c, why] of Object.entries(own)) if (why) seen.set(c, why);
+  for (const [c, why] of Object.entries(own)) if (why && !missingBackend(why)) seen.set(c, why);
   for (const i of infos) {
     for (const [c, why] of Object.entries(i.notify ?? {})) {
-      if (why && !seen.has(c)) seen.set(c, `${i.name}: ${why}`);
+      if (why && !missingBackend(why) && !seen.has(c)) seen.set(c, `${i.name}: ${why}`);
     }
   }
   if (!seen.size) return undefined;
   return `notify failed: ${[...seen].map(([c, why]) => `${c} (${why})`).join(', ')}`;
+}
+
+/**
+ * What the board says once about a notification channel whose program is missing on this
+ * machine or on a session's host (`missing`: {@link Notifier.missing}, then the sessions'
+ * `notify` fields, {@link missingBackend}): which channel, why, and the two ways out, e.g.
+ * 'desktop notices are off: notify-send is not installed (not on PATH); install it (libnotify),
+ * or turn them off: --no-desktop, or desktop = false in [notify] of config.toml'. undefined
+ * when none is missing.
+ */
+export function missingNotice(
+  missing: Partial<Record<string, string>>,
+  infos: readonly SessionInfo[],
+): string | undefined {
+  const seen = new Map<string, string>();
+  for (const [c, why] of Object.entries(missing)) if (why) seen.set(c, why);
+  for (const i of infos) {
+    for (const [c, why] of Object.entries(i.notify ?? {})) {
+      if (why && missingBackend(why) && !seen.has(c)) seen.set(c, why);
+    }
+  }
+  const desktop = seen.get('desktop');
+  if (!desktop) return undefined;
+  return `desktop notices are off: ${desktop}; install it (libnotify), or turn them off: ` +
+    '--no-desktop, or desktop = false in [notify] of config.toml';
 }
 
 function counts(infos: readonly SessionInfo[]): string {
@@ -279,6 +317,7 @@ export function renderBoard(
     ...rawView,
     title: rawView.title === undefined ? undefined : printable(rawView.title),
     status: rawView.status === undefined ? undefined : printable(rawView.status),
+    notice: rawView.notice === undefined ? undefined : printable(rawView.notice),
     keys: rawView.keys === undefined ? undefined : printable(rawView.keys),
     input: rawView.input && {
       label: printable(rawView.input.label),
@@ -315,23 +354,29 @@ export function renderBoard(
   let keys = view.input && !view.answer
     ? []
     : keyLines(view.answer ? ANSWER_KEYS : view.keys ?? WATCH_KEYS, width - 1);
-  // The status message wrapped on up to 2 lines (a message's end often says what matters:
-  // '... : y will be refused'), cut only beyond that.
+  // The person's message wrapped on up to STATUS_LINES lines (a message's end often says what
+  // matters: '... : y will be refused'; a refusal says what to do), cut only beyond that; the
+  // board's own notices on one line under it.
   const statusWrapped = view.status ? wrap(view.status, width - 1) : [];
-  let status = statusWrapped.length > 2
-    ? [statusWrapped[0], fit(statusWrapped.slice(1).join(' '), width - 1)]
+  let status = statusWrapped.length > STATUS_LINES
+    ? [
+      ...statusWrapped.slice(0, STATUS_LINES - 1),
+      fit(statusWrapped.slice(STATUS_LINES - 1).join(' '), width - 1),
+    ]
     : statusWrapped;
+  let notice = view.notice ? [fit(view.notice, width - 1)] : [];
   let tableHeader = sorted.length > 0;
   if (!view.answer) {
     // A terminal too short for it all: the sessions win. Until three lines fit for them (a
-    // row each, or two rows and '… N more'; one line for the 'no sessions' line), the key
-    // help shrinks to one line, the blank under the title goes, the status to one line, then
-    // the table header, the key help and the status go.
+    // row each, or two rows and '… N more'; one line for the 'no sessions' line), the board's
+    // notice goes, the key help shrinks to one line, the blank under the title goes, the
+    // message to one line, then the table header, the key help and the message go.
     const need = Math.max(1, Math.min(3, sorted.length));
     const free = () =>
-      height - head.length - (tableHeader ? 1 : 0) - status.length - keys.length -
-      (view.input ? 1 : 0);
+      height - head.length - (tableHeader ? 1 : 0) - status.length - notice.length -
+      keys.length - (view.input ? 1 : 0);
     const shrink = [
+      () => (notice = []),
       () => (keys = keys.slice(0, 1)),
       () => head.pop(),
       () => (status = status.length > 1 ? [fit(status.join(' '), width - 1)] : status),
@@ -340,12 +385,12 @@ export function renderBoard(
       () => (status = []),
     ];
     for (const step of shrink) if (free() < need) step();
-  }
+  } else if (status.length) notice = []; // the panel's room: the message is about it
   if (view.answer) {
     const panel = view.answer;
     // The panel's room: the screen less title, blank, table header, one row, the blank
     // under the panel, the status and the key help.
-    const fixedRows = 4 + 1 + status.length + Math.max(1, keys.length);
+    const fixedRows = 4 + 1 + status.length + notice.length + Math.max(1, keys.length);
     const lines = panelLines(
       panel,
       infos.find((i) => i.id === panel.id),
@@ -355,7 +400,7 @@ export function renderBoard(
     );
     bottom.push(...lines.map((l) => ' ' + l), '');
   }
-  bottom.push(...status.map((l) => ' ' + l));
+  bottom.push(...status.map((l) => ' ' + l), ...notice.map((l) => ' ' + sgr('2', l)));
   if (view.input && !view.answer) {
     const line = `${view.input.label}${view.input.text}`;
     const shown = [...line].length < width - 2

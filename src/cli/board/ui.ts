@@ -64,8 +64,19 @@ export interface BoardUiOptions {
   confirmQuit?: boolean;
   title?: string;
   keys?: string;
-  /** Extra status text (the demo's countdown), read on every frame with that frame's infos. */
+  /**
+   * The board's own notice (rule files, notifications that fail, the demo's countdown), read on
+   * every frame with that frame's infos: one line under the person's message
+   * ({@link BoardView.notice}).
+   */
   status?: (infos: readonly SessionInfo[]) => string | undefined;
+  /**
+   * Something to say once (a notification channel whose program is missing), asked on every
+   * frame with its infos while the board shows no message and asks nothing; what it returns is
+   * shown as a message (as an answer's outcome, for {@link STATUS_MS}). It must not return the
+   * same thing again.
+   */
+  tell?: (infos: readonly SessionInfo[]) => string | undefined;
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
 }
@@ -242,13 +253,13 @@ export class BoardUi {
     }
     const infos = gone.size ? all.filter((i) => !gone.has(i.id)) : all;
     this.#answer.follow(infos); // a prompt answered elsewhere closes its panel
+    if (!this.#message && this.#mode === 'board') this.#message = this.options.tell?.(infos) ?? '';
     this.#expireMessage();
     const sorted = sortSessions(infos);
     this.#placeCursor(sorted);
     const extra = this.options.status?.(infos);
-    const status = this.#mode === 'confirm'
-      ? this.#message
-      : [this.#message, extra].filter(Boolean).join(' · ') || undefined;
+    const status = this.#message || undefined;
+    const notice = this.#mode === 'confirm' ? undefined : extra;
     const panel = this.#answer.panel;
     const lines = renderBoard(sorted, {
       now: Date.now(),
@@ -258,6 +269,7 @@ export class BoardUi {
       title: this.options.title,
       keys: this.options.keys ?? WATCH_KEYS,
       status,
+      notice,
       input: this.#mode === 'input'
         ? { label: 'new session ([--name N] [--agent ID] [--cwd DIR] CMD): ', text: this.#input }
         : undefined,
