@@ -153,6 +153,25 @@ export interface Report {
   source: string;
 }
 
+/**
+ * Which report a session keeps when `incoming` arrives while it keeps `current` (null: none
+ * yet): the one whose hook FIRED last, not the one that arrived last. Claude Code 2.1.332 runs
+ * a hook marked `async: true` in the background and goes on (agentwatch's own hooks are, see
+ * integrations/claude-code.ts), so a hook process that starts slowly on a loaded machine
+ * reports after one fired later: a Stop report can arrive before the PreToolUse report of the
+ * turn's last tool call, which must not make the finished turn read working again.
+ * - `incoming` fired after `current` (or there is none): `incoming`;
+ * - fired in the same millisecond: `incoming` (which fired first cannot be told; it arrived
+ *   last), with `at` 1 ms after `current`'s, since {@link decide} tells reports apart by `at`;
+ * - fired before `current`: null (stale, ignore it).
+ * Pure.
+ */
+export function laterReport(current: Report | null, incoming: Report): Report | null {
+  if (!current || incoming.at > current.at) return incoming;
+  if (incoming.at === current.at) return { ...incoming, at: current.at + 1 };
+  return null;
+}
+
 /** Everything the decision reads. */
 export interface SignalInput {
   /** Current time, ms. */
@@ -332,8 +351,8 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
   if (r && r.at !== memo.reportSeenAt) {
     // A new report. A hook runs as a process and may report late: a blocked report (e.g.
     // PermissionRequest, fired as the dialog is drawn) that comes after the screen already
-    // showed a dialog since the previous report (PreToolUse, whose hook Claude Code waits for
-    // before it asks) is about that dialog, even when the person has answered it meanwhile.
+    // showed a dialog since the previous report (PreToolUse, fired before Claude Code asks) is
+    // about that dialog, even when the person has answered it meanwhile.
     // It counts as agreed, so a working or idle screen clears it at once, not after the grace.
     if (r.state === 'blocked' && memo.blockedSinceReport) memo = { ...memo, reportAgreedAt: r.at };
     memo = {
