@@ -1,7 +1,7 @@
 /**
  * Agent reports through Claude Code hooks (DESIGN.md section 1 "Better than reading the
  * screen"), with real processes and real sockets in a temporary AGENTWATCH_DIR:
- * - claudeHookSettings/launchArgs: valid JSON; every command calls this executable by
+ * - claudeHookSettings/launchArgs: valid JSON; every command is async and calls this executable by
  *   absolute path, as `... >/dev/null 2>&1 || true`; run through /bin/sh from another folder,
  *   a command reaches the session;
  * - `report`/`notify` as processes exit 0 with no session, no socket, a dead socket, garbage
@@ -186,14 +186,17 @@ test.after(async () => {
   if (shared.dir) rmSync(shared.dir, { recursive: true, force: true });
 });
 
-test('claudeHookSettings: valid JSON; each command calls this executable by absolute path, >/dev/null 2>&1 || true', () => {
+test('claudeHookSettings: valid JSON; each command calls this executable by absolute path, >/dev/null 2>&1 || true, async', () => {
   const self = selfCommand();
   const argv = [self.command, ...self.args];
   const args = launchArgs('claude-code', ['--permission-mode', 'manual'], argv);
   assert.is(args[0], '--settings');
   assert.equal(args.slice(2), ['--permission-mode', 'manual']);
   const settings = JSON.parse(args[1]) as {
-    hooks: Record<string, { matcher?: string; hooks: { type: string; command: string }[] }[]>;
+    hooks: Record<
+      string,
+      { matcher?: string; hooks: { type: string; command: string; async?: boolean }[] }[]
+    >;
   };
   assert.equal(settings, JSON.parse(JSON.stringify(claudeHookSettings(argv))));
   assert.equal(Object.keys(settings.hooks).sort(), [
@@ -213,8 +216,9 @@ test('claudeHookSettings: valid JSON; each command calls this executable by abso
   };
   assert.ok(self.command.startsWith('/'), `absolute: ${self.command}`);
   for (const [event, groups] of Object.entries(settings.hooks)) {
-    const { type, command } = groups[0].hooks[0];
+    const { type, command, async } = groups[0].hooks[0];
     assert.is(type, 'command');
+    assert.is(async, true, `${event} runs in the background: Claude Code does not wait for it`);
     assert.ok(command.startsWith(`${shellQuote(self.command)} `), command);
     assert.ok(command.endsWith(` ${expected[event]}${TAIL}`), command);
     // every word before the subcommand is absolute: the binary, a file: URL or an absolute path
