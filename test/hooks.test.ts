@@ -19,8 +19,8 @@
  *   person presses Esc on the prompt and the screen shows it gone (no further hook);
  * - the hooks of a real Claude Code 2.1.332 session (fixtures/claude-code/recordings/
  *   hooks.hooks.jsonl: real payloads and times) replayed as hook processes, serially as Claude
- *   Code runs them (the recording's clock stops while a hook runs, as Claude Code waits for
- *   it), against a session replaying the same session's screen bytes (hooks.bytes.jsonl), 6
+ *   Code ran them when it was recorded (the recording's clock stops while a hook runs: its
+ *   hooks were waited for then, before they were `async`), against a session replaying the same session's screen bytes (hooks.bytes.jsonl), 6
  *   times faster: idle -> working -> blocked -> ... -> idle, twice; idle_prompt never makes it
  *   blocked; Stop then idle_prompt give one "done" notification (Notifier, done enabled).
  */
@@ -482,9 +482,9 @@ test(`replayed Claude Code hooks (hooks.hooks.jsonl) at ${REPLAY_SPEED}x: the st
     const commandOf = (event: string) =>
       (settings.hooks[event][0] as { hooks: { command: string }[] }).hooks[0].command;
 
-    // One clock, in recorded seconds. Claude Code waits for each hook before it goes on
-    // ("running Stop hook" is on screen meanwhile), so the recording's clock stops while a
-    // hook process runs.
+    // One clock, in recorded seconds. When this was recorded Claude Code waited for each hook
+    // before it went on ("running Stop hook" on screen meanwhile; agentwatch's hooks were not
+    // `async` yet), so the recording's clock stops while a hook process runs.
     let start = 0;
     let paused = 0;
     let hookStart: number | null = null;
