@@ -6,6 +6,9 @@
  * whose hook fired last (signals.ts `laterReport`):
  * - `laterReport` itself (pure): later fired wins, earlier fired is stale, a tie goes to the
  *   one that arrived last, 1 ms on;
+ * - `decide` (pure): a Stop report that comes after the next prompt made Claude Code's OSC
+ *   7501 say working again is older news than it (the session reads working, not idle), while
+ *   an in-band state unchanged since a report came is still older news than the report;
  * - on a real control socket of a real session (a host of this process, a `sleep` in a PTY
  *   read with Claude Code's rules, whose blank screen matches no rule, so reports decide):
  *   reports and notices sent in an order other than their `firedAt`, twice; the state, the
@@ -20,7 +23,15 @@ import * as assert from 'uvu/assert';
 import { request } from '../src/runtime/control-client.ts';
 import { createHost } from '../src/runtime/default-host.ts';
 import type { ExplainReply, Request, SessionInfo } from '../src/runtime/protocol.ts';
-import { laterReport, type Report } from '../src/runtime/signals.ts';
+import {
+  decide,
+  initialState,
+  laterReport,
+  type Report,
+  type SignalInput,
+  type StateRecord,
+} from '../src/runtime/signals.ts';
+import type { Evaluation, RuleState } from '../src/detect/types.ts';
 import { until } from './support/until.ts';
 
 test('laterReport: the one that fired last; a tie to the one that came last, 1 ms on', () => {
@@ -29,6 +40,61 @@ test('laterReport: the one that fired last; a tie to the one that came last, 1 m
   assert.equal(laterReport(r('working', 5), r('idle', 6)), r('idle', 6));
   assert.is(laterReport(r('idle', 6), r('working', 5)), null, 'fired before: stale');
   assert.equal(laterReport(r('working', 6), r('blocked', 6)), r('blocked', 7), 'a tie');
+});
+
+/** An evaluation read from Claude Code's OSC 7501 saying `state`. */
+const osc = (state: RuleState): Evaluation => ({
+  state,
+  rule: state === 'blocked' ? 0 : state === 'working' ? 9 : 10,
+  pattern: null,
+  match: null,
+  region: 'osc 7501',
+  reason: `osc ${state}`,
+});
+
+/** The states `decide` reads from `steps` ([now, in-band state, report]), from the start. */
+function states(steps: [number, RuleState, Report | null][]): StateRecord[] {
+  let r = initialState(0);
+  return steps.map(([now, state, report]) => {
+    const input: SignalInput = {
+      now,
+      evaluation: osc(state),
+      foreground: 'agent',
+      foregroundName: 'claude',
+      exit: null,
+      report,
+    };
+    return (r = decide(r, input));
+  });
+}
+
+test('a late Stop report after the next prompt began: OSC 7501 working is newer news, twice', () => {
+  for (const t of [10_000, 20_000]) {
+    const ups: Report = { state: 'working', at: t, source: 'report working' };
+    const stop: Report = { state: 'idle', at: t + 2000, source: 'report done' };
+    const seq = states([
+      [t + 100, 'working', ups], // the first prompt
+      [t + 2010, 'idle', ups], // its turn ends: OSC 7501 done at once (the Stop hook runs on)
+      [t + 2300, 'idle', ups], // (working -> idle is confirmed on a second look)
+      [t + 2400, 'working', ups], // the next prompt (its UserPromptSubmit report not here yet)
+      [t + 2500, 'working', stop], // the Stop report arrives only now
+      [t + 2500 + 300, 'working', stop],
+    ]);
+    assert.equal(seq.map((s) => s.state), [
+      'working',
+      'working',
+      'idle',
+      'working',
+      'working',
+      'working',
+    ]);
+    assert.is(seq[4].by, 'osc', seq[4].reason);
+  }
+  // an in-band state that has not changed since the hook fired is older than its report
+  const stop: Report = { state: 'idle', at: 5000, source: 'report done' };
+  const seq = states([[4000, 'working', null], [5100, 'working', stop]]);
+  assert.is(seq[1].state, 'idle');
+  assert.is(seq[1].by, 'report');
 });
 
 test('reports and notices out of order on a real socket: the one that fired last is kept, twice', async () => {

@@ -20,7 +20,11 @@
  *   hook; Claude Code 2.1.332, fixtures/claude-code/README.md "Hooks"). A blocked report
  *   that comes after the screen showed a dialog since the previous report is that dialog's
  *   (a slow hook can report after the person answered) and counts as agreed;
- * - it is older than the TTL and the screen does not agree.
+ * - it is older than the TTL and the screen does not agree;
+ * - the agent's in-band state (an OSC rule) changed after the report's hook fired, to a state
+ *   that is not the report's: the agent said something newer (a Stop report that comes after
+ *   the next prompt made Claude Code's OSC 7501 say working again: agentwatch's hooks run in
+ *   the background and can report late).
  * A session that has only started is idle. Working -> idle read from the screen waits for a
  * second evaluation {@link IDLE_CONFIRM_MS} later (spinner frames flicker); nothing waits
  * before `blocked`.
@@ -233,6 +237,13 @@ export interface StateRecord {
    * older news than the report and does not contradict it (see {@link decide}).
    */
   oscAtReport?: RuleState;
+  /**
+   * The state the agent's in-band signal (an OSC rule) said when last read (a screen rule that
+   * outranks it, a dialog, leaves it as it was); absent until first read.
+   */
+  oscState?: RuleState;
+  /** When {@link oscState} last changed from one state to another, ms; absent until it did. */
+  oscChangedAt?: number;
   /** True when the last evaluation read blocked off the screen. */
   screenBlocked?: boolean;
   /** When the screen last stopped reading blocked (a dialog answered or dismissed), ms. */
@@ -310,6 +321,8 @@ type Memo = Pick<
   | 'reportSeenAt'
   | 'blockedSinceReport'
   | 'oscAtReport'
+  | 'oscState'
+  | 'oscChangedAt'
   | 'screenBlocked'
   | 'screenUnblockedAt'
   | 'agentSeen'
@@ -330,6 +343,7 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
   const { now } = input;
   const ev = input.evaluation;
   const seen = screenRule(ev);
+  const osc = ev && ev.rule !== null && byRule(ev) === 'osc' ? ev.state : undefined;
 
   // Which report still counts (computed first so the memo is kept whatever decides).
   const r = input.report;
@@ -339,6 +353,10 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
     reportSeenAt: prev.reportSeenAt,
     blockedSinceReport: prev.blockedSinceReport,
     oscAtReport: prev.oscAtReport,
+    oscState: osc ?? prev.oscState,
+    oscChangedAt: osc !== undefined && prev.oscState !== undefined && osc !== prev.oscState
+      ? now
+      : prev.oscChangedAt,
     screenBlocked: ev?.state === 'blocked',
     screenUnblockedAt: prev.screenBlocked && ev?.state !== 'blocked' ? now : prev.screenUnblockedAt,
     agentSeen: prev.agentSeen || input.foreground === 'agent',
@@ -384,8 +402,12 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
     // late the hook's process got to report it.
     const answered = r.state === 'blocked' && memo.screenUnblockedAt !== undefined &&
       r.at < memo.screenUnblockedAt && ev?.state !== 'blocked';
-    if (contradicted || expired || answered) memo = { ...memo, reportDroppedAt: r.at };
-    else report = r;
+    // The agent's in-band state changed after the hook fired, to another state: newer news.
+    const overtaken = osc !== undefined && osc !== r.state && memo.oscChangedAt !== undefined &&
+      memo.oscChangedAt > r.at;
+    if (contradicted || expired || answered || overtaken) {
+      memo = { ...memo, reportDroppedAt: r.at };
+    } else report = r;
   }
 
   if (input.exit) {
