@@ -8,7 +8,7 @@
  *   or huge stdin, stdin left open, an unknown word, and end by their own clock (not when a
  *   stdin left open ends); the time each spends after Node and tsx are loaded (loading
  *   main.ts and hook.ts, reading stdin, the socket, exit), less the time it waited for a core
- *   (read from /proc/self/schedstat), is printed beside the hook budget (200 ms) and
+ *   (read from /proc/self/schedstat), is printed beside the hook budget (2 s) and
  *   `node --import tsx -e 0`: speed is bench/hook.ts's to judge (a loaded machine took 404 ms
  *   twice in a row, while waiting on what schedstat does not count);
  * - with a live session (a screen no rule knows, so that the reports alone decide): `report working`
