@@ -22,8 +22,16 @@ import { reportFromHook } from '../runtime/integrations/claude-code.ts';
  */
 const FIRED_AT = Math.round(performance.timeOrigin);
 
-/** The whole hook call's budget, ms: stdin, connect, write, answer. */
-export const HOOK_BUDGET_MS = 200;
+/**
+ * The whole hook call's budget, ms: stdin, connect, write, answer. Claude Code does not wait
+ * for these hooks (they are `async`, integrations/claude-code.ts), so this bounds only how long
+ * a process lingers. It was 200 ms while Claude Code waited (80 ms for stdin), and at load
+ * 30-40 on 2 cores test/hooks.test.ts saw such hooks read no stdin at all, given at once: an
+ * AskUserQuestion's PreToolUse payload went unread and its menu was reported as working.
+ */
+export const HOOK_BUDGET_MS = 2000;
+/** The most a hook waits for its payload on stdin, ms (Claude Code writes it at once). */
+const STDIN_WAIT_MS = 1000;
 /** The most of the payload read from stdin, bytes. */
 const MAX_PAYLOAD = 256 * 1024;
 /**
@@ -92,14 +100,15 @@ export async function hookMain(argv: string[]): Promise<number> {
       let state = what === 'done' ? 'idle' : what;
       let source = `report ${what}`;
       if (what === 'tool') {
-        const reading = reportFromHook('PreToolUse', await readStdin(Math.min(80, left())));
+        const payload = await readStdin(Math.min(STDIN_WAIT_MS, left()));
+        const reading = reportFromHook('PreToolUse', payload);
         if (reading?.ok) ({ state, source } = reading);
       }
       if (socket) {
         await sendLine(socket, { op: 'report', state, detail: source, firedAt: FIRED_AT }, left());
       }
     } else if (cmd === 'notify') {
-      const payload = await readStdin(Math.min(100, left()));
+      const payload = await readStdin(Math.min(STDIN_WAIT_MS, left()));
       if (socket) {
         await sendLine(
           socket,

@@ -56,7 +56,8 @@ export const TURN_MS = 1_000;
 /**
  * How long an episode waits for its dialog's text before it is announced without it, ms. The
  * notice goes as soon as the dialog is read; this bound only matters when a report came first
- * (Claude Code 2.1 draws its dialog after its hooks return, later still on a loaded machine).
+ * (Claude Code 2.1 draws its dialog after the person's own hooks return, later still on a
+ * loaded machine).
  */
 export const CONTENT_WAIT_MS = 1_500;
 /** The window of the flapping limit, ms. */

@@ -241,7 +241,7 @@ export interface Replies {
   /** How the agent ended. */
   kill: { exit: { code: number; signal?: number } | null };
   report: Record<never, never>;
-  /** `ignored`: why a malformed notification was ignored. */
+  /** `ignored`: why a notification was ignored (malformed, or fired before the report kept). */
   notify: { ignored?: string };
   /** Bytes typed (PTY) or sent as a prompt (ACP). */
   send: { written: number };

@@ -23,7 +23,7 @@ import type { Pane } from './pane.ts';
 import type { Prompt } from '../detect/prompt.ts';
 import { ScreenPane, type ScreenPaneOptions } from './screen-pane.ts';
 import type { ExitInfo, Session } from './session.ts';
-import type { StateRecord } from './signals.ts';
+import { laterReport, type Report, type StateRecord } from './signals.ts';
 import {
   choiceIndex,
   currentPrompt,
@@ -375,27 +375,46 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
     if (state !== 'working' && state !== 'blocked' && state !== 'idle') {
       throw new UserError(`report: unknown state '${args.state}' (working, blocked, idle, done)`);
     }
-    // our PreToolUse hook reports as it ends: the agent decides next whether to ask permission
-    this.toolPendingAt = /^hook PreToolUse\b/.test(args.detail ?? '') ? Date.now() : undefined;
-    this.session.setReport({
+    const said = `report ${state} (${args.detail ?? ''})`;
+    const kept = this.#keepReport(said, {
       state,
       at: firedAt(args.firedAt),
       source: args.detail || `report ${args.state}`,
     });
-    this.session.log(`report ${state} (${args.detail ?? ''})`);
+    if (!kept) return;
+    // Our PreToolUse hook reported: the agent decides (or has decided) whether to ask
+    // permission for the tool. Counted from the report's arrival, the later of the two moments.
+    this.toolPendingAt = /^hook PreToolUse\b/.test(args.detail ?? '') ? Date.now() : undefined;
+    this.session.log(said);
     this.classifyNow(); // a report is news: no need to wait for the next sweep
   }
 
   /**
-   * When the agent last reported a tool call it had not yet decided to ask permission for
-   * (its PreToolUse hook: Claude Code runs the tool or draws its permission dialog right after
-   * its PreToolUse hooks end), ms since the epoch at arrival; undefined once a later report or
-   * notice came. For the typing guard, which does not type until a moment after it.
+   * Keeps `report` as the session's report when its hook fired after the one kept
+   * ({@link laterReport}); else logs `said` as stale and keeps the one it has.
+   * @returns whether `report` was kept.
+   */
+  #keepReport(said: string, report: Report): boolean {
+    const kept = laterReport(this.session.report, report);
+    if (!kept) {
+      const before = this.session.report!.at - report.at;
+      this.session.log(`${said} ignored: fired ${before} ms before the report kept`);
+      return false;
+    }
+    this.session.setReport(kept);
+    return true;
+  }
+
+  /**
+   * When the agent last reported a tool call it may not yet have decided to ask permission
+   * for (its PreToolUse hook: Claude Code 2.1.332 runs the tool or draws its permission dialog
+   * once its PreToolUse hooks end, at once for ours, which run in the background), ms since the
+   * epoch at arrival, which is after the agent went on; undefined once a report or notice that
+   * fired later came. For the typing guard, which does not type until a moment after it.
    */
   toolPendingAt: number | undefined;
 
   notify(args: RequestArgs['notify']): Replies['notify'] {
-    this.toolPendingAt = undefined;
     const reading = reportFromHook(
       'Notification',
       typeof args.payload === 'string' ? args.payload : JSON.stringify(args.payload),
@@ -404,11 +423,11 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
       this.session.log(reading.error); // malformed: ignored, logged
       return { ignored: reading.error };
     }
-    this.session.setReport({
-      state: reading.state,
-      at: firedAt(args.firedAt),
-      source: reading.source,
-    });
+    const report = { state: reading.state, at: firedAt(args.firedAt), source: reading.source };
+    if (!this.#keepReport(reading.source, report)) {
+      return { ignored: 'fired before the report kept' };
+    }
+    this.toolPendingAt = undefined;
     this.session.log(reading.source);
     this.classifyNow();
     return {};

@@ -20,7 +20,11 @@
  *   hook; Claude Code 2.1.332, fixtures/claude-code/README.md "Hooks"). A blocked report
  *   that comes after the screen showed a dialog since the previous report is that dialog's
  *   (a slow hook can report after the person answered) and counts as agreed;
- * - it is older than the TTL and the screen does not agree.
+ * - it is older than the TTL and the screen does not agree;
+ * - the agent's in-band state (an OSC rule) changed after the report's hook fired, to a state
+ *   that is not the report's: the agent said something newer (a Stop report that comes after
+ *   the next prompt made Claude Code's OSC 7501 say working again: agentwatch's hooks run in
+ *   the background and can report late).
  * A session that has only started is idle. Working -> idle read from the screen waits for a
  * second evaluation {@link IDLE_CONFIRM_MS} later (spinner frames flicker); nothing waits
  * before `blocked`.
@@ -153,6 +157,25 @@ export interface Report {
   source: string;
 }
 
+/**
+ * Which report a session keeps when `incoming` arrives while it keeps `current` (null: none
+ * yet): the one whose hook FIRED last, not the one that arrived last. Claude Code 2.1.332 runs
+ * a hook marked `async: true` in the background and goes on (agentwatch's own hooks are, see
+ * integrations/claude-code.ts), so a hook process that starts slowly on a loaded machine
+ * reports after one fired later: a Stop report can arrive before the PreToolUse report of the
+ * turn's last tool call, which must not make the finished turn read working again.
+ * - `incoming` fired after `current` (or there is none): `incoming`;
+ * - fired in the same millisecond: `incoming` (which fired first cannot be told; it arrived
+ *   last), with `at` 1 ms after `current`'s, since {@link decide} tells reports apart by `at`;
+ * - fired before `current`: null (stale, ignore it).
+ * Pure.
+ */
+export function laterReport(current: Report | null, incoming: Report): Report | null {
+  if (!current || incoming.at > current.at) return incoming;
+  if (incoming.at === current.at) return { ...incoming, at: current.at + 1 };
+  return null;
+}
+
 /** Everything the decision reads. */
 export interface SignalInput {
   /** Current time, ms. */
@@ -214,6 +237,13 @@ export interface StateRecord {
    * older news than the report and does not contradict it (see {@link decide}).
    */
   oscAtReport?: RuleState;
+  /**
+   * The state the agent's in-band signal (an OSC rule) said when last read (a screen rule that
+   * outranks it, a dialog, leaves it as it was); absent until first read.
+   */
+  oscState?: RuleState;
+  /** When {@link oscState} last changed from one state to another, ms; absent until it did. */
+  oscChangedAt?: number;
   /** True when the last evaluation read blocked off the screen. */
   screenBlocked?: boolean;
   /** When the screen last stopped reading blocked (a dialog answered or dismissed), ms. */
@@ -291,6 +321,8 @@ type Memo = Pick<
   | 'reportSeenAt'
   | 'blockedSinceReport'
   | 'oscAtReport'
+  | 'oscState'
+  | 'oscChangedAt'
   | 'screenBlocked'
   | 'screenUnblockedAt'
   | 'agentSeen'
@@ -311,6 +343,7 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
   const { now } = input;
   const ev = input.evaluation;
   const seen = screenRule(ev);
+  const osc = ev && ev.rule !== null && byRule(ev) === 'osc' ? ev.state : undefined;
 
   // Which report still counts (computed first so the memo is kept whatever decides).
   const r = input.report;
@@ -320,6 +353,10 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
     reportSeenAt: prev.reportSeenAt,
     blockedSinceReport: prev.blockedSinceReport,
     oscAtReport: prev.oscAtReport,
+    oscState: osc ?? prev.oscState,
+    oscChangedAt: osc !== undefined && prev.oscState !== undefined && osc !== prev.oscState
+      ? now
+      : prev.oscChangedAt,
     screenBlocked: ev?.state === 'blocked',
     screenUnblockedAt: prev.screenBlocked && ev?.state !== 'blocked' ? now : prev.screenUnblockedAt,
     agentSeen: prev.agentSeen || input.foreground === 'agent',
@@ -332,8 +369,8 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
   if (r && r.at !== memo.reportSeenAt) {
     // A new report. A hook runs as a process and may report late: a blocked report (e.g.
     // PermissionRequest, fired as the dialog is drawn) that comes after the screen already
-    // showed a dialog since the previous report (PreToolUse, whose hook Claude Code waits for
-    // before it asks) is about that dialog, even when the person has answered it meanwhile.
+    // showed a dialog since the previous report (PreToolUse, fired before Claude Code asks) is
+    // about that dialog, even when the person has answered it meanwhile.
     // It counts as agreed, so a working or idle screen clears it at once, not after the grace.
     if (r.state === 'blocked' && memo.blockedSinceReport) memo = { ...memo, reportAgreedAt: r.at };
     memo = {
@@ -365,8 +402,12 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
     // late the hook's process got to report it.
     const answered = r.state === 'blocked' && memo.screenUnblockedAt !== undefined &&
       r.at < memo.screenUnblockedAt && ev?.state !== 'blocked';
-    if (contradicted || expired || answered) memo = { ...memo, reportDroppedAt: r.at };
-    else report = r;
+    // The agent's in-band state changed after the hook fired, to another state: newer news.
+    const overtaken = osc !== undefined && osc !== r.state && memo.oscChangedAt !== undefined &&
+      memo.oscChangedAt > r.at;
+    if (contradicted || expired || answered || overtaken) {
+      memo = { ...memo, reportDroppedAt: r.at };
+    } else report = r;
   }
 
   if (input.exit) {

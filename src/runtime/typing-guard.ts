@@ -618,7 +618,10 @@ export const SEND_HOLD_MS = 3 * (SYNC_HOLD_MS + WRITE_WAIT_MS + READ_WAIT_MS) + 
  * types, ms: once Claude Code's PreToolUse hooks are done it decides whether to ask and draws
  * its dialog; a key typed meanwhile, read late by a busy agent, was read by that dialog and
  * answered it (tester7, Claude Code 2.1.332 with agentwatch's hooks on a loaded machine: 7 of
- * 19 `send "1"` right after a task approved its Bash dialog; 0 of 18 without hooks).
+ * 19 `send "1"` right after a task approved its Bash dialog; 0 of 18 without hooks). Those
+ * hooks were waited for then; they now run in the background (Claude Code goes on at once, as
+ * without hooks), and the wait after their PreToolUse report, counted from its arrival, comes
+ * after Claude Code went on: a margin, no longer a window they open.
  */
 export const PENDING_SETTLE_MS = 1000;
 /** How long `send` waits for `[input] pending` to clear before it refuses, ms. */

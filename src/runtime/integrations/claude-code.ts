@@ -5,7 +5,8 @@
  *
  * When agentwatch starts Claude Code it puts `--settings '<json>'` first, with hooks for that
  * launch only (the person's own hooks keep running), each calling this executable by its
- * absolute path as `... >/dev/null 2>&1 || true`, so a failing hook never disturbs the agent.
+ * absolute path as `... >/dev/null 2>&1 || true`, so a failing hook never disturbs the agent,
+ * and each marked `async: true`, so the agent never waits for one (see {@link claudeHookSettings}).
  * The hook commands (`agentwatch report ...`, `agentwatch notify`, cli/hook.ts) forward to the
  * session's control socket; the session (runtime/host.ts) and the eval's replay of recorded
  * hooks (eval/replay.ts) read them with {@link reportFromHook}.
@@ -38,7 +39,18 @@ export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The hooks part of Claude Code's settings JSON, calling `self` (argv of this executable). */
+/**
+ * The hooks part of Claude Code's settings JSON, calling `self` (argv of this executable).
+ *
+ * Every hook is `async: true`: Claude Code 2.1.332 then starts it and goes on without waiting
+ * ("If true, hook runs in background without blocking", the command hook schema in its
+ * bundle; any event, except where Claude Code itself forces waiting: SessionStart and Setup at
+ * start-up, MessageDisplay, some PostToolUse). Claude needs nothing from these hooks (their
+ * output goes to /dev/null, their exit status is always 0), and a waited-for hook process costs
+ * each prompt, tool call, permission dialog and end of turn its start-up, 0.3-0.7 s on a loaded
+ * machine ("running Stop hook · 4s" seen). The price: a report can arrive after one that fired
+ * later, so the session keeps the one that fired last (signals.ts `laterReport`).
+ */
 export function claudeHookSettings(self: readonly string[]): { hooks: Record<string, unknown[]> } {
   const hooks: Record<string, unknown[]> = {};
   for (const h of CLAUDE_HOOKS) {
@@ -46,6 +58,7 @@ export function claudeHookSettings(self: readonly string[]): { hooks: Record<str
       type: 'command',
       command: `${self.map(shellQuote).join(' ')} ${h.command} >/dev/null 2>&1 || true`,
       timeout: 5,
+      async: true,
     };
     hooks[h.event] = [{ ...(h.matcher ? { matcher: h.matcher } : {}), hooks: [cmd] }];
   }
