@@ -1134,7 +1134,10 @@ export async function guardedAnswer(
       `typed ${keyName} for "${p.options[index]}", but the prompt is still showing` +
         (outcome === 'moved' ? ' (its selection moved)' : '') +
         (attempt > 1 ? ', also after a second try' : '') +
-        `; answer in the pane itself`,
+        // a slow agent may still take the key (tester9: Qwen at load 40 did, after this said
+        // so): telling the person to answer again could answer the next prompt
+        ` after ${ANSWER_RESULT_MS / 1000} s; look at its pane before answering again (a slow ` +
+        'agent may still take it)',
       ANSWER_UNCONFIRMED_EXIT,
     );
   }
