@@ -1,13 +1,16 @@
 /**
  * The processes of one process group, read from Linux's /proc (proc(5): /proc/PID/stat fields
- * 4 `ppid`, 5 `pgrp`, 6 `session` and 22 `starttime`, /proc/PID/cmdline).
+ * 4 `ppid`, 5 `pgrp`, 6 `session` and 22 `starttime`, /proc/PID/cmdline), and whether a
+ * process group has any process left (kill(2) with signal 0 on `-pgid`, any POSIX system; its
+ * zombies left out where /proc tells).
  *
  * For the typing guard: an agent that restarts itself after reading an answer's key (Gemini
  * CLI 0.61.0 after its folder-trust dialog: its launcher `node .../bin/gemini` runs the CLI as
  * a child process, `node --max-old-space-size=N .../bin/gemini`, in its own process group, and
  * runs it again with the same arguments when the child exits with code 199; see
- * {@link GroupWatch}). Elsewhere than Linux the processes cannot be read this way:
- * {@link groupProcesses} returns null and the guard does without.
+ * {@link GroupWatch}). For `kill`: a session reads exited once its process groups are empty
+ * ({@link groupAlive}, session.ts `end`). Elsewhere than Linux the processes cannot be read this
+ * way: {@link groupProcesses} returns null and the guard does without.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -91,6 +94,33 @@ export function startedAt(p: GroupProcess, now = Date.now()): number | null {
   }
   if (!Number.isFinite(uptime)) return null;
   return now - uptime * 1000 + (p.start / TICKS_PER_SECOND) * 1000;
+}
+
+/**
+ * True while process group `pgid` has a process that runs: kill(2) with signal 0 to `-pgid`
+ * succeeds (or fails with EPERM: a process of another user joined it) and, where /proc tells,
+ * one of its processes is no zombie (a zombie whose parent does not reap it would otherwise
+ * keep the group alive for ever). A group's id is never given to a new process while the
+ * group has one (Linux keeps the pid in use), so a group found empty stays so.
+ */
+export function groupAlive(pgid: number): boolean {
+  if (!(pgid > 0)) return false;
+  try {
+    process.kill(-pgid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  const procs = groupProcesses(pgid);
+  return procs === null || procs.length > 0;
+}
+
+/**
+ * True when process group `pgid` has a process in session `sid` (the PTY child's pid: a
+ * group of its terminal), or when that cannot be read (not Linux).
+ */
+export function groupInSession(pgid: number, sid: number): boolean {
+  const procs = groupProcesses(pgid);
+  return procs === null || procs.some((p) => p.sid === sid);
 }
 
 /**
