@@ -1105,6 +1105,13 @@ export async function guardedAnswer(
       GUARD_EXIT,
     );
   }
+  // The processes that showed the dialog (an agent may restart itself once it read the key:
+  // see awaitAnswer), read while the dialog settles: a /proc scan takes ms on a busy machine,
+  // and the key is typed soon after the dialog showed.
+  const holders = GroupWatch.of(
+    w.foreground.pgid > 0 ? w.foreground.pgid : w.session.pid,
+    w.promptSince,
+  );
   // A dialog just drawn may not take keys yet (see ANSWER_SETTLE_MS).
   for (;;) {
     const wait = w.promptSince + ANSWER_SETTLE_MS - Date.now();
@@ -1147,12 +1154,6 @@ export async function guardedAnswer(
   const keyName = keys === 'digit' ? `'${key}'` : 'Enter';
   const selected = p.selected;
   for (let attempt = 1;; attempt++) {
-    // the processes that showed the dialog, read before the key (an agent may restart itself
-    // once it read it: see awaitAnswer)
-    const holders = GroupWatch.of(
-      w.foreground.pgid > 0 ? w.foreground.pgid : w.session.pid,
-      w.promptSince,
-    );
     await guardedWrite(w, Buffer.from(key), judge(selected));
     typed.push(keyName);
     // Whether the prompt is still the one the key went to: by its text and the screen's
