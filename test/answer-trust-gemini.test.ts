@@ -89,10 +89,22 @@ if (!existsSync(GEMINI_BIN)) {
             'answered: 1. Trust folder (proj)',
             answer.stdout,
           );
-          const trusted = JSON.parse(
-            readFileSync(join(home.home, '.gemini', 'trustedFolders.json'), 'utf8'),
+          // Gemini saves it before it draws its restart notice; waited for: once in six rounds
+          // at load 30 `answer` said answered before the file held it (its verdict came from
+          // two looks without the dialog; why they came that early is not known)
+          const trustFile = join(home.home, '.gemini', 'trustedFolders.json');
+          await until(
+            'the trust saved',
+            () => {
+              try {
+                return JSON.parse(readFileSync(trustFile, 'utf8'))[home.project] === 'TRUST_FOLDER';
+              } catch {
+                return false;
+              }
+            },
+            30_000,
+            50,
           );
-          assert.is(trusted[home.project], 'TRUST_FOLDER', `round ${round}: the trust saved`);
           // relaunched (the answer may come before: the dialog with Gemini's restart notice
           // under it reads as another prompt): a Gemini process that was not there before
           await until(
