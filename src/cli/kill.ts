@@ -2,23 +2,29 @@
  * `agentwatch kill SESSION`: ends one session, wherever it runs (the background host, a
  * board, a `run` in another terminal), through its control socket's `kill` op: its command's
  * process group gets SIGHUP, as when its terminal closes, and SIGKILL when it still runs
- * after the session's grace (protocol.ts KILL_GRACE_MS). Returns once the command exited and
- * (within {@link CLOSE_WAIT_MS}) its socket closed, so `ls` no longer lists it. Exit codes: 0
- * ended, 1 still running, 2 usage (several sessions match), 4 no such session.
+ * after the session's grace (protocol.ts KILL_GRACE_MS). Returns once the command exited, every
+ * process of its process group and of its PTY's foreground group ended too (waited for up to
+ * 5 s after the command, then SIGKILL: Qwen Code 0.24.4's CLI goes on writing ~/.qwen after
+ * its launcher exited; session.ts `end`), and (within {@link CLOSE_WAIT_MS}) its socket
+ * closed, so `ls` no longer lists it. Exit codes: 0 ended, 1 still running, 2 usage (several
+ * sessions match), 4 no such session.
  */
 import { type Command, UsageError, UserError } from './command.ts';
 import { requestOp, subscribe } from '../runtime/control-client.ts';
 import { findSession } from '../runtime/session-directory.ts';
 import { printable } from './printable.ts';
 
-/** How long the `kill` op may take to answer (SIGHUP, the grace, SIGKILL, the exit), ms. */
+/**
+ * How long the `kill` op may take to answer, ms: SIGHUP, the grace (1 s), SIGKILL, the grace,
+ * then its process groups' 5 s, SIGKILL and the grace again (session.ts `end`).
+ */
 const KILL_ANSWER_MS = 10_000;
 /** How long to wait for the session's socket to close after its command exited, ms. */
 export const CLOSE_WAIT_MS = 2000;
 
 export const killCommand: Command = {
   name: 'kill',
-  summary: 'end a session (SIGHUP to its command, SIGKILL if it stays)',
+  summary: 'end a session and what runs in its process group (SIGHUP, SIGKILL if it stays)',
   usage: 'kill SESSION',
   maxArgs: 1,
   options: {},

@@ -193,8 +193,15 @@ export interface PromptReply {
 
 /** How long reading a prompt may take by default, ms. */
 export const PROMPT_TIMEOUT_MS = 5000;
-/** How long an answer may take by default (the session classifies afresh first), ms. */
-export const ANSWER_TIMEOUT_MS = 10_000;
+/**
+ * How long an answer may take by default, ms: the session lets a new dialog settle, moves its
+ * selection key by key, and watches the prompt leave (typing-guard.ts guardedAnswer: 3 s, 10 s
+ * for an agent silent after the key), for up to RESTART_WAIT_MS (45 s) more when the agent
+ * restarted itself after reading the key (Gemini CLI 0.61.0's folder-trust dialog; 10 s was
+ * too short for it: the board said "no answer within 10000 ms" although the dialog was
+ * answered).
+ */
+export const ANSWER_TIMEOUT_MS = 75_000;
 
 /**
  * `value` as a {@link PromptReply} when it has the shape of one (a session answers what it

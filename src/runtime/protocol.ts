@@ -115,7 +115,9 @@ export interface RequestArgs {
   resize: { rows: number; cols: number };
   /**
    * Ends the session's agent: SIGHUP to its process group (as a closed terminal does), SIGKILL
-   * after {@link KILL_GRACE_MS}; answered once it is gone. Same peer check as `send`.
+   * after {@link KILL_GRACE_MS}; answered once it is gone and so is every process of its group
+   * and of its PTY's foreground group (session.ts `end`: up to GROUP_GRACE_MS, then SIGKILL).
+   * Same peer check as `send`.
    */
   kill: Record<never, never>;
   /** `firedAt`: when the hook fired (its process's start), ms since the epoch. */

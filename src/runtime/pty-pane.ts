@@ -475,8 +475,17 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
     });
   }
 
+  /**
+   * Ends the session ({@link Session.end}): SIGHUP to the child's process group, SIGKILL after
+   * {@link KILL_GRACE_MS}; resolves once the child and every process of its group and of the
+   * PTY's foreground group (as last read) have ended, or the bounds passed.
+   */
   kill(): Promise<ExitInfo | null> {
-    return this.session.end(KILL_GRACE_MS, () => this.session.hangupGroup());
+    return this.session.end(
+      KILL_GRACE_MS,
+      () => this.session.hangupGroup(),
+      () => [this.foreground.pgid],
+    );
   }
 }
 

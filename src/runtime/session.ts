@@ -19,6 +19,14 @@ import { UserError } from '../errors.ts';
 import { EventLog } from './event-log.ts';
 import { SIZE_LIMITS } from './protocol.ts';
 import { type InputHold, InputHolder } from './input-hold.ts';
+import { groupAlive, groupInSession } from './group-processes.ts';
+
+/**
+ * How long `end` lets the processes left in a session's process groups finish once its child
+ * exited, before SIGKILL, ms (Qwen Code 0.24.4's CLI writes ~/.qwen for a second or more after
+ * its launcher exited on SIGHUP; see {@link Session.end}).
+ */
+export const GROUP_GRACE_MS = 5000;
 
 /**
  * Finds `command` the way execvp(3) would (a name with a '/' as a path, else each PATH entry).
@@ -149,11 +157,24 @@ export class Session {
     }
     this.pty.onData((data) => this.#onData(data as unknown as Uint8Array));
     this.pty.onExit(({ exitCode, signal }) => {
-      this.exit = { code: exitCode, signal: signal || undefined };
-      this.inputsVersion++;
-      this.#holder.end('exit'); // what it held is dropped, as any write after the exit
-      for (const l of this.#exitListeners) this.#safe(() => l(this.exit!));
+      this.#childExit = { code: exitCode, signal: signal || undefined };
+      // while end() ends it, its exit is published once its process groups are gone
+      if (!this.#ending) this.#exited();
     });
+  }
+
+  /** How the PTY child exited, once node-pty said so (published as {@link exit} by #exited). */
+  #childExit: ExitInfo | null = null;
+  /** While {@link end} ends the child and waits for its process groups. */
+  #ending: Promise<void> | undefined;
+
+  /** Publishes the child's exit: {@link exit}, then the exit listeners. Once. */
+  #exited(): void {
+    if (this.exit || !this.#childExit) return;
+    this.exit = this.#childExit;
+    this.inputsVersion++;
+    this.#holder.end('exit'); // what it held is dropped, as any write after the exit
+    for (const l of this.#exitListeners) this.#safe(() => l(this.exit!));
   }
 
   get id(): string {
@@ -505,26 +526,71 @@ export class Session {
   }
 
   /**
-   * Ends the child: `hangup` (SIGHUP, as a closed terminal does), then, when it still runs
-   * `graceMs` later (it ignores SIGHUP), SIGKILL to its process group (node-pty's child leads
-   * its own group), so nothing it started in that group outlives it.
+   * Ends the child and what runs in its process groups: `hangup` (SIGHUP, as a closed terminal
+   * does); when the child still runs `graceMs` later (it ignores SIGHUP), SIGKILL to the
+   * groups. Once the child exited, its own process group (node-pty's child leads it) and the
+   * groups `groups` names (the PTY's foreground group, read before the hangup) get up to
+   * {@link GROUP_GRACE_MS} to end, then SIGKILL and `graceMs` more. The exit is published
+   * ({@link exit}, the exit listeners: `exited` for subscribers, `ls`, `wait`) only then, so a
+   * session reads exited once nothing of it runs: Qwen Code 0.24.4's launcher exits at once on
+   * SIGHUP while its CLI, a child process in its group (`node --expose-gc cli.js`), goes on
+   * writing ~/.qwen for a second or more (seen 0.9 s on an idle 2-core machine), and a person
+   * who starts another session in the folder right after `kill` must not have the old one
+   * still writing there. Processes in other groups (a shell's background jobs, anything
+   * started with setsid) are not waited for, as a closed terminal does not end them either.
    * @param hangup sends the SIGHUP (default: to the child, {@link kill}).
-   * @returns how it ended, once it has; null when it was still not seen to exit `graceMs`
-   *   after the SIGKILL.
+   * @param groups process groups to wait for besides the child's own (ids <= 0 are ignored).
+   * @returns how the child ended, once it has; null when it was still not seen to exit
+   *   `graceMs` after the SIGKILL. Processes of the groups left after their SIGKILL (a process
+   *   stuck in the kernel) are logged ({@link events}), and the exit is published regardless.
    */
   async end(
     graceMs: number,
     hangup: () => void = () => this.kill(),
+    groups: () => number[] = () => [],
   ): Promise<ExitInfo | null> {
     if (this.exit) return this.exit;
-    hangup();
-    if (await this.#exitedWithin(graceMs)) return this.exit;
-    try {
-      process.kill(-this.pid, 'SIGKILL');
-    } catch {
-      this.kill('SIGKILL');
+    if (this.#ending) {
+      await this.#ending;
+      return this.exit;
     }
-    return (await this.#exitedWithin(graceMs)) ? this.exit : null;
+    // another group only while it is one of this terminal's (a group id read a while ago)
+    const others = groups().filter((g) => g > 0 && g !== this.pid && groupInSession(g, this.pid));
+    const pgids = [this.pid, ...new Set(others)];
+    const ended = () => this.#childExit !== null;
+    const emptied = () => ended() && !pgids.some(groupAlive);
+    const killGroups = () => {
+      for (const g of pgids) {
+        try {
+          process.kill(-g, 'SIGKILL');
+        } catch {
+          // that group has ended
+        }
+      }
+      if (!ended()) this.kill('SIGKILL');
+    };
+    const ending = (async () => {
+      hangup();
+      if (!(await this.#until(ended, graceMs))) {
+        killGroups();
+        await this.#until(ended, graceMs);
+      }
+      if (!ended() || (await this.#until(emptied, GROUP_GRACE_MS))) return;
+      const left = pgids.filter(groupAlive);
+      this.log(`exited; process group ${left.join(', ')} still runs: SIGKILL`);
+      killGroups();
+      if (!(await this.#until(emptied, graceMs))) {
+        this.log(`process group ${pgids.filter(groupAlive).join(', ')} still runs after SIGKILL`);
+      }
+    })();
+    this.#ending = ending;
+    try {
+      await ending;
+    } finally {
+      this.#ending = undefined;
+      this.#exited();
+    }
+    return this.exit;
   }
 
   /** Sends SIGHUP to the child's process group (the child's own when the group is gone). */
@@ -537,17 +603,13 @@ export class Session {
     }
   }
 
-  /** Resolves true once the child has exited, false if it still runs after `ms`. */
-  #exitedWithin(ms: number): Promise<boolean> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        off();
-        resolve(false);
-      }, ms);
-      const off = this.onExit(() => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
+  /** Resolves true once `done()` holds (looked at every 25 ms), false if not after `ms`. */
+  async #until(done: () => boolean, ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      if (done()) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((r) => setTimeout(r, 25));
+    }
   }
 }

@@ -50,6 +50,7 @@ import type { Terminal } from '../vt/terminal.ts';
 import { SYNC_HOLD_MS } from './screen-pane.ts';
 import { checkSendText, goesAsPaste, sendBytes } from './send-text.ts';
 import { HOLD_MAX_BYTES, type HoldBreak, type InputHold } from './input-hold.ts';
+import { GroupWatch } from './group-processes.ts';
 
 /**
  * The prompt on `terminal`'s screen now: its rows, and their background tags so that a
@@ -886,8 +887,26 @@ const LEFT = '\x1b[D';
  * ({@link PtyPane.promptSince}), which is never earlier than the agent drew it.
  */
 export const ANSWER_SETTLE_MS = 500;
-/** How long `answer` waits for the prompt to leave after its last key, ms. */
+/**
+ * How long `answer` waits for the prompt to leave after its last key, ms; up to
+ * {@link ANSWER_SLOW_MS} when the key is not to be typed again.
+ */
 export const ANSWER_RESULT_MS = 3000;
+/**
+ * How long `answer` waits for the prompt to leave after its key when it will not type the key
+ * again (see {@link guardedAnswer}), ms: the agent may have taken the key and be slow to act on
+ * it. Gemini CLI 0.61.0 on a 2-core machine at load 15 drew its folder-trust dialog's restart
+ * notice 5 s after the Enter it had read at once, and at load 30 exited for its restart more
+ * than 3 s after it drew the notice.
+ */
+export const ANSWER_SLOW_MS = 10_000;
+/**
+ * How long `answer` waits, once the agent restarted itself after reading the key, for its new
+ * process to show it ready or another prompt, ms: Gemini CLI 0.61.0's new process drew its
+ * composer 1.5 s after its restart was seen on a 2-core machine at load 10, 9 s at load 15,
+ * and not within 20 s at load 30.
+ */
+export const RESTART_WAIT_MS = 45_000;
 /**
  * Output from the agent this long after the answer's key shows it ran since the key was in
  * its input (the evidence a retry needs, see {@link guardedAnswer}), ms.
@@ -941,8 +960,13 @@ async function awaitMoved(
   }
 }
 
-/** How the screen answers a key: the prompt gone or changed, or still there. */
-type Outcome = 'gone' | 'moved' | 'same';
+/**
+ * How the screen answers a key: the prompt gone or changed, or still there; `restarted`: the
+ * agent restarted itself after reading the key and its new process shows it ready or another
+ * prompt; `lost`: it restarted and its new process showed neither within
+ * {@link RESTART_WAIT_MS}.
+ */
+type Outcome = 'gone' | 'moved' | 'same' | 'restarted' | 'lost';
 
 /**
  * Answers the prompt of `w` with option `index`, which the person confirmed on `confirmed`,
@@ -977,15 +1001,27 @@ type Outcome = 'gone' | 'moved' | 'same';
  * agent that wrote nothing gets no second key: it may be stalled with the key unread, or may
  * have taken it and be slow to close (test/answer-confirm.test.ts `take-slow`); that it read
  * the key (its input queue empty) does not tell those apart, so it is not taken as evidence.
- * What this trusts: a dialog that took a key shows it (closes, or moves its selection) within
- * {@link ANSWER_RESULT_MS} while it draws anything at all.
+ * Whenever the key is not typed again, the prompt is watched up to {@link ANSWER_SLOW_MS} from
+ * the key before the answer reads as not taken (Gemini CLI 0.61.0 under load acted on its
+ * trust dialog's Enter 5 s after reading it). What this trusts: a dialog that took a key shows it (closes, or
+ * moves its selection) within {@link ANSWER_RESULT_MS} while it draws anything at all.
+ *
+ * An agent that restarts itself after reading the key (Gemini CLI 0.61.0 after its
+ * folder-trust dialog) leaves the dialog it drew on the screen until its new process draws:
+ * the watch then waits up to `restartWaitMs` (default {@link RESTART_WAIT_MS}) for the new
+ * process to show the agent ready or another prompt (answered), never types the key again,
+ * and reports the same prompt drawn again as still showing (exit 5); see {@link awaitAnswer}. Where the processes of the
+ * pane cannot be read (not Linux) or the agent's input queue cannot (no native addon), a
+ * restart is not seen and the dialog's leftover counts as still showing.
  *
  * Qwen Code 0.24.4 draws nothing while its dialog waits (after a move, no output for a
  * second, 16 of 16 times), so it never gets a second Enter: at load ~15 one Enter of 8, typed
  * 1 ms after the look that showed Down's move (the move drawn up to 70 ms before), left the
- * dialog on screen with option 3 selected for the whole {@link ANSWER_RESULT_MS} (exit 5,
+ * dialog on screen with option 3 selected for the whole watch (exit 5,
  * test/answer-qwen-arrows.test.ts); the pacing above (each key {@link KEY_GAP_MS} after the
  * previous one's move was drawn) is what answers that.
+ * @param restartWaitMs how long to wait for an agent that restarted after reading the key to
+ *   show its new screen, ms.
  * @returns the option answered, as the screen named it.
  * @throws UserError (exit 3) when the pane is not blocked, or the prompt differs from the one
  *   confirmed (it changed or was answered meanwhile), before or between keys; its message
@@ -997,6 +1033,7 @@ export async function guardedAnswer(
   w: PtyPane,
   index: number,
   confirmed: ConfirmedPrompt,
+  restartWaitMs: number = RESTART_WAIT_MS,
 ): Promise<string> {
   const sameText = (p: Omit<ConfirmedPrompt, 'episode'>) =>
     p.question === confirmed.question && p.options.join('\n') === confirmed.options.join('\n') &&
@@ -1071,6 +1108,13 @@ export async function guardedAnswer(
       GUARD_EXIT,
     );
   }
+  // The processes that showed the dialog (an agent may restart itself once it read the key:
+  // see awaitAnswer), read while the dialog settles: a /proc scan takes ms on a busy machine,
+  // and the key is typed soon after the dialog showed.
+  const holders = GroupWatch.of(
+    w.foreground.pgid > 0 ? w.foreground.pgid : w.session.pid,
+    w.promptSince,
+  );
   // A dialog just drawn may not take keys yet (see ANSWER_SETTLE_MS).
   for (;;) {
     const wait = w.promptSince + ANSWER_SETTLE_MS - Date.now();
@@ -1124,15 +1168,38 @@ export async function guardedAnswer(
     // Counted from the dialog's last change: its first showing, or the move of its selection
     // that the last arrow key drew.
     const early = Date.now() - Math.max(w.promptSince, movedAt) < RETRY_BEFORE_MS;
-    const { outcome, retry } = await awaitAnswer(w, stillThis, selected);
+    const { outcome, retry, restarted } = await awaitAnswer(
+      w,
+      stillThis,
+      sameText,
+      selected,
+      holders,
+      restartWaitMs,
+      early && attempt === 1,
+    );
     if (outcome === 'gone') return p.options[index];
-    if (outcome === 'same' && retry && early && attempt === 1) {
+    if (outcome === 'restarted') {
+      w.session.log(`answer: ${keyName} answered; the agent restarted and went on`);
+      return p.options[index];
+    }
+    if (outcome === 'lost') {
+      throw new UserError(
+        `typed ${keyName} for "${p.options[index]}"; ${w.session.spec.name} restarted after ` +
+          `reading it, but its new process showed neither its input nor another prompt within ` +
+          `${restartWaitMs / 1000} s; look at the pane`,
+        ANSWER_UNCONFIRMED_EXIT,
+      );
+    }
+    if (outcome === 'same' && retry) {
       w.session.log(`answer: ${keyName} left the prompt on screen; typing it once more`);
       continue;
     }
     throw new UserError(
       `typed ${keyName} for "${p.options[index]}", but the prompt is still showing` +
         (outcome === 'moved' ? ' (its selection moved)' : '') +
+        (restarted
+          ? ` (${w.session.spec.name} restarted after reading it and showed it again)`
+          : '') +
         (attempt > 1 ? ', also after a second try' : '') +
         // a slow agent may still take the key (tester9: Qwen at load 40 did, after this said
         // so): telling the person to answer again could answer the next prompt
@@ -1150,27 +1217,100 @@ export async function guardedAnswer(
  * the screen shows no prompt while a signal still says blocked; else `moved` when the prompt
  * is still there but its selection left `selected` at some point, else `same`. Each look is
  * made on a whole frame ({@link judgeWhole}). `retry` is true when typing the key again is
- * safe: `same`, nothing else was written to the pane, and the agent wrote output at least
- * {@link ALIVE_AFTER_MS} after the key.
+ * safe: `mayRetry` (the caller's part: the first key, typed soon after the dialog changed),
+ * `same`, nothing else was written to the pane, the agent wrote output at least
+ * {@link ALIVE_AFTER_MS} after the key, and no process that held the dialog has ended. When the
+ * key is not to be typed again, the watch goes on to {@link ANSWER_SLOW_MS} from the key before
+ * `same` or `moved` is said.
+ *
+ * An agent that restarts itself after reading the key (`holders`, the processes of its
+ * foreground group that ran when the dialog showed: one ended after the key was read, its
+ * input queue empty, and a process with the same arguments runs in its place, see
+ * {@link GroupWatch}) leaves the dialog it drew on the screen until the new process draws
+ * over it: Gemini CLI 0.61.0 after `1. Trust folder` draws `Gemini CLI is restarting to apply
+ * the trust changes...` under its dialog, exits with code 199 250 ms later, and its launcher
+ * starts it again, which draws its composer seconds later (3.5 s on an idle 2-core machine;
+ * before, `answer` gave up at the bound with the dialog still on screen, or typed the key a
+ * second time into the new process's input). From then on the watch lasts up to
+ * `restartWaitMs` more and only the new process's screen counts: `restarted` once it
+ * shows the agent ready (idle) or another prompt, on two looks in a row, with output since the
+ * new process was seen (idle as one of its manifest's rules reads it: a blank screen, which no
+ * rule matches, reads idle too); the same prompt (its text, whatever its episode) drawn again
+ * is never `gone` but `same` (or `moved`), at once when the new process had drawn a screen
+ * without it before; a screen that shows neither by the bound is `lost`.
  */
 async function awaitAnswer(
   w: PtyPane,
   same: (p: Omit<ConfirmedPrompt, 'episode'>) => boolean,
+  sameText: (p: Omit<ConfirmedPrompt, 'episode'>) => boolean,
   selected: number,
-): Promise<{ outcome: Outcome; retry: boolean }> {
+  holders: GroupWatch | null,
+  restartWaitMs: number,
+  mayRetry: boolean,
+): Promise<{ outcome: Outcome; retry: boolean; restarted: boolean }> {
   const typedAt = Date.now();
   let otherInput = 0;
   let lastOutput = 0;
+  let outputSince = 0;
   const offInput = w.session.onInput((d) => (otherInput += d.length));
-  const offOutput = w.session.onOutput(() => (lastOutput = Date.now()));
+  const offOutput = w.session.onOutput(() => {
+    lastOutput = Date.now();
+    outputSince++;
+  });
   let moved = false;
   let goneSeen = 0;
-  let last: Outcome | 'left' = 'same';
+  let last: Outcome | 'left' | 'wait' = 'same';
+  /** The key was seen read (the agent's input queue empty). */
+  let read = false;
+  /** When the new process of a restart was seen, ms since the epoch (0: none). */
+  let restartedAt = 0;
+  /** Since the restart, a look found the screen drawn anew without the prompt. */
+  let cleared = false;
+  let bound = typedAt + ANSWER_RESULT_MS;
+  /** The watch went on past ANSWER_RESULT_MS for an agent silent since the key. */
+  let slow = false;
+  /** Typing the key again is safe now (see the docstring). */
+  const retryable = () =>
+    mayRetry && !moved && !slow && otherInput === 0 &&
+    lastOutput >= typedAt + ALIVE_AFTER_MS && !holders?.gone().length;
   try {
-    while (Date.now() - typedAt < ANSWER_RESULT_MS) {
+    for (;;) {
+      if (Date.now() >= bound) {
+        // no second key: the agent may have taken this one and be slow to act on it
+        if (restartedAt || slow || retryable()) break;
+        slow = true;
+        bound = typedAt + ANSWER_SLOW_MS;
+      }
       await sleep(KEY_GAP_MS);
-      if (w.session.exit) return { outcome: 'gone', retry: false };
-      last = await judgeWhole(w, (): Outcome | 'left' => {
+      if (w.session.exit) return { outcome: 'gone', retry: false, restarted: !!restartedAt };
+      read ||= w.session.inputUnread() === 0;
+      if (!restartedAt && read && holders) {
+        const next = holders.restarted();
+        if (next) {
+          restartedAt = Date.now();
+          bound = restartedAt + restartWaitMs;
+          outputSince = 0;
+          goneSeen = 0;
+          w.session.log(
+            `answer: the agent restarted after reading the key (pid ${
+              holders.gone().map((g) => g.pid).join(', ')
+            } ended; pid ${next.pid} runs the same command); watching the new one's screen`,
+          );
+        }
+      }
+      last = await judgeWhole(w, (): Outcome | 'left' | 'wait' => {
+        if (restartedAt) {
+          // only what the new process drew counts: ready for input, or another prompt
+          if (outputSince === 0) return 'wait';
+          // idle as a rule reads it, not for want of any (a blank screen reads so)
+          if (w.record.state === 'idle') {
+            return w.record.evaluation?.rule == null ? 'wait' : 'restarted';
+          }
+          if (w.record.state !== 'blocked') return 'wait';
+          const now = promptOn(w.session.terminal, dialogShown(w.record));
+          if (sameText(now)) return now.selected === selected ? 'same' : 'moved';
+          return now.options.length ? 'restarted' : 'wait';
+        }
         if (w.record.state !== 'blocked') return 'gone';
         const now = promptOn(w.session.terminal, dialogShown(w.record));
         if (same(now)) return now.selected === selected ? 'same' : 'moved';
@@ -1179,16 +1319,26 @@ async function awaitAnswer(
         return now.options.length ? 'gone' : 'left';
       });
       if (last === 'moved') moved = true;
-      goneSeen = last === 'gone' ? goneSeen + 1 : 0;
-      if (goneSeen >= 2) return { outcome: 'gone', retry: false };
+      if (restartedAt && last === 'wait' && outputSince > 0) cleared = true;
+      // the new process drew over the old dialog, then drew the same prompt: asked again
+      if (cleared && (last === 'same' || last === 'moved')) break;
+      goneSeen = last === 'gone' || last === 'restarted' ? goneSeen + 1 : 0;
+      if (goneSeen >= 2) {
+        return { outcome: last as Outcome, retry: false, restarted: !!restartedAt };
+      }
     }
   } finally {
     offInput();
     offOutput();
   }
-  if (goneSeen > 0 || last === 'left') return { outcome: 'gone', retry: false };
+  if (restartedAt) {
+    const outcome = last === 'same' || last === 'moved' ? last : 'lost';
+    return { outcome, retry: false, restarted: true };
+  }
+  if (goneSeen > 0 || last === 'left') return { outcome: 'gone', retry: false, restarted: false };
   return {
+    restarted: false,
     outcome: moved ? 'moved' : 'same',
-    retry: !moved && otherInput === 0 && lastOutput >= typedAt + ALIVE_AFTER_MS,
+    retry: retryable(),
   };
 }
