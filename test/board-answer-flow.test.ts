@@ -67,8 +67,8 @@ test('refused (exit 3): nothing typed', async () => {
 test('answer not taken (exit 5): typed, the prompt stayed', async () => {
   const s = await statusAfterYes({
     ok: false,
-    error: `typed '1' for "1. Yes", but the prompt is still showing after 3 s; look at its pane ` +
-      'before answering again (a slow agent may still take it)',
+    error: `typed '1' for "1. Yes", but the prompt is still showing; look at its pane before ` +
+      'answering again (a slow agent may still take it)',
     code: 5,
   });
   assert.match(s, /^web: answer not taken: typed '1' for "1\. Yes", but the prompt is still/);

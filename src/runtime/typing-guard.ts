@@ -1203,8 +1203,7 @@ export async function guardedAnswer(
         (attempt > 1 ? ', also after a second try' : '') +
         // a slow agent may still take the key (tester9: Qwen at load 40 did, after this said
         // so): telling the person to answer again could answer the next prompt
-        ` after ${ANSWER_RESULT_MS / 1000} s; look at its pane before answering again (a slow ` +
-        'agent may still take it)',
+        '; look at its pane before answering again (a slow agent may still take it)',
       ANSWER_UNCONFIRMED_EXIT,
     );
   }
