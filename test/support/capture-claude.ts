@@ -351,8 +351,14 @@ export const CASES: CaptureCase[] = [
     args: () => [],
     rules: [
       // a write outside the project: auto mode runs `touch auto.txt` inside it unasked
-      ...toolTask('task-autocheck', (c) =>
-        tool('Bash', { command: `echo hi > ${c.cwd}/../auto.txt`, description: 'Write auto.txt' })),
+      ...toolTask(
+        'task-autocheck',
+        (c) =>
+          tool('Bash', {
+            command: `echo hi > ${c.cwd}/../auto.txt`,
+            description: 'Write auto.txt',
+          }),
+      ),
       ...toolTask('task-autoagain', (c) =>
         tool('Bash', {
           command: `echo again > ${c.cwd}/../again.txt`,
@@ -364,7 +370,11 @@ export const CASES: CaptureCase[] = [
       // "No": ↓ Enter approves
       const approve = async (suffix: string) => {
         await d.screen(/needs your approval[^]*❯ No/);
-        await d.mark('blocked', 'auto mode check unavailable: the Bash dialog (❯ No / Yes)', suffix);
+        await d.mark(
+          'blocked',
+          'auto mode check unavailable: the Bash dialog (❯ No / Yes)',
+          suffix,
+        );
         await sleep(ENTER_ANSWER_DELAY_MS);
         d.keys('\x1b[B');
         await d.screen(/❯ Yes/, { settleMs: 300 });
