@@ -24,7 +24,9 @@ export interface Prompt {
   /**
    * The numbered options, in order, without the selection marker ('1. Yes'); when the screen
    * has none, an option list without numbers marked by the cursor `❯` ('No, exit'); for a
-   * notice that ends in `Press Enter to continue`, the one option 'Continue' (Enter).
+   * notice that ends in `Press Enter to continue`, the one option 'Continue' (Enter); for a
+   * notice whose footer starts `Enter to <action> · ` (Claude Code's auto-mode notice), the one
+   * option Enter gives ('Stay in auto mode').
    */
   options: string[];
   /**
@@ -331,6 +333,46 @@ function readHintPanel(rows: readonly string[]): Prompt | null {
   };
 }
 
+/**
+ * The footer of a notice that offers Enter and other keys, no options: Claude Code 2.1.332's
+ * auto-mode notice ends `Enter to stay in auto mode · shift+Tab to leave for accept edits mode
+ * and stop · Esc to cancel` (fixtures/claude-code/claude.blocked.autocheck). Group 1: what
+ * Enter does.
+ */
+const ENTER_FOOTER = /^Enter to ([^·]+?) · [^\n]*\bEsc to cancel$/u;
+
+/**
+ * A notice under a full rule whose last row is {@link ENTER_FOOTER}, read as a prompt with the
+ * one option Enter gives (`Stay in auto mode`, selected); the question is the notice's heading
+ * (its first row under the rule), the details the rows between it and the footer (at most 8).
+ * No rule within 24 rows above the footer, or no heading: null.
+ */
+function readEnterNotice(rows: readonly string[]): Prompt | null {
+  let last = rows.length - 1;
+  while (last >= 0 && !strip(rows[last])) last--;
+  const m = last >= 0 ? ENTER_FOOTER.exec(strip(rows[last])) : null;
+  if (!m) return null;
+  let rule = -1;
+  for (let i = last - 1; i >= 0 && i >= last - 24 && rule < 0; i--) {
+    if (fullRule(rows[i])) rule = i;
+  }
+  if (rule < 0) return null;
+  const lines: string[] = [];
+  for (let i = rule + 1; i < last; i++) {
+    const line = strip(rows[i]);
+    if (line && !separator(rows[i])) lines.push(line);
+  }
+  if (!lines.length) return null;
+  const verb = m[1].trim();
+  return {
+    question: lines[0],
+    options: [verb[0].toUpperCase() + verb.slice(1)],
+    selected: 0,
+    layout: 'vertical',
+    details: lines.slice(1, 9),
+  };
+}
+
 /** A boxed row with the selection marker `›` and no number: `│ › Alibaba ModelStudio │`. */
 const BOXED_MARK = /^(\s*│\s)› (\S.*?)[\s│]*$/u;
 
@@ -562,6 +604,8 @@ export function readPrompt(
     if (buttons) return buttons;
     const panel = readHintPanel(rows);
     if (panel) return panel;
+    const notice = readEnterNotice(rows);
+    if (notice) return notice;
   }
   // A list with no selection marker may show its selection with a colour alone (opencode
   // 1.18.33's question dialog draws the selected option's number on another background).

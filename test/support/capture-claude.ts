@@ -343,6 +343,95 @@ export const CASES: CaptureCase[] = [
     },
   },
   {
+    // No --permission-mode: auto mode, Claude Code 2.1.332's default. Its server-side check of
+    // each action is unavailable against a fake server, so a Bash command gets a dialog of its
+    // own: "Auto mode can't check actions in this session, so this one needs your approval"
+    // (tester, 2026-12-02). Two prompts, so the second dialog of the session is caught too.
+    name: 'autocheck',
+    args: () => [],
+    rules: [
+      // a write outside the project: auto mode runs `touch auto.txt` inside it unasked
+      ...toolTask(
+        'task-autocheck',
+        (c) =>
+          tool('Bash', {
+            command: `echo hi > ${c.cwd}/../auto.txt`,
+            description: 'Write auto.txt',
+          }),
+      ),
+      ...toolTask('task-autoagain', (c) =>
+        tool('Bash', {
+          command: `echo again > ${c.cwd}/../again.txt`,
+          description: 'Write again.txt',
+        })),
+    ],
+    async steps(d) {
+      // first the notice (Enter stays in auto mode), then the Bash dialog itself, its cursor on
+      // "No": ↓ Enter approves
+      const approve = async (suffix: string) => {
+        await d.screen(/needs your approval[^]*❯ No/);
+        await d.mark(
+          'blocked',
+          'auto mode check unavailable: the Bash dialog (❯ No / Yes)',
+          suffix,
+        );
+        await sleep(ENTER_ANSWER_DELAY_MS);
+        d.keys('\x1b[B');
+        await d.screen(/❯ Yes/, { settleMs: 300 });
+        d.keys('\r');
+      };
+      await d.screen(IDLE);
+      await prompt(d, 'task-autocheck please');
+      await dialog(d, /Enter to stay in auto mode/, 'auto mode check unavailable: the notice');
+      await approve('approve');
+      await d.screen(/Done\./, { not: BLOCKED_FOOTER });
+      await d.screen(IDLE);
+      await d.mark('idle', 'auto-mode dialog approved, turn over');
+      await prompt(d, 'task-autoagain please');
+      await d.screen(/Enter to stay in auto mode|needs your approval/);
+      if (/Enter to stay in auto mode/.test(d.pty.screen())) {
+        await dialog(d, /Enter to stay in auto mode/, 'the notice again (second prompt)', 'again');
+        await approve('again-approve');
+      } else {
+        await approve('again');
+      }
+      await d.screen(/Done\.[^]*Done\./, { not: BLOCKED_FOOTER });
+      await d.screen(IDLE);
+    },
+  },
+  {
+    // Ctrl-R in an idle session: the prompt history search, a picker the person opened. An
+    // rejected permission dialog leaves "⎿  Interrupted · What should Claude do instead?" in
+    // the transcript above it (tester, 2026-12-02: read blocked, "question over options").
+    name: 'history',
+    async steps(d) {
+      await d.screen(IDLE);
+      await prompt(d, 'first question about greet.py');
+      await d.screen(/OK\./, { settleMs: 300 });
+      await d.screen(IDLE);
+      await prompt(d, 'task-bash please'); // the default script's Bash `touch hello.txt`
+      await d.screen(/Do you want to proceed\?/);
+      await sleep(ENTER_ANSWER_DELAY_MS);
+      d.keys('\x1b'); // rejected
+      await d.screen(/Interrupted/);
+      await d.screen(IDLE);
+      await prompt(d, 'second question about greet.py');
+      await d.screen(/OK\.[^]*OK\./, { settleMs: 300 });
+      await d.screen(IDLE);
+      await sleep(500);
+      d.keys('\x12'); // Ctrl-R
+      await d.screen(/search|history/i, { not: IDLE, settleMs: 1200 });
+      await d.mark('idle', 'prompt history search (Ctrl-R) opened by the person', 'search');
+      await d.type('greet');
+      await sleep(1200);
+      await d.mark('idle', 'prompt history search, "greet" typed', 'query');
+      for (let i = 0; i < 4 && !IDLE.test(d.pty.screen()); i++) {
+        d.keys('\x1b');
+        await sleep(700);
+      }
+    },
+  },
+  {
     name: 'quote',
     rules: [{
       name: 'task-quote',
