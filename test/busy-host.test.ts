@@ -8,7 +8,6 @@
  * connection is awaited in the kernel's table of Unix sockets, /proc/net/unix.
  */
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cli, type CliRun } from './support/cli.ts';
