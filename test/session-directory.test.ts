@@ -14,11 +14,13 @@ import {
   listSessions,
   type LocalSessions,
   matchSession,
+  matchSurvey,
   processGone,
   SessionDirectory,
   SOCKET_CLOSED_BY,
 } from '../src/runtime/session-directory.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
+import { NO_ANSWER_EXIT } from '../src/runtime/control-client.ts';
 import type { SessionState } from '../src/detect/types.ts';
 import { fakeInfo, type FakeSession, fakeSession } from './support/fake-session.ts';
 import { until } from './support/until.ts';
@@ -62,6 +64,41 @@ test('matchSession: exact id or name first, then the only id prefix; several is 
     assert.unreachable();
   } catch (e) {
     assert.is((e as { exitCode?: number }).exitCode, 2);
+  }
+});
+
+test('matchSurvey: a session found is given unless a silent socket could be it; none found and a silent socket: exit 6, not 4', () => {
+  const infos = [
+    fakeInfo('api-1234', '/s/api-1234.sock', { name: 'api' }),
+    fakeInfo('web-5678', '/s/web-5678.sock', { name: 'web' }),
+  ];
+  const silent = ['/s/api-9abc.sock', '/s/db-0000.sock'];
+  const code = (f: () => unknown) => {
+    try {
+      f();
+    } catch (e) {
+      return (e as { exitCode?: number }).exitCode;
+    }
+    return 'returned';
+  };
+  // An exact id, or a name no silent id starts with: given.
+  assert.is(matchSurvey('api-1234', { infos, unanswered: silent }, 10_000)?.id, 'api-1234');
+  assert.is(matchSurvey('web', { infos, unanswered: silent }, 10_000)?.id, 'web-5678');
+  // A silent socket's id starts with the key as well: it may be the one meant.
+  assert.is(code(() => matchSurvey('api', { infos, unanswered: silent }, 10_000)), NO_ANSWER_EXIT);
+  // Not found: "no session" only when every socket answered.
+  assert.is(matchSurvey('cache', { infos, unanswered: [] }, 10_000), undefined);
+  assert.is(
+    code(() => matchSurvey('cache', { infos, unanswered: silent }, 10_000)),
+    NO_ANSWER_EXIT,
+  );
+  try {
+    matchSurvey('cache', { infos, unanswered: silent }, 10_000);
+  } catch (e) {
+    assert.match(
+      (e as Error).message,
+      "no answer from 2 sessions api-9abc, db-0000 within 10 s (their host is busy or stopped): whether 'cache' is one of them is not known",
+    );
   }
 });
 

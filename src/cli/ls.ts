@@ -1,9 +1,13 @@
 /**
  * `agentwatch ls [--json]`: every live session on this machine with its state; then, in text,
  * the sessions that ended (ended-sessions.ts: detached or `run` ones), with their last line.
+ * Exit 6 (`NO_ANSWER_EXIT`), after the list, when sessions did not answer within 10 s: stderr
+ * names their ids.
  */
 import type { Command } from './command.ts';
-import { listSessions } from '../runtime/session-directory.ts';
+import { basename } from 'node:path';
+import { INFO_PATIENCE_MS, surveySessions } from '../runtime/session-directory.ts';
+import { NO_ANSWER_EXIT } from '../runtime/control-client.ts';
 import { duration, fit, padCells } from './format.ts';
 import { ageless, printable } from './printable.ts';
 import { detailOf } from './board/rows.ts';
@@ -17,14 +21,26 @@ export const lsCommand: Command = {
   options: { json: { type: 'boolean' } },
   help: { json: 'print a JSON array of session infos' },
   async run(values, _positionals, io) {
-    const sessions = await listSessions();
+    const { infos: sessions, unanswered } = await surveySessions(undefined, INFO_PATIENCE_MS);
+    // A live session whose host is slow is not listed, and not left out in silence either.
+    const silent = () => {
+      if (!unanswered.length) return 0;
+      io.stderr(
+        `agentwatch ls: ${unanswered.length} session(s) did not answer within ${
+          INFO_PATIENCE_MS / 1000
+        } s (their host is busy or stopped), not listed: ${
+          unanswered.map((p) => printable(basename(p, '.sock'))).join(', ')
+        }\n`,
+      );
+      return NO_ANSWER_EXIT;
+    };
     if (values.json === true) {
       io.stdout(JSON.stringify(sessions, null, 2) + '\n');
-      return 0;
+      return silent();
     }
     const live = new Set(sessions.map((s) => s.id));
     const ended = listEnded().filter((e) => !live.has(e.info.id));
-    if (!sessions.length) {
+    if (!sessions.length && !unanswered.length) {
       io.stdout(
         "no sessions (start one with 'agentwatch run -- CMD' or 'agentwatch watch -- CMD')\n",
       );
@@ -56,7 +72,7 @@ export const lsCommand: Command = {
         } ${fit(detail, 60)}\n`,
       );
     }
-    if (!ended.length) return 0;
+    if (!ended.length) return silent();
     io.stdout(
       `\nended (kept ${
         ENDED_KEEP_MS / 60_000
@@ -71,6 +87,6 @@ export const lsCommand: Command = {
         } ${(duration(now - endedAt) + ' ago').padEnd(7)} ${fit(detail, 60)}\n`,
       );
     }
-    return 0;
+    return silent();
   },
 };

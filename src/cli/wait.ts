@@ -3,14 +3,22 @@
  * states, for scripts. Exit codes: 0 reached, 1 timed out (or a session went away before it
  * reached a state other than exited), 2 usage or a SESSION that names several sessions, 4 no
  * such session (it never appeared before the timeout; with no timeout a named session that
- * does not exist yet is waited for, and stderr says so once). A session this wait saw that went
+ * does not exist yet is waited for, and stderr says so once), 6 a host did not answer in time
+ * (at the timeout, a session not found yet may be one whose host is busy or stopped; `--all`:
+ * a session did not answer within the timeout or 10 s). A session this wait saw that went
  * away (its socket closed or removed: `kill`, its host ended) has exited, and so has one that
  * ended before it looked, for `--until exited` (its host's ended record: `kill NAME`, then
  * `wait NAME --until exited`), unless a live session has that name.
  */
 import { type Command, stringOption, UsageError, UserError } from './command.ts';
 import { subscribe } from '../runtime/control-client.ts';
-import { awaitSessions, listSessions, SOCKET_CLOSED_BY } from '../runtime/session-directory.ts';
+import {
+  awaitSessions,
+  INFO_PATIENCE_MS,
+  noAnswerError,
+  SOCKET_CLOSED_BY,
+  surveySessions,
+} from '../runtime/session-directory.ts';
 import type { SessionInfo } from '../runtime/protocol.ts';
 import { printable } from './printable.ts';
 import { findEnded } from '../runtime/ended-sessions.ts';
@@ -63,7 +71,7 @@ export const waitCommand: Command = {
       SESSION_STATES.slice(0, -1).join(', ')
     } or exited; several separated by commas (any of them)`,
     timeout:
-      'give up after this many seconds: exit 1, or 4 if a session never appeared (default: wait for ever)',
+      'give up after this many seconds: exit 1, 4 if a session never appeared, 6 if a host did not answer (default: wait for ever)',
     all: 'every session live now',
     any: 'end when the first session reaches a state (default: when all have)',
   },
@@ -94,7 +102,11 @@ export const waitCommand: Command = {
 
     let sessions: SessionInfo[];
     if (all) {
-      sessions = await listSessions();
+      const patience = Math.min(INFO_PATIENCE_MS, deadline - Date.now());
+      const survey = await surveySessions(undefined, patience);
+      // A session whose host is slow is one of "every session": not known, not left out.
+      if (survey.unanswered.length) throw noAnswerError('--all', survey.unanswered, patience);
+      sessions = survey.infos;
       if (!sessions.length) throw new UserError('no sessions (see agentwatch ls)', 4);
     } else {
       const found = await awaitSessions(positionals, deadline, undefined, (missing) => {

@@ -19,11 +19,19 @@ import { UserError } from '../errors.ts';
 import { SESSION_STATES } from '../detect/types.ts';
 
 /**
+ * The exit code of a command whose session's host did not answer in time (it is busy: a
+ * loaded machine, or stopped: SIGSTOP, a debugger): 6. The session may well be alive; what a
+ * request it was sent did is not known.
+ */
+export const NO_ANSWER_EXIT = 6;
+
+/**
  * Sends `req` to the socket at `path` and resolves with the first answer line, which must
  * name `req.op` (or be a refusal naming none: a bad or over-long line).
  * @throws UserError when nothing listens there, the answer is `ok: false` (its `error` as
  *   the message, as the session wrote it: print it through `printable`), names another op,
- *   or no answer comes within `timeoutMs`.
+ *   or no answer comes within `timeoutMs` (exit code {@link NO_ANSWER_EXIT}; the message
+ *   then ends "(its host is busy or stopped)").
  */
 export function request<T = Record<string, unknown>>(
   path: string,
@@ -32,10 +40,19 @@ export function request<T = Record<string, unknown>>(
 ): Promise<T> {
   return new Promise((resolve, reject) => {
     const c = createConnection(path);
-    const timer = setTimeout(() => {
-      c.destroy();
-      reject(new UserError(`${path}: no answer within ${timeoutMs} ms`));
-    }, timeoutMs);
+    // Node runs due timers before it reads the sockets: a client that got no CPU for longer
+    // than the timeout (a loaded machine) would call an answer waiting unread "none". The
+    // timeout is decided after one more look at the sockets (setImmediate runs after it).
+    const timer = setTimeout(() =>
+      setImmediate(() => {
+        c.destroy();
+        reject(
+          new UserError(
+            `${path}: no answer within ${timeoutMs} ms (its host is busy or stopped)`,
+            NO_ANSWER_EXIT,
+          ),
+        );
+      }), timeoutMs);
     c.on('error', (e) => {
       clearTimeout(timer);
       reject(

@@ -38,7 +38,13 @@ export type RequestHandler = (
   socket: Socket,
 ) => Promise<object | 'keep'> | object | 'keep';
 
-/** True when something accepts connections on the Unix socket at `path` (within `timeoutMs`). */
+/**
+ * False only when nothing listens on the Unix socket at `path`: the kernel refused the
+ * connection (ECONNREFUSED: a dead process's socket) or there is no such file (ENOENT); true
+ * otherwise, also when the outcome is not known within `timeoutMs`, or the listener's queue is
+ * full (EAGAIN: its process is busy or stopped). Whoever removes a socket on a false must not
+ * remove a live one because its host was slow.
+ */
 export function socketAlive(path: string, timeoutMs = 500): Promise<boolean> {
   return new Promise((resolve) => {
     const c = createConnection(path);
@@ -47,9 +53,11 @@ export function socketAlive(path: string, timeoutMs = 500): Promise<boolean> {
       c.destroy();
       resolve(alive);
     };
-    const timer = setTimeout(() => done(false), timeoutMs);
+    const timer = setTimeout(() => done(true), timeoutMs);
     c.once('connect', () => done(true));
-    c.once('error', () => done(false));
+    c.once('error', (e: NodeJS.ErrnoException) => {
+      done(e.code !== 'ECONNREFUSED' && e.code !== 'ENOENT' && e.code !== 'ENOTSOCK');
+    });
   });
 }
 

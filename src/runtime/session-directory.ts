@@ -14,8 +14,8 @@
  */
 import { readdirSync, unlinkSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { join } from 'node:path';
-import { request, sessionInfoOf, subscribe } from './control-client.ts';
+import { basename, join } from 'node:path';
+import { NO_ANSWER_EXIT, request, sessionInfoOf, subscribe } from './control-client.ts';
 import { checkSocketDir, ownSocket, socketDir } from './paths.ts';
 import type { SessionInfo } from './protocol.ts';
 import type { SessionState } from '../detect/types.ts';
@@ -25,35 +25,72 @@ import { UserError } from '../errors.ts';
 const REFUSED_RETRY_MS = 100;
 
 /**
+ * How long the board and the hosts wait for a socket's `info` by default, ms: a socket that
+ * did not answer is asked again at their next look.
+ */
+export const LIST_ANSWER_MS = 1500;
+
+/**
+ * How long a command (`ls`, `wait`, and those that take a SESSION) waits for each socket's
+ * `info`, ms. A host on a loaded machine (tester: 17 sessions, load 20-60, 17 commands at
+ * once) took longer than 1.5 s; a command that gave up then called a live session "no session".
+ */
+export const INFO_PATIENCE_MS = 10_000;
+
+/** What a look at the socket folder found ({@link surveySessions}). */
+export interface Survey {
+  /** The sessions that answered, sorted by `startedAt`. */
+  infos: SessionInfo[];
+  /**
+   * The sockets (paths) that neither answered in time nor refused: a live session whose host
+   * is busy or stopped. Never removed.
+   */
+  unanswered: string[];
+}
+
+/**
  * Every live session's info, from the sockets in `dir`, which is checked first
- * ({@link checkSocketDir}: none when it does not exist). Only our own sockets are asked
- * ({@link ownSocket}); a socket that refuses a connection twice, {@link REFUSED_RETRY_MS}
- * apart, and still is one of ours is a dead session's and is removed; a socket whose answer is
- * not a session's info (see {@link sessionInfoOf}) is left out. Each info's `socket` is the
- * path asked, whatever the session said. Sorted by `startedAt`.
+ * ({@link checkSocketDir}: none when it does not exist), each socket given `patienceMs` to
+ * answer. Only our own sockets are asked ({@link ownSocket}); a socket that refuses a
+ * connection twice, {@link REFUSED_RETRY_MS} apart, and still is one of ours is a dead
+ * session's and is removed (a Unix socket refuses only when nothing listens on it: a busy or
+ * stopped listener's queue accepts, and a full queue says EAGAIN); a socket whose answer is
+ * not a session's info (see {@link sessionInfoOf}) is left out; one that did not answer in
+ * time, or whose queue is full, is in `unanswered`. Each info's `socket` is the path asked,
+ * whatever the session said.
  * @throws UserError when the folder fails the check or cannot be read (EACCES is an error,
  *   not "no sessions").
  */
-export async function listSessions(dir = socketDir()): Promise<SessionInfo[]> {
-  if (!checkSocketDir(dir)) return [];
+export async function surveySessions(
+  dir = socketDir(),
+  patienceMs = LIST_ANSWER_MS,
+): Promise<Survey> {
+  if (!checkSocketDir(dir)) return { infos: [], unanswered: [] };
   let names: string[];
   try {
     names = readdirSync(dir).filter((n) => n.endsWith('.sock'));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return [];
+    if (code === 'ENOENT') return { infos: [], unanswered: [] };
     throw new UserError(`${dir}: cannot read the socket folder (${code})`);
   }
+  const unanswered: string[] = [];
   const infos = await Promise.all(names.map(async (n) => {
     const path = join(dir, n);
     if (!ownSocket(path)) return null;
     for (let attempt = 1;; attempt++) {
       try {
-        const a = await request<{ session?: unknown }>(path, { op: 'info' }, 1500);
+        const a = await request<{ session?: unknown }>(path, { op: 'info' }, patienceMs);
         const info = sessionInfoOf(a.session); // a malformed answer is left out, not trusted
         return info && { ...info, socket: path };
       } catch (e) {
         const message = (e as Error).message;
+        if (
+          (e instanceof UserError && e.exitCode === NO_ANSWER_EXIT) || /EAGAIN/.test(message)
+        ) {
+          unanswered.push(path); // alive, and busy or stopped: never removed
+          return null;
+        }
         // A session binds its socket file a moment before it listens, and a connection in
         // between is refused as well: only a socket still refusing a little later is stale.
         if (/ECONNREFUSED/.test(message) && attempt === 1) {
@@ -71,8 +108,41 @@ export async function listSessions(dir = socketDir()): Promise<SessionInfo[]> {
       }
     }
   }));
-  return infos.filter((i): i is SessionInfo => i !== null).sort((a, b) =>
-    a.startedAt - b.startedAt
+  return {
+    infos: infos.filter((i): i is SessionInfo => i !== null).sort((a, b) =>
+      a.startedAt - b.startedAt
+    ),
+    unanswered: unanswered.sort(),
+  };
+}
+
+/**
+ * The sessions of {@link surveySessions} that answered within `patienceMs` (those whose host
+ * did not are left out: for the board and the hosts, which look again).
+ * @throws UserError as {@link surveySessions}.
+ */
+export async function listSessions(
+  dir = socketDir(),
+  patienceMs = LIST_ANSWER_MS,
+): Promise<SessionInfo[]> {
+  return (await surveySessions(dir, patienceMs)).infos;
+}
+
+/**
+ * The error of a command that cannot tell whether `key` names a session because the sockets
+ * `unanswered` did not answer within `patienceMs` (exit code {@link NO_ANSWER_EXIT}): it names
+ * their ids (a socket's file name is its session's id).
+ */
+export function noAnswerError(key: string, unanswered: readonly string[], patienceMs: number) {
+  const ids = unanswered.map((p) => basename(p, '.sock'));
+  const n = ids.length;
+  return new UserError(
+    `no answer from ${n === 1 ? 'session' : `${n} sessions`} ${ids.join(', ')} within ${
+      Math.round(patienceMs / 100) / 10
+    } s (${n === 1 ? 'its' : 'their'} host is busy or stopped): whether '${key}' is ${
+      n === 1 ? 'it' : 'one of them'
+    } is not known; try again`,
+    NO_ANSWER_EXIT,
   );
 }
 
@@ -120,12 +190,42 @@ export function matchSession(
 }
 
 /**
- * Finds a live session by id, id prefix or name (see {@link matchSession}).
- * @throws UserError when none (exit code {@link NO_SESSION_EXIT}) or several
- *   ({@link AMBIGUOUS_SESSION_EXIT}) match.
+ * The session of `survey` that `key` names ({@link matchSession} on those that answered), as
+ * far as the sockets that did not answer allow: a session found is given unless an unanswered
+ * socket's id (its file name) is or starts with `key` as well (it could be the one meant, or
+ * make `key` ambiguous); undefined when none is found and every socket answered. Not seen: an
+ * unanswered session with the same name as one found (names are not in the file names).
+ * @throws UserError as {@link matchSession}, or {@link noAnswerError} when sockets that did
+ *   not answer may hold the session.
  */
-export async function findSession(key: string, dir = socketDir()): Promise<SessionInfo> {
-  const found = matchSession(key, await listSessions(dir));
+export function matchSurvey(
+  key: string,
+  survey: Survey,
+  patienceMs: number,
+): SessionInfo | undefined {
+  const found = matchSession(key, survey.infos);
+  const maybe = survey.unanswered.filter((p) => basename(p, '.sock').startsWith(key));
+  if (found && (found.id === key || !maybe.length)) return found;
+  if (found || survey.unanswered.length) {
+    throw noAnswerError(key, found ? maybe : survey.unanswered, patienceMs);
+  }
+  return undefined;
+}
+
+/**
+ * Finds a live session by id, id prefix or name (see {@link matchSession}), giving each socket
+ * `patienceMs` to answer: a live session whose host is slow is a slower answer, never "no
+ * session".
+ * @throws UserError when none matches (exit code {@link NO_SESSION_EXIT}), several do
+ *   ({@link AMBIGUOUS_SESSION_EXIT}), or sockets that did not answer in time may hold it
+ *   ({@link NO_ANSWER_EXIT}, see {@link matchSurvey}).
+ */
+export async function findSession(
+  key: string,
+  dir = socketDir(),
+  patienceMs = INFO_PATIENCE_MS,
+): Promise<SessionInfo> {
+  const found = matchSurvey(key, await surveySessions(dir, patienceMs), patienceMs);
   if (!found) throw new UserError(`no session '${key}' (see 'agentwatch ls')`, NO_SESSION_EXIT);
   return found;
 }
@@ -136,15 +236,19 @@ export const APPEAR_POLL_MS = 250;
 /**
  * Resolves each key (id, id prefix or name) to a session, looking again every
  * {@link APPEAR_POLL_MS} until `deadline` (ms since the epoch; Infinity waits for ever) for
- * those not there yet: a script starts an agent, then waits for it. A key keeps the session
- * it first named: one seen that is gone by a later look is given as {@link closedInfo} (its
- * process is gone, {@link processGone}). `onWaiting` is called once, with the keys missing,
- * when the first look misses some. `ended`, when given, names a session that ended for a key
- * no live session matches (ended-sessions.ts: `kill NAME`, then `wait NAME --until exited`),
- * given as {@link closedInfo} of it. Returns the sessions in the keys' order, or the first key
- * that never appeared.
+ * those not there yet: a script starts an agent, then waits for it. Each look gives the
+ * sockets up to {@link INFO_PATIENCE_MS} to answer, never past `deadline` (the last look ends
+ * by then, give or take a moment). A key keeps the session it first named: one seen that is
+ * gone by a later look (its socket closed or removed) is given as {@link closedInfo} (its
+ * process is gone, {@link processGone}); one whose socket did not answer that look is still
+ * there. `onWaiting` is called once, with the keys missing, when the first look misses some.
+ * `ended`, when given, names a session that ended for a key no live session matches
+ * (ended-sessions.ts: `kill NAME`, then `wait NAME --until exited`), given as
+ * {@link closedInfo} of it. Returns the sessions in the keys' order, or the first key that
+ * never appeared.
  * @throws UserError with exit code {@link AMBIGUOUS_SESSION_EXIT} when a key matches several
- *   sessions.
+ *   sessions; {@link noAnswerError} ({@link NO_ANSWER_EXIT}) when at the deadline a key is
+ *   missing and sockets that did not answer may hold it (see {@link matchSurvey}).
  */
 export async function awaitSessions(
   keys: readonly string[],
@@ -156,12 +260,29 @@ export async function awaitSessions(
   const seen = new Map<string, SessionInfo>();
   let told = false;
   for (;;) {
-    const live = await listSessions(dir);
+    const patience = Math.max(
+      APPEAR_POLL_MS,
+      Math.min(INFO_PATIENCE_MS, deadline - Date.now()),
+    );
+    const survey = await surveySessions(dir, patience);
+    const live = survey.infos;
+    const last = Date.now() + APPEAR_POLL_MS > deadline;
     const out: SessionInfo[] = [];
     const missing: string[] = [];
     for (const key of keys) {
       const was = seen.get(key);
-      const found = was ? live.find((s) => s.id === was.id) : matchSession(key, live);
+      const silent = was && survey.unanswered.includes(was.socket);
+      let found = was ? live.find((s) => s.id === was.id) ?? (silent ? was : undefined) : undefined;
+      if (!was) {
+        try {
+          found = matchSurvey(key, survey, patience);
+        } catch (e) {
+          // Not known yet while the deadline is ahead: look again (not an ended one's either).
+          if (last || !(e instanceof UserError && e.exitCode === NO_ANSWER_EXIT)) throw e;
+          missing.push(key);
+          continue;
+        }
+      }
       if (found) seen.set(key, found);
       const gone = found ? undefined : ended?.(key);
       if (found || was) out.push(found ?? closedInfo(was!));
@@ -169,7 +290,7 @@ export async function awaitSessions(
       else missing.push(key);
     }
     if (!missing.length) return out;
-    if (Date.now() + APPEAR_POLL_MS > deadline) return missing[0];
+    if (last) return missing[0];
     if (!told) onWaiting?.(missing);
     told = true;
     await new Promise((r) => setTimeout(r, APPEAR_POLL_MS));
