@@ -60,9 +60,34 @@ function alive(pid: number): boolean {
 const sessions = (env: NodeJS.ProcessEnv): Promise<SessionInfo[]> =>
   listSessions(env.AGENTWATCH_DIR);
 
+/**
+ * The pids of the background hosts (`... __host`) whose environment holds
+ * `AGENTWATCH_DIR=folder` (Linux: /proc/PID/cmdline and environ; elsewhere none): the hosts
+ * serving that folder, also one too busy to answer a listing (CI, at load: the test's folder
+ * was found again after its removal, a host still writing to it).
+ */
+function processesServing(folder: string): number[] {
+  if (process.platform !== 'linux') return [];
+  const want = `AGENTWATCH_DIR=${folder}`;
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const host = readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0').includes('__host');
+      if (host && readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(want)) {
+        out.push(Number(name));
+      }
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return out;
+}
+
 /** Ends whatever a test left running in `dir` (hosts by SIGTERM), then removes it. */
 async function cleanup(dir: string, env: NodeJS.ProcessEnv, hosts: Set<number>): Promise<void> {
   for (const s of await sessions(env).catch(() => [])) hosts.add(s.host);
+  for (const pid of processesServing(env.AGENTWATCH_DIR!)) hosts.add(pid);
   for (const pid of hosts) {
     try {
       process.kill(pid, 'SIGTERM');
