@@ -24,6 +24,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cli } from './support/cli.ts';
 import { until } from './support/until.ts';
+import { alive } from './support/processes.ts';
 import { listSessions } from '../src/runtime/session-directory.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import { BackgroundHost } from '../src/runtime/background-host.ts';
@@ -45,16 +46,6 @@ function sandbox(): { dir: string; env: NodeJS.ProcessEnv } {
       XDG_CACHE_HOME: join(dir, 'cache'),
     },
   };
-}
-
-/** True while process `pid` exists. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 const sessions = (env: NodeJS.ProcessEnv): Promise<SessionInfo[]> =>

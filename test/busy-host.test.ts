@@ -13,18 +13,9 @@ import * as assert from 'uvu/assert';
 import { cli, type CliRun } from './support/cli.ts';
 import { sandbox } from './support/sandbox.ts';
 import { until } from './support/until.ts';
+import { alive } from './support/processes.ts';
 import { listSessions } from '../src/runtime/session-directory.ts';
 import { NO_ANSWER_EXIT } from '../src/runtime/control-client.ts';
-
-/** True while process `pid` exists. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Whether process `pid` is stopped (state T in /proc/PID/stat). */
 function stopped(pid: number): boolean {

@@ -152,23 +152,28 @@ test('a run session that ends (kill, or its command exits) is kept as ended: wai
   const { dir, env } = sandbox('aw-end-run-');
   try {
     // tester7: `kill q1; wait q1 --until exited --timeout 5` said "no session 'q1'" (exit 4)
-    // for a `run` session; twice, with the same name: the newest of that name is the one.
-    for (const round of [1, 2]) {
-      const line = `round ${round} ready`;
+    // for a `run` session; tester9: the person's terminal closed (`run` reads and writes EIO
+    // and gets SIGHUP) and `run` crashed on a write to it, leaving no ended record. Each twice,
+    // with the same name: the newest of that name is the one.
+    for (const [round, how] of [[1, 'kill'], [2, 'kill'], [1, 'hangup'], [2, 'hangup']] as const) {
+      const name = how === 'kill' ? 'q1' : 'q3';
+      const line = `${how} ${round} ready`;
       const { pty, id } = await startRunSession(
-        'q1',
+        name,
         ['bash', '--norc', '-c', `echo '${line}'; exec sleep 600`],
         env,
         dir,
       );
       try {
         await pty.waitForScreen(new RegExp(line), 30_000);
-        const killed = await runCli(['kill', 'q1'], env);
-        assert.is(killed.code, 0, killed.stderr);
-        assert.is(killed.stdout, `ended ${id}\n`);
-        const waited = await runCli(['wait', 'q1', '--until', 'exited', '--timeout', '5'], env);
-        assert.is(waited.code, 0, `round ${round}: ${waited.stderr}`);
-        assert.is(waited.stdout, 'q1 exited\n');
+        if (how === 'kill') {
+          const killed = await runCli(['kill', name], env);
+          assert.is(killed.code, 0, killed.stderr);
+          assert.is(killed.stdout, `ended ${id}\n`);
+        } else pty.hangUp();
+        const waited = await runCli(['wait', name, '--until', 'exited', '--timeout', '5'], env);
+        assert.is(waited.code, 0, `${how} ${round}: ${waited.stderr}`);
+        assert.is(waited.stdout, `${name} exited\n`);
         await pty.exited;
         const ls = await runCli(['ls'], env);
         assert.match(ls.stdout, /^no sessions/m);
@@ -179,34 +184,8 @@ test('a run session that ends (kill, or its command exits) is kept as ended: wai
         );
         const x = await runCli(['explain', id], env);
         assert.is(x.code, 0, x.stderr);
-        assert.match(x.stdout, new RegExp(`^q1 \\(${id}\\): ended, ended by signal 1`, 'm'));
+        assert.match(x.stdout, new RegExp(`^${name} \\(${id}\\): ended, ended by signal 1`, 'm'));
         assert.match(x.stdout, new RegExp(`^ {2}1 │${line}$`, 'm'));
-      } finally {
-        await pty.close();
-      }
-    }
-    // The person's terminal closes: `run` reads and writes EIO and gets SIGHUP (tester9: `run`
-    // crashed on a write to it and left no ended record, 2/2). Twice.
-    for (const round of [1, 2]) {
-      const line = `hangup ${round} ready`;
-      const { pty, id } = await startRunSession(
-        'q3',
-        ['bash', '--norc', '-c', `echo '${line}'; exec sleep 600`],
-        env,
-        dir,
-      );
-      try {
-        await pty.waitForScreen(new RegExp(line), 30_000);
-        pty.hangUp();
-        await pty.exited;
-        const waited = await runCli(['wait', 'q3', '--until', 'exited', '--timeout', '5'], env);
-        assert.is(waited.code, 0, `hangup ${round}: ${waited.stderr}`);
-        const ls = await runCli(['ls'], env);
-        assert.match(
-          ls.stdout,
-          new RegExp(`^${id} +- +ended +\\S+ ago +ended by signal 1 · ${line}$`, 'm'),
-          ls.stdout,
-        );
       } finally {
         await pty.close();
       }
