@@ -115,7 +115,11 @@ test('the new process shows the same dialog again: not answered, no second key',
   // here than the default
   const r = await answerRestarting('again', 15_000);
   assert.is(r.error?.exitCode, ANSWER_UNCONFIRMED_EXIT, String(r.answered));
-  assert.match(r.error!.message, /still showing \(again restarted after reading it and showed/);
+  assert.match(
+    r.error!.message,
+    /still showing \(again restarted after reading it and showed/,
+    `${r.error!.message}; keys and starts: ${r.log.join(', ')}`,
+  );
   assert.equal(r.log, ['K 31', 'S']);
 });
 

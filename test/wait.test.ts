@@ -9,12 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { cli } from './support/cli.ts';
+import { agentwatchArgv, cli } from './support/cli.ts';
 import { until } from './support/until.ts';
 import { fakeInfo, type FakeSession, fakeSession } from './support/fake-session.ts';
 
-const MAIN = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'aw-wait-'));
 const env = { ...process.env, AGENTWATCH_DIR: dir };
 const open: FakeSession[] = [];
@@ -70,15 +68,8 @@ async function ownFolder<T>(body: (where: string, env: NodeJS.ProcessEnv) => Pro
 
 test('without --timeout, a session that does not exist yet: stderr says once that wait waits', () =>
   ownFolder(async (where, env) => {
-    const child = spawn(process.execPath, [
-      '--import',
-      'tsx',
-      MAIN,
-      'wait',
-      'late3',
-      '--until',
-      'idle',
-    ], {
+    // the run's bundle, as cli() runs it: tsx compiling the sources took over 30 s at load 42
+    const child = spawn(process.execPath, agentwatchArgv(['wait', 'late3', '--until', 'idle']), {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
