@@ -24,6 +24,10 @@ import {
 } from '../src/runtime/ended-sessions.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import { ensureSocketDir } from '../src/runtime/paths.ts';
+import { BoardUi } from '../src/cli/board/ui.ts';
+import { SessionDirectory } from '../src/runtime/session-directory.ts';
+import type { SessionHost } from '../src/runtime/host.ts';
+import { fakeTerminal } from './support/fake-session.ts';
 
 /** A record's info: session `id` (its name before the '-') that exited with `exit`. */
 const info = (id: string, exit: SessionInfo['exit'] = { code: 1 }): SessionInfo => ({
@@ -301,6 +305,30 @@ test('the board keeps an ended session after lunch, quotes its last row, and say
     await board.exited;
   } finally {
     await board.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a board of its own sessions only (the demo's) shows no one else's ended records; watch's does", () => {
+  const { dir, env } = sandbox('aw-end-own-');
+  const sdir = ensureSocketDir(env);
+  saveEnded({ info: info('other-0001'), screen: 'bye', events: [], endedAt: Date.now() }, sdir);
+  const host = { onTransition: () => () => {} } as unknown as SessionHost;
+  try {
+    for (const remote of [false, true]) {
+      const book = new SessionDirectory({ host, dir: sdir, onChange: () => {}, remote });
+      const term = fakeTerminal();
+      const ui = new BoardUi({ directory: book, stdin: term.stdin, stdout: term.stdout });
+      try {
+        ui.start();
+        if (remote) assert.match(term.text(), /other .*exited with code 1 · last screen: "bye"/);
+        else assert.not.match(term.text(), /other/, 'the demo: its own sessions only');
+      } finally {
+        ui.restore();
+        book.close();
+      }
+    }
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -307,6 +307,8 @@ export class BoardUi {
    */
   #infos(now = Date.now()): SessionInfo[] {
     const all = this.#directory.infos();
+    // A board of its own sessions only (the demo's) shows no one else's records.
+    if (this.#directory.options.remote === false) return all;
     if (now - this.#endedScanAt >= ENDED_SCAN_MS) this.#scanEnded(all, now);
     if (!this.#endedRows.size) return all;
     const followed = new Set(all.map((i) => i.id));
