@@ -7,7 +7,7 @@
  * in a temporary AGENTWATCH_DIR; readiness is awaited.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -255,8 +255,12 @@ test('a run session that ends (kill, or its command exits) is kept as ended: wai
 });
 
 test('the board keeps an ended session after lunch, quotes its last row, and says when its record was dropped', async () => {
-  const { dir, env } = sandbox('aw-end-lunch-');
+  const { dir, env } = sandbox('aw-end-later-');
   const sdir = ensureSocketDir(env);
+  // A broken rule file: the board's notice line speaks of it (and must not hide what follows).
+  const rules = join(env.XDG_CONFIG_HOME, 'agentwatch', 'agent-detection');
+  mkdirSync(rules, { recursive: true });
+  writeFileSync(join(rules, 'broken.toml'), 'this is [ broken\n'.repeat(20));
   // Ended 3 hours ago (tester: the board dropped ended sessions after about 20 minutes), its
   // last row a key hint padded across the screen (tester: 'ended by signal 1 · Esc to cancel').
   saveEnded({
@@ -294,6 +298,7 @@ test('the board keeps an ended session after lunch, quotes its last row, and say
       }, sdir);
     }
     assert.is(findEnded('lunch-0001', sdir), undefined, 'dropped: the newest 50 are kept');
+    await board.waitForScreen(/rules refused: .*broken\.toml/, 30_000);
     await board.waitForScreen(
       /1 ended session no longer kept \(kept: the newest 50, for 24 h; x clears this\)/,
       30_000,

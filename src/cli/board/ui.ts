@@ -267,7 +267,8 @@ export class BoardUi {
     this.#expireMessage();
     const sorted = sortSessions(infos);
     this.#placeCursor(sorted);
-    const extra = [this.options.status?.(infos), this.#droppedNote()].filter(Boolean).join(' · ') ||
+    // One line each: a long rules notice must not cut the dropped records' note off.
+    const extra = [this.options.status?.(infos), this.#droppedNote()].filter(Boolean).join('\n') ||
       undefined;
     const status = this.#message || undefined;
     const notice = this.#mode === 'confirm' ? undefined : extra;
