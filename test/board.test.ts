@@ -237,7 +237,7 @@ test('renderBoard: a shell left in the foreground reads exited, but shows apart 
   assert.equal(lines.slice(3, 6), [
     '   sh    -       exited   4s      agent ended, shell (bash)',
     '   gone  claude  exited   2s      exited with code 0',
-    '   hup   claude  exited   1s      ended by signal 1',
+    '   hup   claude  exited   1s      ended by SIGHUP (signal 1)',
   ], 'the live shell first');
 });
 

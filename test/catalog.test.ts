@@ -478,12 +478,106 @@ test('manifests pull prints what was adopted and what was refused and why', asyn
   assert.match(
     list.stdout,
     // the time of day, or date and time when the check was on another day (a run at midnight)
-    /catalog: http:\/\/127\.0\.0\.1:\d+\/index\.toml \(.*config\.toml:1\); last check (\d{4}-\d\d-\d\dT\d\d:\d\d|\d\d:\d\d:\d\d): adopted; last error: none/,
+    /catalog: http:\/\/127\.0\.0\.1:\d+\/index\.toml \(.*config\.toml:1\); last check (\d{4}-\d\d-\d\dT\d\d:\d\d|\d\d:\d\d:\d\d): adopted\n/,
   );
+  // The refusal is listed (tester: `last error: none` right after a refusal), with what is in
+  // force instead, until the catalog's file is fixed.
+  assert.match(
+    list.stdout,
+    /\ncatalog refused: other 1: needs rule engine 7; this agentwatch has engine 4; no other manifest is in force\n/,
+  );
+  assert.not.match(list.stdout, /last error: none/);
+  // A toyagent 2 that fails its example: refused, toyagent 1 stays in force, and list says so.
+  serve([{ id: 'toyagent', body: toy('2').replace('screen = "PLEASE APPROVE"', 'screen = "no"') }]);
+  const broken = await runCli(['manifests', 'pull'], env);
+  assert.match(broken.stdout, /\nrefused {2}toyagent 2: .*examples\[0\]: expected blocked/);
+  const listed = await runCli(['manifests', 'list'], env);
+  assert.match(
+    listed.stdout,
+    /\ncatalog refused: toyagent 2: .*examples\[0\]: expected blocked, got \w+.*; toyagent 1 \(catalog\) stays in force\n/,
+  );
+  assert.not.match(listed.stdout, /catalog refused: other/, 'gone from the index: not refused');
+  // The catalog cannot be read: its error is listed, and the refusal still stands.
   routes = {};
   const failed = await runCli(['manifests', 'pull'], env);
   assert.is(failed.code, 1);
   assert.match(failed.stderr, /manifests pull: http:\/\/127\.0\.0\.1:\d+\/index\.toml: HTTP 404/);
+  const down = await runCli(['manifests', 'list'], env);
+  assert.match(
+    down.stdout,
+    /: failed; error: http:\/\/127\.0\.0\.1:\d+\/index\.toml: HTTP 404 Not Found\n/,
+    down.stdout,
+  );
+  assert.match(down.stdout, /\ncatalog refused: toyagent 2: /);
+  // Fixed: adopted, and no refusal is listed any more.
+  serve([{ id: 'toyagent', body: toy('2') }]);
+  const fixed = await runCli(['manifests', 'pull'], env);
+  assert.match(fixed.stdout, /\nadopted {2}toyagent 2\n/);
+  const clean = await runCli(['manifests', 'list'], env);
+  assert.match(clean.stdout, /toyagent +2 +catalog +yes/);
+  assert.not.match(clean.stdout, /refused/);
+});
+
+test('npm run catalog: bad input is one line naming what and where, exit 1 (2 for usage), nothing written', () => {
+  const dir = join(root, 'bad-catalog');
+  mkdirSync(join(dir, 'empty'), { recursive: true });
+  mkdirSync(join(dir, 'broken'), { recursive: true });
+  writeFileSync(join(dir, 'broken', 'toy.toml'), toy('1') + 'this is [ broken\n');
+  writeFileSync(join(dir, 'not-a-key.pem'), 'hello\n');
+  writeFileSync(join(dir, 'file'), 'x');
+  const out = join(dir, 'site');
+  const catalog = (...args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'catalog.ts', ...args], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    });
+  const cases: Array<[string[], number, RegExp]> = [
+    [
+      ['--key', join(dir, 'missing.key'), '--out', out],
+      1,
+      /--key \S+missing\.key: no such file or folder$/,
+    ],
+    [
+      ['--key', join(dir, 'not-a-key.pem'), '--out', out],
+      1,
+      /--key \S+not-a-key\.pem: not a private key in PEM/,
+    ],
+    [['--key', dir, '--out', out], 1, /--key \S+bad-catalog: a folder, not a file$/],
+    [['--unsigned', '--from', join(dir, 'nowhere'), '--out', out], 1, /\S+nowhere: no such folder/],
+    [
+      ['--unsigned', '--from', join(dir, 'empty'), '--out', out],
+      1,
+      /\S+empty: no \*\.toml manifest in this folder$/,
+    ],
+    [
+      ['--unsigned', '--from', join(dir, 'broken'), '--out', out],
+      1,
+      /\S+broken\/toy\.toml:\d+: TOML syntax error/,
+    ],
+    [
+      ['--unsigned', '--out', join(dir, 'file', 'site')],
+      1,
+      /\S+file\/site\/manifests: a part of the path is not a folder/,
+    ],
+    [['--bogus'], 2, /Unknown option '--bogus'/],
+    [['--unsigned', 'extra'], 2, /Unexpected argument 'extra'/],
+    [[], 2, /give --key PRIVATE-KEY\.pem, or --unsigned/],
+  ];
+  for (const [args, code, message] of cases) {
+    const r = catalog(...args);
+    const what = args.join(' ');
+    assert.is(r.status, code, `${what}: ${r.stderr}`);
+    const lines = r.stderr.trimEnd().split('\n');
+    assert.match(lines[0], /^npm run catalog: /, what);
+    assert.match(lines[0], message, what);
+    assert.ok(
+      lines.length <= (code === 2 ? 2 : 1),
+      `${what}: one line (and the usage): ${r.stderr}`,
+    );
+    assert.not.match(r.stderr, /\n\s+at /, `${what}: no stack trace`);
+    assert.is(r.stdout, '', what);
+  }
+  assert.throws(() => statSync(out), /ENOENT/, 'nothing written');
 });
 
 test('golden screens: every labelled capture (sizes from labels.json), all read right by the bundled manifests', async () => {

@@ -7,7 +7,7 @@
  * in a temporary AGENTWATCH_DIR; readiness is awaited.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -24,6 +24,31 @@ import {
 } from '../src/runtime/ended-sessions.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import { ensureSocketDir } from '../src/runtime/paths.ts';
+import { BoardUi } from '../src/cli/board/ui.ts';
+import { SessionDirectory } from '../src/runtime/session-directory.ts';
+import type { SessionHost } from '../src/runtime/host.ts';
+import { fakeTerminal } from './support/fake-session.ts';
+
+/** A record's info: session `id` (its name before the '-') that exited with `exit`. */
+const info = (id: string, exit: SessionInfo['exit'] = { code: 1 }): SessionInfo => ({
+  id,
+  name: id.split('-')[0],
+  agent: '',
+  state: 'exited',
+  since: 0,
+  reason: 'exited',
+  by: 'exit',
+  pid: 1,
+  command: ['x'],
+  foreground: '',
+  rows: 2,
+  cols: 10,
+  startedAt: 0,
+  lastOutput: 0,
+  exit,
+  host: 1,
+  socket: '/x.sock',
+});
 
 /** An agent that fails at once, as one without its API key does. */
 const FAILING = [
@@ -56,7 +81,10 @@ test('a detached session that exits at once: ls, explain and the board show why;
     assert.match(ls, /^no sessions/m);
     assert.match(
       ls,
-      new RegExp(`^${id} +- +ended +\\S+ ago +exited with code 1 · Error: no API key found`, 'm'),
+      new RegExp(
+        `^${id} +- +ended +\\S+ ago +exited with code 1 · last screen: "Error: no API key found`,
+        'm',
+      ),
     );
     // explain NAME: how it ended, its command, its last screen; also from a folder holding a
     // directory of that name (a directory is never a capture file).
@@ -93,7 +121,10 @@ test('a detached session that exits at once: ls, explain and the board show why;
     assert.is(exited.code, 0, exited.stderr);
     assert.is(exited.stdout, 'fresh exited\n');
     // The board saw it end: its row says how, with the last line; Enter shows the screen.
-    await board.waitForScreen(/fresh .*exited with code 1 · Error: no API key found/, 30_000);
+    await board.waitForScreen(
+      /fresh .*exited with code 1 · last screen: "Error: no API key found \(set FAKE_API_KEY\)"/,
+      30_000,
+    );
     board.send('\r');
     await board.waitForScreen(
       /fresh \(.*\) ended .* ago: exited with code 1 · its last screen[\s\S]*fake-agent 1\.0 starting\nError: no API key found[\s\S]*any key returns to the board/,
@@ -179,12 +210,18 @@ test('a run session that ends (kill, or its command exits) is kept as ended: wai
         assert.match(ls.stdout, /^no sessions/m);
         assert.match(
           ls.stdout,
-          new RegExp(`^${id} +- +ended +\\S+ ago +ended by signal 1 · ${line}$`, 'm'),
+          new RegExp(
+            `^${id} +- +ended +\\S+ ago +ended by SIGHUP \\(signal 1\\) · last screen: "${line}"$`,
+            'm',
+          ),
           ls.stdout,
         );
         const x = await runCli(['explain', id], env);
         assert.is(x.code, 0, x.stderr);
-        assert.match(x.stdout, new RegExp(`^${name} \\(${id}\\): ended, ended by signal 1`, 'm'));
+        assert.match(
+          x.stdout,
+          new RegExp(`^${name} \\(${id}\\): ended, ended by SIGHUP \\(signal 1\\)`, 'm'),
+        );
         assert.match(x.stdout, new RegExp(`^ {2}1 │${line}$`, 'm'));
       } finally {
         await pty.close();
@@ -207,10 +244,94 @@ test('a run session that ends (kill, or its command exits) is kept as ended: wai
       const ls = await runCli(['ls'], env);
       assert.match(
         ls.stdout,
-        new RegExp(`^${id} +- +ended +\\S+ ago +exited with code 3 · bye now$`, 'm'),
+        new RegExp(`^${id} +- +ended +\\S+ ago +exited with code 3 · last screen: "bye now"$`, 'm'),
       );
     } finally {
       await pty.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the board keeps an ended session after lunch, quotes its last row, and says when its record was dropped', async () => {
+  const { dir, env } = sandbox('aw-end-later-');
+  const sdir = ensureSocketDir(env);
+  // A broken rule file: the board's notice line speaks of it (and must not hide what follows).
+  const rules = join(env.XDG_CONFIG_HOME, 'agentwatch', 'agent-detection');
+  mkdirSync(rules, { recursive: true });
+  writeFileSync(join(rules, 'broken.toml'), 'this is [ broken\n'.repeat(20));
+  // Ended 3 hours ago (tester: the board dropped ended sessions after about 20 minutes), its
+  // last row a key hint padded across the screen (tester: 'ended by signal 1 · Esc to cancel').
+  saveEnded({
+    info: info('lunch-0001', { code: 0, signal: 1 }),
+    screen:
+      'working on it\n\n  Esc to cancel                                ctrl+t to show todos  \n\n',
+    events: [],
+    endedAt: Date.now() - 3 * 3_600_000,
+  }, sdir);
+  const board = await startPty({
+    command: process.execPath,
+    args: agentwatchArgv(['watch', '--no-desktop']),
+    env,
+    cwd: dir,
+    rows: 24,
+    cols: 140,
+  });
+  try {
+    const row =
+      /lunch +- +exited .*ended by SIGHUP \(signal 1\) · last screen: "Esc to cancel ctrl\+t to show todos"/;
+    await board.waitForScreen(row, 30_000);
+    const ls = await runCli(['ls'], env);
+    assert.match(ls.stdout, /ended \(kept: the newest 50, for 24 h; /);
+    assert.match(
+      ls.stdout,
+      /^lunch-0001 +- +ended +3h\S* ago +ended by SIGHUP \(signal 1\) · last screen: "Esc to cancel ctrl\+t to show todos"$/m,
+    );
+    // Newer ones push its record out: the board says a record it showed was dropped.
+    for (let i = 0; i < MAX_ENDED; i++) {
+      saveEnded({
+        info: info(`n${i}-${String(i).padStart(4, '0')}`),
+        screen: `line ${i}`,
+        events: [],
+        endedAt: Date.now() - 1000 + i,
+      }, sdir);
+    }
+    assert.is(findEnded('lunch-0001', sdir), undefined, 'dropped: the newest 50 are kept');
+    await board.waitForScreen(/rules refused: .*broken\.toml/, 30_000);
+    await board.waitForScreen(
+      /1 ended session no longer kept \(kept: the newest 50, for 24 h; x clears this\)/,
+      30_000,
+      { not: /lunch/ },
+    );
+    board.send('x');
+    await board.waitForScreen(/cleared 50 exited sessions/, 15_000, { not: /no longer kept/ });
+    board.send('q');
+    await board.exited;
+  } finally {
+    await board.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a board of its own sessions only (the demo's) shows no one else's ended records; watch's does", () => {
+  const { dir, env } = sandbox('aw-end-own-');
+  const sdir = ensureSocketDir(env);
+  saveEnded({ info: info('other-0001'), screen: 'bye', events: [], endedAt: Date.now() }, sdir);
+  const host = { onTransition: () => () => {} } as unknown as SessionHost;
+  try {
+    for (const remote of [false, true]) {
+      const book = new SessionDirectory({ host, dir: sdir, onChange: () => {}, remote });
+      const term = fakeTerminal();
+      const ui = new BoardUi({ directory: book, stdin: term.stdin, stdout: term.stdout });
+      try {
+        ui.start();
+        if (remote) assert.match(term.text(), /other .*exited with code 1 · last screen: "bye"/);
+        else assert.not.match(term.text(), /other/, 'the demo: its own sessions only');
+      } finally {
+        ui.restore();
+        book.close();
+      }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -221,25 +342,6 @@ test('ended sessions are bounded: expired and beyond the newest kept are removed
   const { dir, env } = sandbox('aw-end-');
   try {
     const sdir = ensureSocketDir(env);
-    const info = (id: string): SessionInfo => ({
-      id,
-      name: id.split('-')[0],
-      agent: '',
-      state: 'exited',
-      since: 0,
-      reason: 'exited',
-      by: 'exit',
-      pid: 1,
-      command: ['x'],
-      foreground: '',
-      rows: 2,
-      cols: 10,
-      startedAt: 0,
-      lastOutput: 0,
-      exit: { code: 1 },
-      host: 1,
-      socket: '/x.sock',
-    });
     const now = Date.now();
     saveEnded(
       { info: info('old-0000'), screen: 'a', events: [], endedAt: now - ENDED_KEEP_MS - 1 },

@@ -103,6 +103,11 @@ test('a running session takes a saved file of the person at its next sweep', asy
     // a new process never read a good version of that file, but the last good copy kept by
     // the running one: it lists what the running session uses, and the refusal
     assert.match(list, /toyagent +2 +your folder +yes +\S+ +refused +.*toyagent\.toml/);
+    // ... and says which file, what is wrong, and what stays in force (not 'last error: none').
+    assert.match(
+      list,
+      /\nrefused: \S+toyagent\.toml:8: rules\[0\]\.any\[0\]: invalid regex.*; its last good copy, toyagent 2, stays in force\n/,
+    );
     const now = (await listSessions(sock)).find((s) => s.name === 'toy')!;
     assert.is(now.state, 'working', 'the last good manifest stays in force');
 

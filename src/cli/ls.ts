@@ -1,6 +1,7 @@
 /**
  * `agentwatch ls [--json]`: every live session on this machine with its state; then, in text,
- * the sessions that ended (ended-sessions.ts: detached or `run` ones), with their last line.
+ * the sessions that ended (ended-sessions.ts: detached or `run` ones), how, and their last
+ * screen's last row, quoted.
  * Exit 6 (`NO_ANSWER_EXIT`), after the list, when sessions did not answer within 10 s: stderr
  * names their ids.
  */
@@ -11,7 +12,7 @@ import { NO_ANSWER_EXIT } from '../runtime/control-client.ts';
 import { duration, fit, padCells } from './format.ts';
 import { ageless, printable } from './printable.ts';
 import { detailOf } from './board/rows.ts';
-import { ENDED_KEEP_MS, lastLines, listEnded } from '../runtime/ended-sessions.ts';
+import { ENDED_BOUND_TEXT, lastScreenNote, listEnded } from '../runtime/ended-sessions.ts';
 
 export const lsCommand: Command = {
   name: 'ls',
@@ -74,17 +75,16 @@ export const lsCommand: Command = {
     }
     if (!ended.length) return silent();
     io.stdout(
-      `\nended (kept ${
-        ENDED_KEEP_MS / 60_000
-      } min; 'agentwatch explain SESSION' shows its last screen):\n`,
+      `\nended (${ENDED_BOUND_TEXT}; 'agentwatch explain SESSION' shows its last screen):\n`,
     );
     for (const { info, screen, endedAt } of ended.reverse()) {
-      const last = lastLines(screen, 1)[0]?.trim();
+      // Not cut to 60 as a live row: the quoted last row (at most 80) is why it ended.
+      const last = lastScreenNote(screen);
       const detail = printable(detailOf(info, now)) + (last ? ` · ${printable(last)}` : '');
       io.stdout(
         `${printable(info.id).padEnd(idW)} ${padCells(printable(info.agent) || '-', 9)} ${
           'ended'.padEnd(8)
-        } ${(duration(now - endedAt) + ' ago').padEnd(7)} ${fit(detail, 60)}\n`,
+        } ${(duration(now - endedAt) + ' ago').padEnd(7)} ${fit(detail, 120)}\n`,
       );
     }
     return silent();

@@ -106,24 +106,53 @@ export function listSources(set: ManifestSet, json: boolean, io: Io, extra: stri
     ]);
   }
   io.stdout(table(rows));
-  const errors = records.filter((r) => r.lastError);
-  for (const r of errors) io.stdout(`error: ${r.lastError}\n`);
+  for (const r of records) if (r.lastError) io.stdout(refusedLine(r) + '\n');
   for (const line of extra) io.stdout(line + '\n');
   return 0;
 }
 
-/** 'catalog: URL (from); last check T: result; last error: E', or how to set one up. */
-function catalogLine(env: NodeJS.ProcessEnv): string {
+/**
+ * What a refused file's error line says: the file, what is wrong (its ManifestError names
+ * both) and what is in force instead, e.g. `refused: F.toml:9: ...; its last good copy,
+ * claude 2026.12.01, stays in force`.
+ */
+function refusedLine(r: ListRow): string {
+  const instead = !r.version
+    ? 'nothing from this file is in force'
+    : r.inForce
+    ? `its last good copy, ${r.id} ${r.version}, stays in force`
+    : `its last good copy, ${r.id} ${r.version}, is kept (another source is in force for ${r.id})`;
+  return `refused: ${r.lastError}; ${instead}`;
+}
+
+/**
+ * The catalog's lines: 'catalog: URL (from); last check T: result' (and '; error: E' when the
+ * last pull failed), then one line per manifest its last read of the index refused (which, why,
+ * and what is in force for that id instead: the last good copy stays), or how to set one up.
+ */
+function catalogLines(env: NodeJS.ProcessEnv, set: ManifestSet): string[] {
   const { config, origins } = loadConfig(env);
   if (!config.catalogUrl) {
-    return 'catalog: none (set catalog_url in the config file; agentwatch manifests where)';
+    return ['catalog: none (set catalog_url in the config file; agentwatch manifests where)'];
   }
   const p = lastPull(catalogCacheDir(env));
-  return `catalog: ${config.catalogUrl} (${origins.get('catalog_url')}${
+  const head = `catalog: ${config.catalogUrl} (${origins.get('catalog_url')}${
     config.update ? '' : ', update = false'
-  }); last check ${when(p.lastCheck)}: ${p.lastResult ?? 'never'}; last error: ${
-    p.lastError ?? 'none'
+  }); last check ${when(p.lastCheck)}: ${p.lastResult ?? 'never'}${
+    p.lastError ? `; error: ${p.lastError}` : ''
   }`;
+  const statuses = set.statuses();
+  return [
+    head,
+    ...p.refused.map((r) => {
+      const m = set.effective().get(r.id);
+      const st = m && statuses.find((s) => s.path === m.source);
+      const instead = m
+        ? `${m.id} ${m.version}${st ? ` (${sourceLabel(st.kind)})` : ''} stays in force`
+        : `no ${r.id} manifest is in force`;
+      return `catalog refused: ${r.id} ${r.version}: ${r.why}; ${instead}`;
+    }),
+  ];
 }
 
 /**
@@ -219,9 +248,10 @@ export function runManifests(
   switch (sub) {
     case 'list':
       if (args.length) throw new UsageError(`list takes no arguments, got '${args[0]}'`);
-      return listSources(personManifests([], env, false), values.json === true, io, [
-        catalogLine(env),
-      ]);
+      {
+        const set = personManifests([], env, false);
+        return listSources(set, values.json === true, io, catalogLines(env, set));
+      }
     case 'where':
       if (args.length) throw new UsageError(`where takes no arguments, got '${args[0]}'`);
       {

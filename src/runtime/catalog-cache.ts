@@ -29,6 +29,18 @@ export interface CacheState {
   lastCheck?: number;
   lastResult?: string;
   lastError?: string | null;
+  /**
+   * The manifests the last read of the index refused, and why (kept while the index is not
+   * modified or cannot be read: a refusal stands until a read finds the entry fixed).
+   */
+  refused?: RefusedEntry[];
+}
+
+/** A catalog manifest refused: its id and version as the index gives them, and why. */
+export interface RefusedEntry {
+  id: string;
+  version: string;
+  why: string;
 }
 
 /** The cache folder's `state.json`; {} when absent or unreadable. */
@@ -41,15 +53,28 @@ export function readState(dir: string): CacheState {
   }
 }
 
-/** The last pull's time, result and error as recorded in the cache folder (any process's). */
-export function lastPull(
-  dir: string,
-): { lastCheck: number | null; lastResult: string | null; lastError: string | null } {
+/**
+ * The last pull's time, result, error and refused manifests as recorded in the cache folder
+ * (any process's).
+ */
+export function lastPull(dir: string): {
+  lastCheck: number | null;
+  lastResult: string | null;
+  lastError: string | null;
+  refused: RefusedEntry[];
+} {
   const s = readState(dir);
+  const refused = Array.isArray(s.refused)
+    ? s.refused.filter((r): r is RefusedEntry =>
+      !!r && typeof r.id === 'string' && typeof r.version === 'string' &&
+      typeof r.why === 'string'
+    )
+    : [];
   return {
     lastCheck: s.lastCheck ?? null,
     lastResult: s.lastResult ?? null,
     lastError: s.lastError ?? null,
+    refused,
   };
 }
 

@@ -195,6 +195,10 @@ export async function pullCatalog(opts: PullOptions): Promise<PullReport> {
     state.lastCheck = report.at;
     state.lastResult = report.result;
     state.lastError = report.error;
+    // The index was read: its refusals replace the last ones (none left: the entries are fixed).
+    if (['adopted', 'refused', 'up to date'].includes(report.result)) {
+      state.refused = report.refused;
+    }
     const interval = opts.intervalMs ?? DEFAULT_PULL_INTERVAL_MS;
     state.failures = report.result === 'failed' ? (state.failures ?? 0) + 1 : 0;
     state.next = report.next = report.at +

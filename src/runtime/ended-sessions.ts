@@ -27,10 +27,17 @@ import type { SessionInfo } from './protocol.ts';
 import { UserError } from '../errors.ts';
 import { AMBIGUOUS_SESSION_EXIT } from './session-directory.ts';
 
-/** How long an ended session's record is kept, ms (an hour: long enough to come back to it). */
-export const ENDED_KEEP_MS = 60 * 60_000;
-/** How many ended sessions are kept at most (the newest). */
+/**
+ * How long an ended session's record is kept, ms: a day, so that a person who comes back after
+ * lunch, or the next morning, still sees that it ended and how (an hour was too short).
+ */
+export const ENDED_KEEP_MS = 24 * 60 * 60_000;
+/** How many ended sessions are kept at most (the newest), whatever their age. */
 export const MAX_ENDED = 50;
+/** How {@link ENDED_KEEP_MS} and {@link MAX_ENDED} read for a person: 'kept: the newest 50, for 24 h'. */
+export const ENDED_BOUND_TEXT = `kept: the newest ${MAX_ENDED}, for ${ENDED_KEEP_MS / 3_600_000} h`;
+/** The longest last row shown after an ended session's detail, in characters. */
+const MAX_LAST_ROW = 80;
 /** The longest screen kept, in UTF-16 code units (a 32x120 screen is under 4,000). */
 export const MAX_SCREEN = 64 * 1024;
 /** How many of its last events are kept. */
@@ -57,6 +64,20 @@ export function endedDir(dir = socketDir()): string {
 export function lastLines(screen: string, n = 3): string[] {
   const rows = screen.split('\n').map((r) => r.trimEnd()).filter((r) => r.trim() !== '');
   return rows.slice(-n);
+}
+
+/**
+ * How an ended session's last screen is quoted after its detail (board, `ls`): its last
+ * non-blank row, runs of blanks made one space (a row is padded to the screen's width, and a
+ * status line spreads its parts across it), cut to {@link MAX_LAST_ROW} characters, marked as
+ * the dead screen's text (`last screen: "Error: no API key"`): a key hint drawn there ("Esc to
+ * cancel") is not an instruction to the person. '' for a blank screen.
+ */
+export function lastScreenNote(screen: string): string {
+  const row = lastLines(screen, 1)[0]?.replace(/\s+/g, ' ').trim();
+  if (!row) return '';
+  const cut = row.length > MAX_LAST_ROW ? row.slice(0, MAX_LAST_ROW - 1) + '…' : row;
+  return `last screen: "${cut}"`;
 }
 
 /**

@@ -56,8 +56,9 @@ export interface BoardView {
    */
   status?: string;
   /**
-   * What the board says besides (rule files, notifications that fail, the demo's countdown):
-   * one line under the message, cut to fit, the first thing left out when rows are short.
+   * What the board says besides (rule files, notifications that fail, the demo's countdown,
+   * ended sessions no longer kept): a line under the message per '\n'-separated part, each cut
+   * to fit, the first thing left out when rows are short.
    */
   notice?: string;
   /** When set, the bottom line is an input prompt: `label` then `text` and a cursor block. */
@@ -317,7 +318,9 @@ export function renderBoard(
     ...rawView,
     title: rawView.title === undefined ? undefined : printable(rawView.title),
     status: rawView.status === undefined ? undefined : printable(rawView.status),
-    notice: rawView.notice === undefined ? undefined : printable(rawView.notice),
+    notice: rawView.notice === undefined
+      ? undefined
+      : rawView.notice.split('\n').map((l) => printable(l)).join('\n'),
     keys: rawView.keys === undefined ? undefined : printable(rawView.keys),
     input: rawView.input && {
       label: printable(rawView.input.label),
@@ -364,7 +367,7 @@ export function renderBoard(
       fit(statusWrapped.slice(STATUS_LINES - 1).join(' '), width - 1),
     ]
     : statusWrapped;
-  let notice = view.notice ? [fit(view.notice, width - 1)] : [];
+  let notice = view.notice ? view.notice.split('\n').map((l) => fit(l, width - 1)) : [];
   let tableHeader = sorted.length > 0;
   if (!view.answer) {
     // A terminal too short for it all: the sessions win. Until three lines fit for them (a

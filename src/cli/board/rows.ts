@@ -2,6 +2,7 @@
  * What a session's row on the board (and its line in `ls`) says, pure: the order of the rows,
  * the colour of each state, and the detail column in a person's words.
  */
+import { constants } from 'node:os';
 import type { SessionInfo } from '../../runtime/protocol.ts';
 import { promptAction } from '../../runtime/notify-gate.ts';
 import type { SessionState } from '../../detect/types.ts';
@@ -77,6 +78,12 @@ export function askedAbout(details: readonly string[] | undefined): string {
   return promptAction(details ?? []);
 }
 
+/** 'SIGHUP (signal 1)' for signal number `n` (this system's numbering), else 'signal N'. */
+function signalName(n: number): string {
+  const name = Object.entries(constants.signals).find(([, v]) => v === n)?.[0];
+  return name ? `${name} (signal ${n})` : `signal ${n}`;
+}
+
 /** An age for a person: '12 s', '2 m', '3 h'. */
 function ago(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
@@ -118,7 +125,7 @@ export function detailOf(info: SessionInfo, now = Date.now()): string {
     case 'exited':
       if (info.exit) {
         return info.exit.signal
-          ? `ended by signal ${info.exit.signal}`
+          ? `ended by ${signalName(info.exit.signal)}`
           : `exited with code ${info.exit.code}`;
       }
       if (!processGone(info)) {

@@ -6,15 +6,18 @@
  * ↑/↓ or k/j select; Enter attaches (the session's redraw, then raw bytes both ways over its
  * socket's `attach`; Ctrl-] detaches; resizes are forwarded with `resize`); a answers the
  * selected session's prompt (1-9: with option N; see `answering.ts`); n starts a session (a
- * typed command line); x clears the rows of sessions whose process is gone (they also go by
- * themselves {@link GONE_ROW_MS} after); q quits (asks first when sessions hosted here are
+ * typed command line); x clears the rows of sessions whose process is gone (one whose host kept
+ * no record of its end also goes by itself {@link GONE_ROW_MS} after; one with a record stays as
+ * long as the record is kept, ended-sessions.ts, and the board says when records it showed were
+ * dropped); q quits (asks first when sessions hosted here are
  * still alive).
  *
  * Modes: `board` (the keys above), `input` (the `n` line), `confirm` (quit?), `answer` (the
  * panel has the keys), `attached` (every key but Ctrl-] goes to the session, except those typed
  * in its first {@link ATTACH_SETTLE_MS}), `ended` (Enter on a session that ended with nobody
- * watching: its last screen, kept by its host in ended-sessions.ts, until any key). Such a row also shows the last line it printed, and one
- * that ended before the board saw it (it exits at once) still gets a row, from its record.
+ * watching: its last screen, kept by its host in ended-sessions.ts, until any key). Such a row
+ * also quotes the last row of its last screen, and one that ended before the board saw it (it
+ * exits at once) still gets a row, from its record.
  */
 import { attach, type Attachment, request } from '../../runtime/control-client.ts';
 import type { SessionInfo } from '../../runtime/protocol.ts';
@@ -24,10 +27,11 @@ import { type NewSession, parseNewSession } from '../new-session.ts';
 import { AnswerFlow } from './answering.ts';
 import { endedLines, PrintableInfos, renderBoard, WATCH_KEYS } from './render.ts';
 import {
+  ENDED_BOUND_TEXT,
   type EndedSession,
   findEnded,
   forgetEnded,
-  lastLines,
+  lastScreenNote,
   listEnded,
 } from '../../runtime/ended-sessions.ts';
 import { rankOf, sortSessions } from './rows.ts';
@@ -37,7 +41,11 @@ import { ENTER_BOARD, LEAVE_BOARD, RESTORE_MODES, setRaw } from './tty.ts';
 export const FRAME_MS = 100;
 /** How long a status line (an answer's outcome, a refusal) stays on the board, ms. */
 export const STATUS_MS = 15_000;
-/** How long the board keeps the row of a session whose process is gone, ms. */
+/**
+ * How long the board keeps the row of a session whose process is gone, ms, when its host kept
+ * no record of its end; with a record, its row stays (from the record) until x or until the
+ * record is dropped (ended-sessions.ts: the newest 50, for a day).
+ */
 export const GONE_ROW_MS = 10 * 60_000;
 /** The key that detaches an attached terminal: Ctrl-] (GS), as telnet's escape. */
 const CTRL_BRACKET = 0x1d;
@@ -122,12 +130,14 @@ export class BoardUi {
   #restored = true;
   /** The ended session shown in mode `ended`. */
   #ended: EndedSession | null = null;
-  /** Last lines of ended sessions by id, from their records. */
+  /** The last screen's last row of ended sessions by id, quoted (lastScreenNote), from their records. */
   readonly #lastLines = new Map<string, string>();
   /** Ended sessions the directory does not follow (they ended unseen), from their records. */
   readonly #endedRows = new Map<string, EndedSession>();
   /** Ids of ended sessions cleared with x: not shown again. */
   readonly #clearedEnded = new Set<string>();
+  /** How many rows of ended sessions went because their records were dropped (not by x). */
+  #endedDropped = 0;
   #endedScanAt = 0;
   /** The sessions' texts made printable once per change of them. */
   readonly #printables = new PrintableInfos();
@@ -257,7 +267,9 @@ export class BoardUi {
     this.#expireMessage();
     const sorted = sortSessions(infos);
     this.#placeCursor(sorted);
-    const extra = this.options.status?.(infos);
+    // One line each: a long rules notice must not cut the dropped records' note off.
+    const extra = [this.options.status?.(infos), this.#droppedNote()].filter(Boolean).join('\n') ||
+      undefined;
     const status = this.#message || undefined;
     const notice = this.#mode === 'confirm' ? undefined : extra;
     const panel = this.#answer.panel;
@@ -290,19 +302,20 @@ export class BoardUi {
   }
 
   /**
-   * The directory's sessions, then the ended sessions it never saw (from their records, for
-   * {@link GONE_ROW_MS} after their end, until x).
+   * The directory's sessions, then the ended sessions it does not follow (they ended unseen,
+   * or their rows went after {@link GONE_ROW_MS}), from their records, as long as those are
+   * kept, until x.
    */
   #infos(now = Date.now()): SessionInfo[] {
     const all = this.#directory.infos();
+    // A board of its own sessions only (the demo's) shows no one else's records.
+    if (this.#directory.options.remote === false) return all;
     if (now - this.#endedScanAt >= ENDED_SCAN_MS) this.#scanEnded(all, now);
     if (!this.#endedRows.size) return all;
     const followed = new Set(all.map((i) => i.id));
     for (const [id, e] of this.#endedRows) {
-      if (followed.has(id) || now - e.endedAt > GONE_ROW_MS) {
-        this.#endedRows.delete(id);
-        if (!followed.has(id)) this.#lastLines.delete(id);
-      } else all.push(e.info);
+      if (followed.has(id)) this.#endedRows.delete(id);
+      else all.push(e.info);
     }
     return all;
   }
@@ -317,13 +330,31 @@ export class BoardUi {
       return; // the folder fails its check: the board says so elsewhere
     }
     const ids = new Set(followed.map((i) => i.id));
+    const kept = new Set(records.map((e) => e.info.id));
+    for (const id of this.#endedRows.keys()) {
+      if (kept.has(id) || ids.has(id)) continue;
+      // Its record went (past the bound, or forgotten elsewhere): its row goes, said.
+      this.#endedRows.delete(id);
+      this.#lastLines.delete(id);
+      this.#endedDropped++;
+    }
     for (const e of records) {
       const id = e.info.id;
-      if (this.#clearedEnded.has(id) || now - e.endedAt > GONE_ROW_MS) continue;
-      const last = lastLines(e.screen, 1)[0];
-      if (last) this.#lastLines.set(id, last.trim());
+      if (this.#clearedEnded.has(id)) continue;
+      const last = lastScreenNote(e.screen);
+      if (last) this.#lastLines.set(id, last);
       if (!ids.has(id)) this.#endedRows.set(id, e);
     }
+  }
+
+  /** What the board says of ended rows dropped with their records ('' for none). */
+  #droppedNote(): string {
+    const n = this.#endedDropped;
+    return n
+      ? `${n} ended session${
+        n === 1 ? '' : 's'
+      } no longer kept (${ENDED_BOUND_TEXT}; x clears this)`
+      : '';
   }
 
   /** The record of ended session `id` in the board's socket folder, if kept. */
@@ -482,6 +513,7 @@ export class BoardUi {
     const cleared = this.#directory.clearGone(Infinity, infos);
     for (const e of this.#endedRows.values()) cleared.push(e.info);
     this.#endedRows.clear();
+    this.#endedDropped = 0;
     for (const c of cleared) {
       forgetEnded(c.id, this.#directory.dir); // forgotten: ls and explain no longer show it
       this.#clearedEnded.add(c.id);
