@@ -91,7 +91,7 @@ test('a detached session that exits at once: ls, explain and the board show why;
     mkdirSync(join(dir, 'fresh'));
     const x = await runCli(['explain', 'fresh'], env, 30_000, { cwd: dir });
     assert.is(x.code, 0, x.stderr);
-    assert.match(x.stdout, new RegExp(`^fresh \\(${id}\\): ended, exited with code 1`, 'm'));
+    assert.match(x.stdout, new RegExp(`^fresh \\(${id}\\): exited with code 1 \\d`, 'm'));
     assert.match(x.stdout, /^command: bash --norc -c/m);
     assert.match(x.stdout, /^ {2}1 │fake-agent 1\.0 starting$/m);
     assert.match(x.stdout, /^ {2}2 │Error: no API key found \(set FAKE_API_KEY\)$/m);
@@ -220,7 +220,7 @@ test('a run session that ends (kill, or its command exits) is kept as ended: wai
         assert.is(x.code, 0, x.stderr);
         assert.match(
           x.stdout,
-          new RegExp(`^${name} \\(${id}\\): ended, ended by SIGHUP \\(signal 1\\)`, 'm'),
+          new RegExp(`^${name} \\(${id}\\): ended by SIGHUP \\(signal 1\\) \\d`, 'm'),
         );
         assert.match(x.stdout, new RegExp(`^ {2}1 │${line}$`, 'm'));
       } finally {

@@ -74,8 +74,11 @@ async function explainSession(key: string, sink: Io): Promise<number> {
  */
 export function endedText(ended: EndedSession, now = Date.now()): string {
   const { info } = ended;
+  const detail = detailOf(info, now);
+  // 'ended by SIGHUP (signal 1)', 'exited with code 1' say it already
+  const how = /^(?:ended|exited)\b/.test(detail) ? detail : `ended, ${detail}`;
   const out = [
-    `${info.name} (${info.id}): ended, ${detailOf(info, now)} ${
+    `${info.name} (${info.id}): ${how} ${
       duration(now - ended.endedAt)
     } ago; nothing runs in it any more`,
     `command: ${info.command.join(' ')}`,
