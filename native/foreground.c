@@ -1,7 +1,7 @@
 /*
- * agentwatch_foreground: who holds a PTY.
+ * agentwatch_foreground: who holds a PTY, who asks on a socket, and the orphans a host adopts.
  *
- * Four functions, nothing else (types in native/foreground.d.ts):
+ * Six functions, nothing else (types in native/foreground.d.ts):
  *
  *   foregroundPgid(fd)  -> number
  *       tcgetpgrp(fd) on a PTY master (POSIX.1). Throws an Error whose message names the
@@ -32,6 +32,13 @@
  *       pid (sys/un.h). Throws an Error naming the errno when the call fails (ENOTSOCK,
  *       EBADF, ENOTCONN).
  *
+ *   childSubreaper()    -> boolean
+ *       Linux: prctl(PR_SET_CHILD_SUBREAPER, 1) (prctl(2), Linux 3.4): orphaned descendants
+ *       of this process are re-parented to it, not to init. false elsewhere or on failure.
+ *
+ *   reapChild(pid)      -> boolean
+ *       waitpid(pid, WNOHANG) (POSIX.1): true when that child had exited and is reaped now.
+ *
  * Plain Node-API (NAPI_VERSION 8), C99, no allocation that outlives a call; every buffer
  * is bounded (cmdline and procargs are truncated at ARGS_CAP bytes).
  */
@@ -51,10 +58,12 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifdef __linux__
 #include <linux/tty.h>
+#include <sys/prctl.h>
 #ifndef TIOCGPTPEER
 #define TIOCGPTPEER _IO('T', 0x41) /* Linux 4.13 */
 #endif
@@ -415,12 +424,48 @@ static napi_value peer_credentials(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/*
+ * childSubreaper(): Linux prctl(PR_SET_CHILD_SUBREAPER, 1) (prctl(2), Linux 3.4): this
+ * process's orphaned descendants are re-parented to it instead of to init. true when set,
+ * false elsewhere (not Linux) or when the kernel refuses.
+ */
+static napi_value child_subreaper(napi_env env, napi_callback_info info) {
+  (void)info;
+  bool set = false;
+#ifdef __linux__
+  set = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
+#endif
+  napi_value result;
+  NAPI_CALL(env, napi_get_boolean(env, set, &result));
+  return result;
+}
+
+/*
+ * reapChild(pid): waitpid(pid, WNOHANG) (POSIX.1) on one child of this process: true when it
+ * had exited and is now reaped, false when it still runs, is not our child (ECHILD) or cannot
+ * be waited for. For the children a subreaper adopts, which no one else waits for.
+ */
+static napi_value reap_child(napi_env env, napi_callback_info info) {
+  int pid;
+  if (!int_arg(env, info, "reapChild", 1, &pid)) return NULL;
+  int status = 0;
+  pid_t got;
+  do {
+    got = waitpid((pid_t)pid, &status, WNOHANG);
+  } while (got < 0 && errno == EINTR);
+  napi_value result;
+  NAPI_CALL(env, napi_get_boolean(env, got == (pid_t)pid, &result));
+  return result;
+}
+
 NAPI_MODULE_INIT() {
   napi_property_descriptor props[] = {
       {"foregroundPgid", NULL, foreground_pgid, NULL, NULL, NULL, napi_enumerable, NULL},
       {"processInfo", NULL, process_info, NULL, NULL, NULL, napi_enumerable, NULL},
       {"peerCredentials", NULL, peer_credentials, NULL, NULL, NULL, napi_enumerable, NULL},
       {"inputQueued", NULL, input_queued, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"childSubreaper", NULL, child_subreaper, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"reapChild", NULL, reap_child, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) {
     return NULL;

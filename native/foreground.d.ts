@@ -55,4 +55,17 @@ export interface ForegroundAddon {
    * code, errno and syscall when a call fails. Absent from an addon built before it.
    */
   inputQueued?(fd: number): number;
+  /**
+   * Linux: prctl(PR_SET_CHILD_SUBREAPER, 1) (prctl(2), Linux 3.4): from now on this
+   * process's orphaned descendants are re-parented to it instead of to init (their parent
+   * chain then still leads here). true when set; false elsewhere or when the kernel refuses.
+   * Absent from an addon built before it.
+   */
+  childSubreaper?(): boolean;
+  /**
+   * waitpid(pid, WNOHANG) (POSIX.1) on one child of this process: true when it had exited
+   * and is reaped now; false when it still runs, is not our child (ECHILD) or the call
+   * failed. RangeError when pid < 1. Absent from an addon built before it.
+   */
+  reapChild?(pid: number): boolean;
 }

@@ -49,6 +49,7 @@ import { registeredSessions, REGISTRY_DIR } from '../src/runtime/host-registry.t
 import * as pty from 'node-pty';
 import { UserError } from '../src/errors.ts';
 import { agentwatchArgv, cli } from './support/cli.ts';
+import { type PtyDriver, startPty } from './support/pty-driver.ts';
 import { fakeInfo, fakeSession } from './support/fake-session.ts';
 import { Notifier } from '../src/runtime/notify.ts';
 import { shellQuote } from '../src/runtime/integrations/claude-code.ts';
@@ -229,6 +230,70 @@ test("1: a notify command (a session's --notify-cmd an agent's tool may have wri
     }
     await personAnswers(env, log);
   } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("1: what a session's tool leaves running (nohup, setsid, its parent gone) is adopted by the host: it cannot answer with a terminal of its own, also after the host ended", async () => {
+  // tester10: tools that background themselves (`nohup setsid bash -c "sleep 2; script -qc
+  // '... answer --yes OTHER 1' /dev/null" &`), a notify command that double-forks, and Codex
+  // CLI 0.171.0's app-server daemon left running by an ended session were re-parented to init
+  // and, with `script`'s PTY, looked like a person's terminal: they approved prompts. Now the
+  // host (`run`, a real process) adopts them (PR_SET_CHILD_SUBREAPER). Orphan A answers while
+  // `run` lives (its parent chain leads to `run`); orphan B once `run` ended (its parent is
+  // init then; the registry keeps what `run` adopted while B runs).
+  const dir = mkdtempSync(join(tmpdir(), 'aw-trust1o-'));
+  const env = personEnv(dir);
+  const host = createHost({ intervalMs: 100 }, env);
+  let run: PtyDriver | undefined;
+  const outA = join(dir, 'a.out');
+  const outB = join(dir, 'b.out');
+  const flag = join(dir, 'b.go');
+  try {
+    const { w, log } = await heldDialog(host, dir);
+    for (const [name, out] of [['a', outA], ['b', outB]]) {
+      writeFileSync(join(dir, `answer-${name}.sh`), toolAnswer(out, `AGENTWATCH_DIR='${dir}' `));
+    }
+    // the session's command: leaves A and B running in the background, its parent gone (A in a
+    // session of its own), waits for A's answer and ends (so does `run`)
+    writeFileSync(
+      join(dir, 'tool.sh'),
+      [
+        `(nohup setsid bash -c "sleep 1; script -qc 'bash ${dir}/answer-a.sh' /dev/null" ` +
+        '>/dev/null 2>&1 </dev/null &)',
+        `(nohup bash -c "while [ ! -e ${flag} ]; do sleep 0.1; done; ` +
+        `script -qc 'bash ${dir}/answer-b.sh' /dev/null" >/dev/null 2>&1 </dev/null &)`,
+        `while ! grep -q rc= ${outA} 2>/dev/null; do sleep 0.1; done`,
+      ].join('\n') + '\n',
+    );
+    run = await startPty({
+      command: process.execPath,
+      args: agentwatchArgv([
+        'run',
+        '--name',
+        'tool',
+        '--no-hooks',
+        '--',
+        'bash',
+        join(dir, 'tool.sh'),
+      ]),
+      env: env as Record<string, string>,
+      cwd: dir,
+    });
+    const saidA = await toolSaid(outA);
+    assert.match(saidA, /rc=3/, saidA);
+    assert.match(saidA, /descends from an agentwatch host \(process \d+\)/, saidA);
+    await run.exited;
+    writeFileSync(flag, '');
+    const saidB = await toolSaid(outB);
+    assert.match(saidB, /rc=3/, saidB);
+    assert.match(saidB, /which an agentwatch host adopted/, saidB);
+    assert.is(w.classifyNow().state, 'blocked', 'still waiting for the person');
+    await personAnswers(env, log);
+  } finally {
+    writeFileSync(flag, '');
+    await run?.close();
     await host.close();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -501,7 +566,11 @@ test('1: a host registry folder that is not private, or is a symlink, is refused
   const dir = mkdtempSync(join(tmpdir(), 'aw-reg-'));
   try {
     const reg = join(dir, 'registry');
-    assert.equal(registeredSessions(reg), { agents: [], ttys: [], notifiers: [] }, 'absent');
+    assert.equal(
+      registeredSessions(reg),
+      { agents: [], ttys: [], notifiers: [], hosts: [], adopted: [] },
+      'absent',
+    );
     mkdirSync(reg, { mode: 0o755 });
     chmodSync(reg, 0o755);
     assert.throws(() => registeredSessions(reg), /host registry has mode 0755/);
@@ -522,14 +591,39 @@ test('1: a host registry folder that is not private, or is a symlink, is refused
           pid: process.pid,
           start: '-5',
         }],
+        // a host that adopts orphans, and one it adopted (the same rules as notify commands)
+        subreaper: true,
+        adopted: [{ pid: 999999996, start: '5' }],
       }),
     );
-    assert.equal(registeredSessions(reg), {
+    // a host that ended: what it adopted stays refused while one of them runs (here: this
+    // process stands for one); one whose adopted all ended is stale
+    writeFileSync(
+      join(reg, '999999997.json'),
+      JSON.stringify({
+        start: '3',
+        agents: [8],
+        subreaper: true,
+        adopted: [{ pid: process.pid, start }, { pid: 999999995, start: '4' }],
+      }),
+    );
+    writeFileSync(
+      join(reg, '999999994.json'),
+      JSON.stringify({ start: '3', subreaper: true, adopted: [{ pid: 999999993, start: '4' }] }),
+    );
+    const read = registeredSessions(reg);
+    assert.equal({ ...read, adopted: [...read.adopted].sort() }, {
       agents: [7],
       ttys: ['/dev/pts/9'],
       notifiers: [process.pid, 999999998],
+      hosts: [process.pid],
+      adopted: [process.pid, 999999995, 999999996].sort(),
     });
-    assert.equal(readdirSync(reg), [`${process.pid}.json`], 'stale (dead, reused pid) removed');
+    assert.equal(
+      readdirSync(reg).sort(),
+      [`${process.pid}.json`, '999999997.json'].sort(),
+      'stale (dead, reused pid, adopted all ended) removed',
+    );
     const link = join(dir, 'link');
     symlinkSync(reg, link);
     assert.throws(() => registeredSessions(link), /host registry is a symbolic link/);

@@ -10,6 +10,7 @@
  * with no turn, Ctrl-C twice or Ctrl-D (end of input) quits. At the end of input the turn in
  * flight is finished first, so `echo "task" | agentwatch acp -- AGENT` runs one turn.
  */
+import { adoptOrphans } from '../runtime/adoption.ts';
 import { basename } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type Command, stringOption, UsageError } from './command.ts';
@@ -101,6 +102,8 @@ export const acpCommand: Command = {
   async run(values, positionals, io) {
     // The person's manifests (their folder and the catalog over the bundled ones) say which
     // command speaks ACP for each agent.
+    // what its sessions leave running stays under it (adoption.ts: answer refuses it)
+    adoptOrphans();
     const host = createHost({}, process.env);
     let target: ReturnType<typeof acpTarget>;
     try {

@@ -4,6 +4,7 @@
  * serves the sessions started in it and ends when the last one ends. Its output is the host's
  * log, one line per event with its time.
  */
+import { adoptOrphans } from '../runtime/adoption.ts';
 import type { Command } from './command.ts';
 import { createHost } from '../runtime/default-host.ts';
 import { loadConfig, parseConfig } from '../runtime/config.ts';
@@ -32,6 +33,8 @@ export const hostDaemonCommand: Command = {
   options: {},
   async run(_values, _positionals, io) {
     const log = (line: string) => io.stderr(`${new Date().toISOString()} ${line}\n`);
+    // what its sessions leave running stays under it (adoption.ts: answer refuses it)
+    adoptOrphans();
     const host = createHost({}, process.env, { config: configOrDefaults(log) });
     const bg = new BackgroundHost(host, { log });
     // No terminal to lose (a session of its own); Ctrl-C in the terminal that started it is

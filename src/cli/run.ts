@@ -5,6 +5,7 @@
  * socket and notifications go out. The terminal is restored on exit, on a signal and on a
  * crash.
  */
+import { adoptOrphans } from '../runtime/adoption.ts';
 import {
   type Command,
   type Io,
@@ -87,6 +88,8 @@ export const runCommand: Command & {
     const { command, args } = splitCommand(positionals);
     if (values.detach === true) return await runDetached(values, command, args, io);
     const notifyOptions = notifySettings(values);
+    // what its sessions leave running stays under it (adoption.ts: answer refuses it)
+    adoptOrphans();
     const host = createHost(sweepChoice(values), process.env, {
       hooks: values['no-hooks'] !== true,
       files: stringList(values, 'manifest'),

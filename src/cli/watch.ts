@@ -19,6 +19,7 @@
  * changes within the spell, one more line with the same fields and `event: "prompt"` says it.
  * It runs until SIGINT, SIGTERM or SIGHUP.
  */
+import { adoptOrphans } from '../runtime/adoption.ts';
 import { type Command, refuseBlank, stringList, stringOption, UsageError } from './command.ts';
 import {
   notifyOptionHelp,
@@ -164,6 +165,8 @@ export const watchCommand: Command = {
     const stdin = process.stdin;
     const stdout = process.stdout;
     const json = values.json === true || !(stdin.isTTY && stdout.isTTY);
+    // what its sessions leave running stays under it (adoption.ts: answer refuses it)
+    adoptOrphans();
     const host = createHost(sweepChoice(values), process.env, {
       files: stringList(values, 'manifest'),
       config: loadConfig().config,

@@ -158,7 +158,14 @@ export function loadForegroundAddon(candidates: readonly string[]): AddonLoad {
     try {
       const module = { exports: {} as Partial<ForegroundAddon> };
       process.dlopen(module, candidate);
-      const { foregroundPgid, processInfo, peerCredentials, inputQueued } = module.exports;
+      const {
+        foregroundPgid,
+        processInfo,
+        peerCredentials,
+        inputQueued,
+        childSubreaper,
+        reapChild,
+      } = module.exports;
       if (
         typeof foregroundPgid !== 'function' || typeof processInfo !== 'function' ||
         typeof peerCredentials !== 'function'
@@ -174,6 +181,9 @@ export function loadForegroundAddon(candidates: readonly string[]): AddonLoad {
           processInfo,
           peerCredentials,
           ...(typeof inputQueued === 'function' ? { inputQueued } : {}),
+          ...(typeof childSubreaper === 'function' && typeof reapChild === 'function'
+            ? { childSubreaper, reapChild }
+            : {}),
         },
         loadedFrom: candidate,
         tried,

@@ -152,6 +152,8 @@ async function peerRefusalNow(
     agents,
     ttys,
     notifiers: new Set(registered.notifiers),
+    hosts: new Set(registered.hosts),
+    adopted: new Set(registered.adopted),
   });
 }
 

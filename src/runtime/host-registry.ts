@@ -5,9 +5,10 @@
  * every host, whatever socket folder (`AGENTWATCH_DIR`) each one uses. The folder is a literal
  * path (not `os.tmpdir()`, not any environment variable): a tool cannot point a host of its
  * own somewhere `answer` does not look. The folder must be ours, mode 0700, not a symlink;
- * files are written atomically (temp + rename) and removed when their process ends; a file
- * whose process is dead (or whose pid now names a process started at another time) is stale:
- * ignored, and removed by the next reader.
+ * files are written atomically (temp + rename) and removed when their process ends (kept
+ * while a process it adopted runs: {@link registerAdopted}); a file whose process is dead (or
+ * whose pid now names a process started at another time) is stale: ignored but for its
+ * adopted processes, and removed by the next reader once none of those runs.
  */
 import {
   lstatSync,
@@ -33,10 +34,14 @@ export interface RegisteredSessions {
 /**
  * What {@link registeredSessions} reads: every host's sessions, and the pids of the notify
  * commands the hosts started (each leads its own session and process group, so these pids
- * are also the session ids its descendants carry: {@link registerNotifier}).
+ * are also the session ids its descendants carry: {@link registerNotifier}); the live hosts
+ * that adopt orphans (`hosts`: prctl PR_SET_CHILD_SUBREAPER, adoption.ts) and the orphans
+ * they adopted (`adopted`, also once their host ended: {@link registerAdopted}).
  */
 export interface Registered extends RegisteredSessions {
   notifiers: number[];
+  hosts: number[];
+  adopted: number[];
 }
 
 /** The most notify commands one process keeps registered (the latest). */
@@ -60,6 +65,51 @@ export function registerNotifier(pid: number): void {
   notifiers.push({ pid, start });
   if (notifiers.length > MAX_NOTIFIERS) notifiers.splice(0, notifiers.length - MAX_NOTIFIERS);
   write();
+}
+
+/** The most adopted processes one process keeps registered (the latest). */
+const MAX_ADOPTED = 1024;
+
+/** Whether this process adopts orphans ({@link markSubreaper}). */
+let subreaper = false;
+
+/** The orphans this process adopted: pid and start time ({@link startOf}). */
+let adopted: { pid: number; start: string }[] = [];
+
+/**
+ * Says that this process is a subreaper (adoption.ts): every process it adopted or started
+ * descends from it, so `answer` and `attach` refuse every process whose parent chain leads
+ * here while it lives. Rewrites this process's file. Never throws.
+ */
+export function markSubreaper(): void {
+  subreaper = true;
+  write();
+}
+
+/**
+ * Registers `pids`, the processes this subreaper adopted (orphans of its sessions' processes
+ * and of its notify commands, re-parented to it) that run now, replacing the last list, and
+ * rewrites this process's file. They and their descendants (by parent chain, and by session
+ * or process group where one of them leads it) stay refused after this process ended: its
+ * file is then kept while one of them runs (tester10: Codex CLI 0.171.0's app-server daemon,
+ * left running when its session ended, ran the tools of the next Codex session, one of which
+ * approved another session's prompt). Keeps the latest {@link MAX_ADOPTED}. Never throws.
+ */
+export function registerAdopted(pids: readonly number[]): void {
+  const next: { pid: number; start: string }[] = [];
+  for (const pid of pids.slice(-MAX_ADOPTED)) {
+    const start = startOf(pid);
+    if (start !== undefined) next.push({ pid, start });
+  }
+  adopted = next;
+  write();
+}
+
+/** The agent pids of every host of this process (adoption.ts leaves them to node-pty). */
+export function ownAgents(): Set<number> {
+  const out = new Set<number>();
+  for (const s of hosts.values()) for (const p of s.agents) out.add(p);
+  return out;
 }
 
 /** Largest registry file read, bytes (a host with thousands of sessions stays far below). */
@@ -107,8 +157,12 @@ function fileOf(pid = process.pid): string {
   return join(REGISTRY_DIR, `${pid}.json`);
 }
 
-/** Removes this process's file (no error when it is gone or the folder is not ours). */
+/**
+ * At exit: removes this process's file (no error when it is gone or the folder is not ours),
+ * unless it lists adopted processes, which readers go on refusing while one runs.
+ */
 function removeOwn(): void {
+  if (adopted.length) return;
   try {
     unlinkSync(fileOf());
   } catch {
@@ -130,15 +184,21 @@ export function registerSessions(host: object, sessions: RegisteredSessions): vo
 /** Forgets `host`; removes this process's file when no host of it is left. Never throws. */
 export function unregisterHost(host: object): void {
   hosts.delete(host);
-  if (hosts.size) write();
+  if (hosts.size || adopted.length) write();
   else removeOwn();
 }
 
 function write(): void {
-  const all: RegisteredSessions & { notifiers: typeof notifiers } = {
+  const all: RegisteredSessions & {
+    notifiers: typeof notifiers;
+    subreaper: boolean;
+    adopted: typeof adopted;
+  } = {
     agents: [],
     ttys: [],
     notifiers,
+    subreaper,
+    adopted,
   };
   for (const s of hosts.values()) {
     all.agents.push(...s.agents);
@@ -189,13 +249,38 @@ function startOf(pid: number): string | undefined {
 }
 
 /**
- * Every live host's registered sessions and notify commands: files `PID.json` of the registry folder that are
- * regular files owned by us, whose process is alive and started when the file says; others
- * (foreign, malformed, over {@link MAX_FILE} bytes) are ignored, stale ones also removed. An absent folder is no sessions.
+ * A registered process (`{pid, start}`) whose pid may be refused: it runs and started when
+ * registered, or no process has its pid now (it ended, and its descendants may carry its pid
+ * as their session or group id: Linux gives no new process a pid still in use as one); a
+ * live process of that pid started at another time got the number anew and is not it.
+ */
+function stillRefused(n: unknown): number | undefined {
+  const { pid, start: began } = (n ?? {}) as { pid?: unknown; start?: unknown };
+  if (!Number.isInteger(pid) || (pid as number) <= 1) return undefined;
+  const now = startOf(pid as number);
+  if (now !== undefined && now !== '' && now !== began) return undefined;
+  return pid as number;
+}
+
+/** True when the registered `{pid, start}` runs now (same start). */
+function runsNow(n: unknown): boolean {
+  const { pid, start: began } = (n ?? {}) as { pid?: unknown; start?: unknown };
+  if (!Number.isInteger(pid) || (pid as number) <= 1) return false;
+  const now = startOf(pid as number);
+  return now !== undefined && (now === '' || now === began);
+}
+
+/**
+ * Every live host's registered sessions, notify commands and adopted processes, and the
+ * adopted processes of hosts that ended while one of those still runs: files `PID.json` of
+ * the registry folder that are regular files owned by us, whose process is alive and started
+ * when the file says; others (foreign, malformed, over {@link MAX_FILE} bytes) are ignored,
+ * stale ones (their process ended, and none of their adopted runs) also removed. An absent
+ * folder is no sessions.
  * @throws UserError when the folder fails {@link checkRegistryDir} or cannot be listed.
  */
 export function registeredSessions(dir = REGISTRY_DIR): Registered {
-  const out: Registered = { agents: [], ttys: [], notifiers: [] };
+  const out: Registered = { agents: [], ttys: [], notifiers: [], hosts: [], adopted: [] };
   if (!checkRegistryDir(dir)) return out;
   let names: string[];
   try {
@@ -215,11 +300,18 @@ export function registeredSessions(dir = REGISTRY_DIR): Registered {
       if (!st.isFile() || (uid !== undefined && st.uid !== uid) || st.size > MAX_FILE) continue;
       const data = JSON.parse(readFileSync(path, 'utf8')) as
         & Partial<RegisteredSessions>
-        & { start?: unknown };
+        & { start?: unknown; subreaper?: unknown; adopted?: unknown; notifiers?: unknown };
+      const listedAdopted = Array.isArray(data.adopted) ? data.adopted : [];
       const start = startOf(Number(m[1]));
       if (start === undefined || (start && data.start !== start)) {
-        // its host ended without removing it (SIGKILL): stale, removed
-        unlinkSync(path);
+        // its host ended (without removing it: SIGKILL; or leaving its adopted behind): its
+        // adopted processes stay refused while one of them runs; else stale, removed
+        if (listedAdopted.some(runsNow)) {
+          for (const n of listedAdopted) {
+            const pid = stillRefused(n);
+            if (pid !== undefined) out.adopted.push(pid);
+          }
+        } else unlinkSync(path);
         continue;
       }
       for (const p of Array.isArray(data.agents) ? data.agents : []) {
@@ -228,16 +320,15 @@ export function registeredSessions(dir = REGISTRY_DIR): Registered {
       for (const t of Array.isArray(data.ttys) ? data.ttys : []) {
         if (typeof t === 'string' && t.startsWith('/dev/')) out.ttys.push(t);
       }
-      // A notify command that ended leaves its session id to its descendants (Linux gives no
-      // new process a pid still in use as a session or group id); a live process of that pid
-      // started at another time means the number was given anew: not a notify command's.
-      const listed = (data as { notifiers?: unknown }).notifiers;
-      for (const n of Array.isArray(listed) ? listed : []) {
-        const { pid, start: began } = (n ?? {}) as { pid?: unknown; start?: unknown };
-        if (!Number.isInteger(pid) || (pid as number) <= 1) continue;
-        const now = startOf(pid as number);
-        if (now !== undefined && now !== '' && now !== began) continue;
-        out.notifiers.push(pid as number);
+      if (data.subreaper === true) out.hosts.push(Number(m[1]));
+      // A notify command that ended leaves its session id to its descendants (see stillRefused)
+      for (const n of Array.isArray(data.notifiers) ? data.notifiers : []) {
+        const pid = stillRefused(n);
+        if (pid !== undefined) out.notifiers.push(pid);
+      }
+      for (const n of listedAdopted) {
+        const pid = stillRefused(n);
+        if (pid !== undefined) out.adopted.push(pid);
       }
     } catch {
       // removed meanwhile, or malformed: ignored

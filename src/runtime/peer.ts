@@ -164,6 +164,13 @@ export interface SessionFacts {
    * process group (host-registry.ts `registerNotifier`).
    */
   notifiers?: ReadonlySet<number>;
+  /** The pids of the hosts that adopt orphans (adoption.ts), while they run. */
+  hosts?: ReadonlySet<number>;
+  /**
+   * The pids of the processes those hosts adopted (host-registry.ts `registerAdopted`), also
+   * once their host ended.
+   */
+  adopted?: ReadonlySet<number>;
 }
 
 const ELSEWHERE = 'answer from your own terminal outside any session, or on the board';
@@ -180,11 +187,17 @@ const ELSEWHERE = 'answer from your own terminal outside any session, or on the 
  *    that double-forked out of the parent chain still is seen by its terminal;
  * 5. neither it nor any ancestor is, or is in the session or process group of, a notify
  *    command a host started (`notifiers`): a session's `--notify-cmd` may have been written
- *    by an agent's tool that started the session.
- * What this cannot see: a process that left the agent's session (setsid), was re-parented to
- * init and then opened a PTY of its own, or a daemon already running outside every session
- * (tmux server, ssh, systemd --user) that runs `answer` for it: to the kernel those look like a
- * person's terminal.
+ *    by an agent's tool that started the session;
+ * 6. no ancestor is a host that adopts orphans (`hosts`; the peer may be one: a board
+ *    answers from its own process), and neither it nor any ancestor is, or is in the
+ *    session or process group of, a process such a host adopted (`adopted`): what a session's
+ *    processes or a notify command left behind (`nohup`, a double fork, `setsid`, a daemon)
+ *    is re-parented to its host, not to init (adoption.ts), and stays refused after the host
+ *    ended.
+ * What this cannot see: a process that left every host (a host that does not adopt: not
+ * Linux, an old addon; or one that ended before its adoption was registered, within a
+ * second), or a daemon already running outside every session (tmux server, ssh, systemd
+ * --user) that runs `answer` for it: to the kernel those look like a person's terminal.
  */
 export function answerRefusal(
   peer: Peer | null,
@@ -209,7 +222,8 @@ export function attachRefusal(peer: Peer | null, facts: SessionFacts): string | 
 /** {@link answerRefusal} (`answer`) or {@link attachRefusal} (`attach`). */
 function peerRefusal(
   peer: Peer | null,
-  { agents, ttys = [], notifiers = new Set() }: SessionFacts,
+  { agents, ttys = [], notifiers = new Set(), hosts = new Set(), adopted = new Set() }:
+    SessionFacts,
   op: 'answer' | 'attach',
 ): string | null {
   const never = op === 'answer'
@@ -241,6 +255,23 @@ function peerRefusal(
       : notifier.pgid;
     return `process ${peer.pid} was started by an agentwatch notify command (process ${leader}), ` +
       `which runs what a session's --notify-cmd says; ${never}`;
+  }
+  // not the peer itself: a board (a host) answers from its own process
+  const host = chain.slice(1).find((p) => hosts.has(p.pid));
+  if (host !== undefined) {
+    return `process ${peer.pid} descends from an agentwatch host (process ${host.pid}), which ` +
+      `adopts what its sessions' processes and notify commands leave running; ${never}`;
+  }
+  const orphan = chain.find((p) => adopted.has(p.pid) || adopted.has(p.sid) || adopted.has(p.pgid));
+  if (orphan !== undefined) {
+    const root = adopted.has(orphan.pid)
+      ? orphan.pid
+      : adopted.has(orphan.sid)
+      ? orphan.sid
+      : orphan.pgid;
+    return `process ${peer.pid} descends from process ${root}, which an agentwatch host ` +
+      `adopted when the session process or notify command that started it left it running; ` +
+      never;
   }
   if (chain[0].tty === null) {
     return `process ${peer.pid} has no controlling terminal (as a process detached from a ` +
