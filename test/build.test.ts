@@ -97,7 +97,15 @@ function theSandbox(): Sandbox {
   mkdirSync(home);
   const bash = ['/bin/bash', '/usr/bin/bash'].find((p) => existsSync(p)) ?? '/bin/bash';
   symlinkSync(bash, path.join(bin, 'bash'));
-  const env = { PATH: bin, HOME: home, TERM: 'dumb', LANG: 'C.UTF-8' };
+  // its sessions' sockets and ended records in the sandbox, not in the person's default
+  // folder (tester10 saw this test's `bash -c 'exit 3'` in their `ls`)
+  const env = {
+    PATH: bin,
+    HOME: home,
+    TERM: 'dumb',
+    LANG: 'C.UTF-8',
+    AGENTWATCH_DIR: path.join(dir, 'sockets'),
+  };
   sandbox = { dir, exe, home, env };
   return sandbox;
 }
@@ -164,6 +172,8 @@ test('dist/agentwatch classify says blocked for the Claude Code permission promp
 test("dist/agentwatch run -- bash -c 'exit 3' exits 3 (node-pty from the extracted pty.node)", () => {
   const r = runExe(['run', '--', 'bash', '-c', 'exit 3']);
   assert.is(r.status, 3, describe(r));
+  // its ended record in the sandbox's socket folder
+  assert.ok(existsSync(path.join(theSandbox().dir, 'sockets', 'ended')), 'the ended record');
 });
 
 // ---- native-assets.ts without a SEA ----
