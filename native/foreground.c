@@ -1,7 +1,7 @@
 /*
  * agentwatch_foreground: who holds a PTY, who asks on a socket, and the orphans a host adopts.
  *
- * Six functions, nothing else (types in native/foreground.d.ts):
+ * Seven functions, nothing else (types in native/foreground.d.ts):
  *
  *   foregroundPgid(fd)  -> number
  *       tcgetpgrp(fd) on a PTY master (POSIX.1). Throws an Error whose message names the
@@ -38,6 +38,10 @@
  *
  *   reapChild(pid)      -> boolean
  *       waitpid(pid, WNOHANG) (POSIX.1): true when that child had exited and is reaped now.
+ *
+ *   setCloexec(fd)      -> undefined
+ *       fcntl(fd, F_SETFD, FD_CLOEXEC) (POSIX.1): `fd` is not inherited by programs children
+ *       exec. Throws an Error naming the errno.
  *
  * Plain Node-API (NAPI_VERSION 8), C99, no allocation that outlives a call; every buffer
  * is bounded (cmdline and procargs are truncated at ARGS_CAP bytes).
@@ -458,6 +462,28 @@ static napi_value reap_child(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/*
+ * setCloexec(fd): fcntl(fd, F_SETFD, FD_CLOEXEC) (POSIX.1): `fd` is closed in every program
+ * this process's children exec. For node-pty's PTY masters, which it leaves inheritable: each
+ * later child (another session's agent, a notify command, and all they start) would hold every
+ * session's master and could type into any of them. Throws an Error naming the errno.
+ */
+static napi_value set_cloexec(napi_env env, napi_callback_info info) {
+  int fd;
+  if (!int_arg(env, info, "setCloexec", 0, &fd)) return NULL;
+  int flags = fcntl(fd, F_GETFD);
+  if (flags < 0 || fcntl(fd, F_SETFD, flags | FD_CLOEXEC) < 0) {
+    int err = errno;
+    char what[64];
+    snprintf(what, sizeof what, "fcntl(%d, F_SETFD, FD_CLOEXEC)", fd);
+    throw_errno(env, "fcntl", what, err);
+    return NULL;
+  }
+  napi_value result;
+  NAPI_CALL(env, napi_get_undefined(env, &result));
+  return result;
+}
+
 NAPI_MODULE_INIT() {
   napi_property_descriptor props[] = {
       {"foregroundPgid", NULL, foreground_pgid, NULL, NULL, NULL, napi_enumerable, NULL},
@@ -466,6 +492,7 @@ NAPI_MODULE_INIT() {
       {"inputQueued", NULL, input_queued, NULL, NULL, NULL, napi_enumerable, NULL},
       {"childSubreaper", NULL, child_subreaper, NULL, NULL, NULL, napi_enumerable, NULL},
       {"reapChild", NULL, reap_child, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"setCloexec", NULL, set_cloexec, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) {
     return NULL;

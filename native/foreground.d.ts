@@ -68,4 +68,10 @@ export interface ForegroundAddon {
    * failed. RangeError when pid < 1. Absent from an addon built before it.
    */
   reapChild?(pid: number): boolean;
+  /**
+   * fcntl(fd, F_SETFD, FD_CLOEXEC) (POSIX.1): `fd` is closed in every program this process's
+   * children exec (node-pty leaves its PTY masters inheritable). Throws an Error with code,
+   * errno and syscall 'fcntl' when it fails. Absent from an addon built before it.
+   */
+  setCloexec?(fd: number): void;
 }

@@ -235,6 +235,44 @@ test("1: a notify command (a session's --notify-cmd an agent's tool may have wri
   }
 });
 
+test("1: no session's agent, tool or notify command holds another session's PTY master (it could type the answer into it)", async () => {
+  // helper-62: node-pty leaves each master inheritable, so every later child of the host held
+  // them all (another session's agent and its tools, a notify command): writing `1` to one
+  // typed it into that session's dialog, past every check of `answer`
+  const dir = mkdtempSync(join(tmpdir(), 'aw-trust1m-'));
+  const env = personEnv(dir);
+  const host = createHost({ intervalMs: 100 }, env);
+  const count = (out: string) =>
+    `ls -l /proc/self/fd | grep -c ptmx > '${out}'; echo "rc=$?" >> '${out}'`;
+  try {
+    const { w, log } = await heldDialog(host, dir);
+    const shell = await agentShell(host, dir, 'shell');
+    const fromTool = join(dir, 'tool.out');
+    shell.write(`${count(fromTool)}\r`);
+    const tool = await toolSaid(fromTool);
+    assert.match(tool, /^0\n/, `an agent's tool holds masters: ${tool}`);
+    const fromNotify = join(dir, 'notify.out');
+    const notifier = new Notifier({ command: count(fromNotify), desktop: false, env });
+    await notifier.deliver({
+      kind: 'blocked',
+      title: 'sim1 (claude) needs you',
+      body: '',
+      question: '',
+      action: '',
+      options: [],
+      content: false,
+      info: fakeInfo('sim1', join(dir, 'sim1.sock'), { state: 'blocked' }),
+    }, true);
+    const notify = await toolSaid(fromNotify);
+    assert.match(notify, /^0\n/, `a notify command holds masters: ${notify}`);
+    assert.is(w.classifyNow().state, 'blocked', 'still waiting for the person');
+    await personAnswers(env, log);
+  } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("1: what a session's tool leaves running (nohup, setsid, its parent gone) is adopted by the host: it cannot answer with a terminal of its own, also after the host ended", async () => {
   // tester10: tools that background themselves (`nohup setsid bash -c "sleep 2; script -qc
   // '... answer --yes OTHER 1' /dev/null" &`), a notify command that double-forks, and Codex

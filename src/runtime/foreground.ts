@@ -165,6 +165,7 @@ export function loadForegroundAddon(candidates: readonly string[]): AddonLoad {
         inputQueued,
         childSubreaper,
         reapChild,
+        setCloexec,
       } = module.exports;
       if (
         typeof foregroundPgid !== 'function' || typeof processInfo !== 'function' ||
@@ -184,6 +185,7 @@ export function loadForegroundAddon(candidates: readonly string[]): AddonLoad {
           ...(typeof childSubreaper === 'function' && typeof reapChild === 'function'
             ? { childSubreaper, reapChild }
             : {}),
+          ...(typeof setCloexec === 'function' ? { setCloexec } : {}),
         },
         loadedFrom: candidate,
         tried,

@@ -155,6 +155,17 @@ export class Session {
     } catch (e) {
       throw new UserError(`cannot start '${spec.command}': ${(e as Error).message}`);
     }
+    // node-pty 1.1 leaves the master inheritable: every later child of this process (another
+    // session's agent and its tools, a notify command) would hold it and could type into this
+    // session's agent, a dialog's answer among them, past every check of `answer`
+    const master = ptyMasterFd(this.pty);
+    if (master !== undefined) {
+      try {
+        nativeAddon()?.setCloexec?.(master);
+      } catch {
+        // a master already closed: the child is gone, and its exit comes next
+      }
+    }
     this.pty.onData((data) => this.#onData(data as unknown as Uint8Array));
     this.pty.onExit(({ exitCode, signal }) => {
       this.#childExit = { code: exitCode, signal: signal || undefined };
