@@ -132,15 +132,25 @@ export function evaluationOf(
     reason = `${describeRule(rule)}: ${matchedBecause(rule, decisive)} in ${rule.regionLabel}`;
     byPattern.set(decisive, reason);
   }
-  return {
-    ...(activity ? { activity } : {}),
-    state: rule.state,
-    rule: rule.index,
-    pattern: decisive.source,
-    match,
-    region: rule.regionLabel,
-    reason,
-  };
+  // two literals rather than a spread: the same keys in the same order, without the copy
+  return activity
+    ? {
+      activity,
+      state: rule.state,
+      rule: rule.index,
+      pattern: decisive.source,
+      match,
+      region: rule.regionLabel,
+      reason,
+    }
+    : {
+      state: rule.state,
+      rule: rule.index,
+      pattern: decisive.source,
+      match,
+      region: rule.regionLabel,
+      reason,
+    };
 }
 
 /**

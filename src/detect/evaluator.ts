@@ -12,7 +12,7 @@ import type { Manifest, Rule } from './manifest.ts';
 import { activityIn, activityText, evaluationOf, NO_MATCH } from './evaluate.ts';
 import { type Bits, hasBit, type LineFacts, lineFactsOf, maskOfBits } from './line-facts.ts';
 import { findMatch, hasLiterals, type Pattern, testPattern } from './patterns.ts';
-import { isRuleLine, RegionTexts, trimLineEnd, trimmedEnd, widestBottom } from './regions.ts';
+import { isRuleLine, RegionTexts, trimLineEnd, widestBottom } from './regions.ts';
 import type { Evaluation, Region, ScreenInput } from './types.ts';
 import { SidePanelCut } from './side-panel.ts';
 
@@ -234,10 +234,19 @@ function makeLayout(manifest: Manifest): Layout {
   };
 }
 
-/** True when the masks `a` and `b` have the same bits (`words` words). */
-function sameMask(a: Bits, b: Bits, words: number): boolean {
-  if (a === b) return true;
-  for (let k = 0; k < words; k++) if (a[k] !== b[k]) return false;
+/**
+ * The end of `empty`'s lines from `from` on with the trailing empty ones left out (as
+ * `trimmedEnd` of regions.ts gives it for the lines whose emptiness `empty` tells).
+ */
+function trimmedEnd(empty: readonly boolean[], from: number): number {
+  let end = empty.length;
+  while (end > from && empty[end - 1]) end--;
+  return end;
+}
+
+/** True when the mask at `a[at ..]` and the mask `b` have the same bits (`words` words). */
+function sameMask(a: Bits, at: number, b: Bits, words: number): boolean {
+  for (let k = 0; k < words; k++) if (a[at + k] !== b[k]) return false;
   return true;
 }
 
@@ -268,9 +277,20 @@ export class Evaluator {
   #generation = 0;
   /** The logical lines of the last screen. */
   #lines: string[] = [];
-  /** Per line: its bits (the {@link LineFacts} mask), whether it is a horizontal rule. */
-  #masks: Bits[] = [];
+  /**
+   * Per line: the screen row it was read from when it is that one row (not wrapped), else
+   * undefined. A terminal's unchanged row is the same string from one snapshot to the next,
+   * so an unchanged line is told by one reference compare, its string not read.
+   */
+  #raw: (string | undefined)[] = [];
+  /**
+   * The bits of every line ({@link LineFacts} masks), `words` per line, in one array: the
+   * regions' bits are made from it without reading each line's mask object.
+   */
+  #masks: number[] = [];
+  /** Per line: whether it is a horizontal rule, whether it is empty. */
   #rules: boolean[] = [];
+  #empty: boolean[] = [];
   /** Per line: the generation it last changed in. */
   #changedAt: number[] = [];
   /**
@@ -378,8 +398,10 @@ export class Evaluator {
     this.#layout = layout;
     this.#fresh = true;
     this.#lines = [];
+    this.#raw = [];
     this.#masks = [];
     this.#rules = [];
+    this.#empty = [];
     this.#changedAt = [];
     this.#spans = new Array<number>(layout.regions.length * 3).fill(-1);
     this.#spanAt = new Array<number>(layout.regions.length).fill(0);
@@ -404,36 +426,47 @@ export class Evaluator {
     const readsRules = this.#layout!.readsRules;
     const { rows, wrapped } = screen;
     const lines = this.#lines;
+    const raw = this.#raw;
     const masks = this.#masks;
     const isRule = this.#rules;
+    const empty = this.#empty;
     const changedAt = this.#changedAt;
     let moved = false;
     let n = 0;
     for (let y = 0; y < rows.length; y++, n++) {
       let line = rows[y];
-      while (wrapped[y] && y + 1 < rows.length) line += rows[++y];
+      let one: string | undefined = line;
+      if (wrapped[y] && y + 1 < rows.length) {
+        one = undefined;
+        while (wrapped[y] && y + 1 < rows.length) line += rows[++y];
+      } else if (n < lines.length && raw[n] === line) continue;
       line = trimLineEnd(line);
+      raw[n] = one;
       if (n < lines.length && lines[n] === line) continue;
       const mask = facts.lineMask(line);
       const rule = readsRules && isRuleLine(line);
+      const at = n * words;
       if (
-        n >= lines.length || lines[n].length === 0 !== (line.length === 0) ||
-        isRule[n] !== rule || !sameMask(masks[n], mask, words)
+        n >= lines.length || empty[n] !== (line.length === 0) ||
+        isRule[n] !== rule || !sameMask(masks, at, mask, words)
       ) {
         moved = true;
       }
       lines[n] = line;
-      masks[n] = mask;
+      for (let k = 0; k < words; k++) masks[at + k] = mask[k];
       isRule[n] = rule;
+      empty[n] = line.length === 0;
       changedAt[n] = generation;
     }
     if (n !== lines.length) {
       moved = true;
       lines.length =
-        masks.length =
+        raw.length =
         isRule.length =
+        empty.length =
         changedAt.length =
           n;
+      masks.length = n * words;
     }
     return moved;
   }
@@ -447,6 +480,7 @@ export class Evaluator {
     const facts = layout.facts;
     const words = facts.words;
     const lines = this.#lines;
+    const empty = this.#empty;
     const spans = this.#spans;
     const bits = this.#bits;
     const masks = this.#masks;
@@ -458,21 +492,21 @@ export class Evaluator {
         continue;
       }
       let from = 0;
-      let to = trimmedEnd(lines, 0);
+      let to = trimmedEnd(empty, 0);
       let skip = 0;
       if (region.kind === 'below_last_rule') {
         from = to = 0;
         for (let i = lines.length - 1; i >= 0; i--) {
           if (this.#rules[i]) {
             from = i + 1;
-            to = trimmedEnd(lines, i + 1);
+            to = trimmedEnd(empty, i + 1);
             break;
           }
         }
       } else if (region.kind === 'bottom') {
         from = to;
         for (let picked = 0; from > 0 && picked < region.lines; from--) {
-          if (lines[from - 1].length > 0) picked++;
+          if (!empty[from - 1]) picked++;
         }
         skip = 1;
       }
@@ -485,10 +519,9 @@ export class Evaluator {
       for (let k = 0; k < words; k++) bits[at + k] = 0;
       let some = false;
       for (let i = from; i < to; i++) {
-        if (skip && lines[i].length === 0) continue;
+        if (skip && empty[i]) continue;
         some = true;
-        const m = masks[i];
-        for (let k = 0; k < words; k++) bits[at + k] |= m[k];
+        for (let k = 0; k < words; k++) bits[at + k] |= masks[i * words + k];
       }
       if (!some) { // the region's text is '': one empty line
         const m = facts.lineMask('');
@@ -564,11 +597,13 @@ export class Evaluator {
     const to = this.#spans[3 * r + 1];
     const skip = this.#spans[3 * r + 2] === 1;
     const lines = this.#lines;
+    const empty = this.#empty;
+    const words = this.#layout!.facts.words;
     let some = false;
     for (let i = from; i < to; i++) {
-      if (skip && lines[i].length === 0) continue;
+      if (skip && empty[i]) continue;
       some = true;
-      if (hasBit(this.#masks[i], bit)) return lines[i];
+      if (hasBit(this.#masks, bit, i * words)) return lines[i];
     }
     // the region's text is '': one empty line
     if (!some && hasBit(this.#layout!.facts.lineMask(''), bit)) return '';
