@@ -55,6 +55,14 @@ test('answered: the session confirmed it', async () => {
   assert.is(await statusAfterYes({ ok: true, answered: '1. Yes' }), "answered web: '1. Yes'");
 });
 
+test('answered, and the session then ended (its agent exited after reading the key): said', async () => {
+  // tester t10 M3: Gemini CLI's folder trust with GEMINI_CLI_NO_RELAUNCH=true
+  assert.is(
+    await statusAfterYes({ ok: true, answered: '1. Yes', ended: { code: 199 } }),
+    "answered web: '1. Yes'; web then ended (exit code 199)",
+  );
+});
+
 test('refused (exit 3): nothing typed', async () => {
   const s = await statusAfterYes({
     ok: false,

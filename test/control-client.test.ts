@@ -9,7 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { attach, readPrompt, sendAnswer } from '../src/runtime/control-client.ts';
+import {
+  answerPrompt,
+  attach,
+  NO_ANSWER_EXIT,
+  readPrompt,
+  request,
+  sendAnswer,
+} from '../src/runtime/control-client.ts';
+import { closeControl, listenControl } from '../src/runtime/control-server.ts';
 import { until } from './support/until.ts';
 
 /** A socket server at a fresh path; `onConn` gets each connection and its first line. */
@@ -162,6 +170,75 @@ test('readPrompt and sendAnswer: the ops and their answers; a malformed prompt i
     }
   } finally {
     await s.close();
+  }
+});
+
+test('answerPrompt: how the session ended, when it ended after the key; a malformed end is left out', async () => {
+  const ends: unknown[] = [{ code: 199 }, { code: 0, signal: 1 }, { code: 'x' }, undefined];
+  const s = await server((c) => {
+    c.end(
+      JSON.stringify({ ok: true, op: 'answer', answered: '1. Yes', ended: ends.shift() }) + '\n',
+    );
+  });
+  const expect = { question: 'Q?', options: ['1. Yes', '2. No'], episode: 1 };
+  try {
+    assert.equal(await answerPrompt(s.path, 1, expect), {
+      answered: '1. Yes',
+      ended: { code: 199 },
+    });
+    assert.equal(await answerPrompt(s.path, 1, expect), {
+      answered: '1. Yes',
+      ended: { code: 0, signal: 1 },
+    });
+    assert.equal(await answerPrompt(s.path, 1, expect), { answered: '1. Yes' });
+    assert.equal(await answerPrompt(s.path, 1, expect), { answered: '1. Yes' });
+  } finally {
+    await s.close();
+  }
+});
+
+test('request: a connection closed with no answer fails at once (exit 6), not at the timeout', async () => {
+  // tester t10 M3: the host closed the connection of an answer in flight; the client waited
+  // out its 75 s timeout before it said "no answer" (here the timeout is longer than uvu's
+  // patience would be, so a regression hangs rather than passes)
+  const s = await server((c) => c.end());
+  try {
+    const e = await request(s.path, { op: 'info' }, 600_000).then(
+      () => undefined,
+      (e: Error & { exitCode?: number }) => e,
+    );
+    if (!e) throw new Error('answered');
+    assert.match(e.message, /closed before an answer/);
+    assert.is(e.exitCode, NO_ANSWER_EXIT);
+  } finally {
+    await s.close();
+  }
+});
+
+test('closeControl: a request in flight is answered before its connection ends', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-cc-'));
+  let release: () => void = () => {};
+  let started: () => void = () => {};
+  const inHandler = new Promise<void>((r) => (started = r));
+  const server = await listenControl(join(dir, 's.sock'), async (req) => {
+    if (req.op !== 'info') return {};
+    started();
+    await new Promise<void>((r) => (release = r));
+    return { answered: '1. Yes', ended: { code: 199 } };
+  });
+  try {
+    const reply = request(join(dir, 's.sock'), { op: 'info' }, 600_000);
+    await inHandler;
+    // the session ended while its answer was in flight: its host closes the socket ...
+    const closed = closeControl(server);
+    // ... and the handler, seeing the end, answers a moment later
+    setTimeout(() => release(), 300);
+    assert.equal(await reply, { ok: true, answered: '1. Yes', ended: { code: 199 }, op: 'info' });
+    await closed;
+  } finally {
+    release();
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

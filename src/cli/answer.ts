@@ -13,7 +13,12 @@
 import { closeSync, createReadStream, createWriteStream, openSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { type Command, UsageError } from './command.ts';
-import { type PromptReply, readPrompt, sendAnswer } from '../runtime/control-client.ts';
+import {
+  answerPrompt,
+  endedText,
+  type PromptReply,
+  readPrompt,
+} from '../runtime/control-client.ts';
 import { compareShown, firstLine, readAnswerablePrompt, whyNoOptions } from './board/answering.ts';
 import { findSession } from '../runtime/session-directory.ts';
 import { choiceIndex, GUARD_EXIT } from '../runtime/typing-guard.ts';
@@ -154,7 +159,7 @@ export const answerCommand: Command = {
       info = await findSession(info.id); // its size now, for the warning
       return true;
     };
-    let answered: string;
+    let answered: Awaited<ReturnType<typeof answerPrompt>>;
     for (;;) {
       showPrompt(io, info, prompt, index);
       if (values.yes !== true) {
@@ -173,7 +178,7 @@ export const answerCommand: Command = {
         if (await shownAgain(await readPrompt(info.socket))) continue;
       }
       try {
-        answered = await sendAnswer(info.socket, index + 1, {
+        answered = await answerPrompt(info.socket, index + 1, {
           question: prompt.question,
           options: prompt.options,
           details: prompt.details,
@@ -188,7 +193,12 @@ export const answerCommand: Command = {
         if (!now || !(await shownAgain(now))) throw e;
       }
     }
-    io.stdout(`answered: ${printable(answered)}\n`);
+    io.stdout(`answered: ${printable(answered.answered)}\n`);
+    // the prompt left because its agent ended after reading the key (Gemini CLI's folder
+    // trust without its relaunch): said, since the session is gone now
+    if (answered.ended) {
+      io.stdout(`${printable(info.name)} then ended (${endedText(answered.ended)})\n`);
+    }
     return 0;
   },
 };

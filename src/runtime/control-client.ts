@@ -31,7 +31,8 @@ export const NO_ANSWER_EXIT = 6;
  * @throws UserError when nothing listens there, the answer is `ok: false` (its `error` as
  *   the message, as the session wrote it: print it through `printable`), names another op,
  *   or no answer comes within `timeoutMs` (exit code {@link NO_ANSWER_EXIT}; the message
- *   then ends "(its host is busy or stopped)").
+ *   then ends "(its host is busy or stopped)"), or the connection closes with none (exit code
+ *   {@link NO_ANSWER_EXIT}).
  */
 export function request<T = Record<string, unknown>>(
   path: string,
@@ -66,9 +67,25 @@ export function request<T = Record<string, unknown>>(
       );
     });
     c.on('connect', () => c.write(JSON.stringify(req) + '\n'));
+    let replied = false;
+    // Closed with no answer: said at once, not after the timeout (a host that ended while the
+    // request was in flight; its own answers leave first, see closeControl).
+    c.on('close', () => {
+      if (replied) return;
+      clearTimeout(timer);
+      reject(
+        new UserError(
+          `${path}: the connection closed before an answer (the session ended, or its host ` +
+            'did); what was asked is not known',
+          NO_ANSWER_EXIT,
+        ),
+      );
+    });
     c.on(
       'data',
       lineReader((line) => {
+        if (replied) return;
+        replied = true;
         clearTimeout(timer);
         c.end();
         let answer: { ok?: boolean; error?: string; op?: unknown };
@@ -267,23 +284,52 @@ export async function readPrompt(
  * having confirmed `expect` (the prompt as read with {@link readPrompt} and shown to them):
  * the session classifies afresh right before writing and refuses when the prompt on its
  * screen is not that one any more (also when it is the same text shown again: another
- * `episode`). Returns the option written, as the session names it.
+ * `episode`). Returns the option written, as the session names it, and how the session ended
+ * when it ended after reading the key (`ended`, else absent).
  * @throws UserError as {@link request} does; exit code 3 (`GUARD_EXIT`) when the typing
  *   guard refused (not blocked, not the prompt confirmed, asked from inside a session).
  */
+export async function answerPrompt(
+  path: string,
+  choice: number,
+  expect: ConfirmedPrompt,
+  timeoutMs = ANSWER_TIMEOUT_MS,
+): Promise<{ answered: string; ended?: { code: number; signal?: number } }> {
+  const done = await request<{ answered?: unknown; ended?: unknown }>(path, {
+    op: 'answer',
+    choice: String(choice),
+    confirmed: true,
+    expect,
+  }, timeoutMs);
+  const ended = done.ended as { code?: unknown; signal?: unknown } | undefined;
+  const shaped = ended && typeof ended === 'object' && isNumber(ended.code) &&
+    (ended.signal === undefined || isNumber(ended.signal));
+  return {
+    answered: String(done.answered ?? ''),
+    ...(shaped
+      ? {
+        ended: {
+          code: ended.code as number,
+          ...(ended.signal === undefined ? {} : { signal: ended.signal as number }),
+        },
+      }
+      : {}),
+  };
+}
+
+/** {@link answerPrompt}'s option alone. */
 export async function sendAnswer(
   path: string,
   choice: number,
   expect: ConfirmedPrompt,
   timeoutMs = ANSWER_TIMEOUT_MS,
 ): Promise<string> {
-  const done = await request<{ answered?: unknown }>(path, {
-    op: 'answer',
-    choice: String(choice),
-    confirmed: true,
-    expect,
-  }, timeoutMs);
-  return String(done.answered ?? '');
+  return (await answerPrompt(path, choice, expect, timeoutMs)).answered;
+}
+
+/** How a session ended, as `answer` says it: 'exit code 199', 'signal 1'. */
+export function endedText(exit: { code: number; signal?: number }): string {
+  return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
 }
 
 /** What an {@link attach} tells its caller. */

@@ -11,6 +11,7 @@ import { lineReader, type Request } from './protocol.ts';
 import { UserError } from '../errors.ts';
 import { GuardRefusal } from './typing-guard.ts';
 import { type Peer, peerOf } from './peer.ts';
+import { NO_ANSWER_EXIT } from './control-client.ts';
 
 /** The peer of each accepted connection (null when the kernel could not be asked). */
 const peers = new WeakMap<Socket, Peer | null>();
@@ -65,21 +66,70 @@ export function socketAlive(path: string, timeoutMs = 500): Promise<boolean> {
 const connections = new WeakMap<Server, Set<Socket>>();
 
 /**
+ * The requests of a connection not yet answered, and what to do once the last is answered
+ * (when its server closes: end the connection).
+ */
+interface InFlight {
+  /** Each request line not yet answered, oldest first, with its op once read (else null). */
+  requests: { op: string | null }[];
+  idle?: () => void;
+}
+const inFlight = new WeakMap<Socket, InFlight>();
+
+/**
+ * How long {@link closeControl} waits for the answer of a request in flight, ms: its handler
+ * sees the session's end and answers (an `answer` whose agent exited after reading the key:
+ * "answered"; tester t10, Gemini CLI 0.61.0 with GEMINI_CLI_NO_RELAUNCH=true, whose host had
+ * closed the connection first: `answer` waited 75 s for a reply that never came).
+ */
+export const IN_FLIGHT_GRACE_MS = 10_000;
+
+/**
  * Stops listening and ends every open connection: `end` first (what was written still reaches
- * the client), then, after `graceMs`, destroys those still open. Without this, a client that
- * keeps its connection (a stopped `ls`, a raw client) held `server.close` forever.
+ * the client), then, after `graceMs`, destroys those still open. A connection with a request
+ * in flight is ended once that request is answered (its handler sees the session end), and
+ * after {@link IN_FLIGHT_GRACE_MS} at the latest, each request still in flight then answered
+ * `ok: false` (exit code 6: what it did is not known). Without this, a client that keeps its
+ * connection (a stopped `ls`, a raw client) held `server.close` forever.
  */
 export function closeControl(server: Server, graceMs = 500): Promise<void> {
   return new Promise((resolve) => {
     const open = connections.get(server) ?? new Set<Socket>();
-    const timer = setTimeout(() => {
-      for (const s of open) s.destroy();
-    }, graceMs);
+    const timers: NodeJS.Timeout[] = [];
+    const end = (s: Socket) => {
+      s.end();
+      timers.push(setTimeout(() => s.destroy(), graceMs));
+    };
     server.close(() => {
-      clearTimeout(timer);
+      for (const t of timers) clearTimeout(t);
       resolve();
     });
-    for (const s of open) s.end();
+    for (const s of open) {
+      const busy = inFlight.get(s);
+      if (!busy?.requests.length) {
+        end(s);
+        continue;
+      }
+      const late = setTimeout(() => {
+        for (const { op } of busy.requests) {
+          send(s, {
+            ok: false,
+            op,
+            error: `the session's host closed its socket before answering${
+              op ? ` '${op}'` : ''
+            } (the session ended, or its host did); what it did is not known`,
+            code: NO_ANSWER_EXIT,
+          });
+        }
+        busy.idle = undefined;
+        end(s);
+      }, IN_FLIGHT_GRACE_MS);
+      timers.push(late);
+      busy.idle = () => {
+        clearTimeout(late);
+        end(s);
+      };
+    }
   });
 }
 
@@ -137,10 +187,19 @@ function serve(socket: Socket, handler: RequestHandler): void {
   // Answers leave in the order of the requests, also when a client sends several lines at
   // once: a bad line is answered at once but a good one after its (maybe async) handler.
   let previous: Promise<void> = Promise.resolve();
-  const inOrder = (answer: () => void | Promise<void>) => {
-    previous = previous.then(answer).catch(() => {});
+  // Each line is in flight from its arrival until its answer was written: closeControl ends
+  // the connection only after that.
+  const busy: InFlight = { requests: [] };
+  inFlight.set(socket, busy);
+  const inOrder = (answer: (request: { op: string | null }) => void | Promise<void>) => {
+    const request = { op: null };
+    busy.requests.push(request);
+    previous = previous.then(() => answer(request)).catch(() => {}).then(() => {
+      busy.requests.splice(busy.requests.indexOf(request), 1);
+      if (!busy.requests.length) busy.idle?.();
+    });
   };
-  const answer = (line: string): void | Promise<void> => {
+  const answer = (line: string, request: { op: string | null }): void | Promise<void> => {
     if (raw) return;
     let req: Request;
     try {
@@ -156,6 +215,7 @@ function serve(socket: Socket, handler: RequestHandler): void {
       });
       return;
     }
+    request.op = req.op;
     return Promise.resolve()
       .then(() => handler(req, socket))
       .then(
@@ -181,7 +241,7 @@ function serve(socket: Socket, handler: RequestHandler): void {
       );
   };
   const read = lineReader(
-    (line) => inOrder(() => answer(line)),
+    (line) => inOrder((request) => answer(line, request)),
     () => {
       // The rest of that line must never be read as a request: answer, then close.
       socket.removeListener('data', read);

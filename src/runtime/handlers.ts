@@ -204,7 +204,10 @@ const HANDLERS: { [K in Op]: Handler<K> } = {
     const expect = confirmedExpect(req);
     await checkAnswerer(ctx, socket);
     ctx.noteInput(false);
-    return { answered: await ctx.pane.answer(String(req.choice), expect) };
+    const answered = await ctx.pane.answer(String(req.choice), expect);
+    // its agent ended after reading the key (Gemini CLI's folder trust without its relaunch)
+    const ended = ctx.pane.exit;
+    return ended ? { answered, ended } : { answered };
   },
   events: (ctx) => ({ events: ctx.pane.events() }),
   explain: (ctx) => ctx.pane.explain(),

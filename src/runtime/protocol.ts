@@ -248,8 +248,11 @@ export interface Replies {
   /** Bytes typed (PTY) or sent as a prompt (ACP). */
   send: { written: number };
   prompt: PromptReply;
-  /** The option chosen, as the prompt shows it. */
-  answer: { answered: string };
+  /**
+   * The option chosen, as the prompt shows it; `ended`: how the session ended, when it had
+   * ended by the time the answer was known (its agent exited after reading the key).
+   */
+  answer: { answered: string; ended?: { code: number; signal?: number } };
   events: { events: string[] };
   explain: ExplainReply;
   /** Permission requests answered `cancelled`. */

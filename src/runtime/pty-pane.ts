@@ -168,6 +168,26 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
   /** Keys other than the typing guard's that reached the agent while a prompt showed. */
   #foreignKeys = 0;
 
+  /**
+   * The keys' part of {@link promptEpisode}: how many times input other than the typing
+   * guard's own reached the agent while a prompt showed (only grows).
+   */
+  get foreignKeys(): number {
+    return this.#foreignKeys;
+  }
+
+  /** The last evaluation found the pane blocked. */
+  #evaluatedBlocked = false;
+  #unblocks = 0;
+
+  /**
+   * How many times an evaluation found the pane not blocked right after one that found it
+   * blocked (only grows): a prompt that stayed unchanged across it did not stay on screen.
+   */
+  get unblocks(): number {
+    return this.#unblocks;
+  }
+
   onChange(listener: (prev: StateRecord) => void): () => void {
     this.#changeListeners.add(listener);
     return () => this.#changeListeners.delete(listener);
@@ -196,6 +216,8 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
       this.#promptSince = Date.now();
       if (shown) this.#promptEpisode++;
     }
+    if (!blocked && this.#evaluatedBlocked) this.#unblocks++;
+    this.#evaluatedBlocked = blocked;
     if (!blocked) this.#spellPrompt = undefined;
     else if (raw!.options.length) this.#spellPrompt = raw;
     const last = this.#publishedRecord;

@@ -875,6 +875,8 @@ export async function currentPrompt(
   return promptOn(w.session.terminal, dialogShown(w.record));
 }
 
+/** The names a refusal gives the arrow keys (see guardedAnswer). */
+const ARROW_NAMES: ReadonlySet<string> = new Set(['Down', 'Up', 'Right', 'Left']);
 const DOWN = '\x1b[B';
 const UP = '\x1b[A';
 const RIGHT = '\x1b[C';
@@ -1039,16 +1041,39 @@ export async function guardedAnswer(
     p.question === confirmed.question && p.options.join('\n') === confirmed.options.join('\n') &&
     (confirmed.details === undefined ||
       (p.details ?? []).join('\n') === confirmed.details.join('\n'));
-  const episode = () => w.promptEpisode === confirmed.episode;
+  /**
+   * The pane's counts right before the guard's first arrow key ({@link PtyPane.foreignKeys},
+   * {@link PtyPane.unblocks}); unset before it. Until that key the prompt must be the episode
+   * the person confirmed; from then on the screen's part of the episode may change, as the
+   * agent redraws the dialog for the move, but no key of anyone else may have reached the
+   * pane, and no look may have found it not blocked. Gemini CLI 0.61.0 redraws its whole
+   * dialog after a Down, erase then draw, unsynchronized: a look between the two read a
+   * blocked screen with no prompt, the next one the dialog again, a new episode; `answer 3`
+   * stopped after its own Down ("keys were typed into it") with option 2 selected (tester t10
+   * M4; 3 of 4 rounds at load 2 here).
+   */
+  let own: { foreign: number; unblocks: number } | undefined;
+  const episode = () =>
+    own
+      ? w.foreignKeys === own.foreign && w.unblocks === own.unblocks
+      : w.promptEpisode === confirmed.episode;
   /** The keys typed so far, named for a refusal (none yet: empty). */
   const typed: string[] = [];
-  /** What a refusal says was typed. */
-  const done = () =>
-    typed.length
-      ? `only ${typed.join(', ')} had been typed (${
-        typed.length === 1 ? 'it' : 'they'
-      } cannot be taken back); nothing more was typed`
-      : 'nothing was typed';
+  /**
+   * What a refusal says was typed; after arrow keys alone, also the option selected now when
+   * the screen shows the confirmed prompt (an Enter pressed in the pane answers with it).
+   */
+  const done = () => {
+    if (!typed.length) return 'nothing was typed';
+    const said = `only ${typed.join(', ')} had been typed (${
+      typed.length === 1 ? 'it' : 'they'
+    } cannot be taken back); nothing more was typed`;
+    if (!typed.every((k) => ARROW_NAMES.has(k)) || w.record.state !== 'blocked') return said;
+    const now = promptOn(w.session.terminal, dialogShown(w.record));
+    if (!sameText(now) || now.selected < 0) return said;
+    return `${said}; "${now.options[now.selected]}" is selected now: an Enter in its pane ` +
+      'answers with it';
+  };
   const changed = () =>
     new UserError(
       `the prompt on screen is not the one you confirmed; ${done()}`,
@@ -1133,7 +1158,10 @@ export async function guardedAnswer(
       : from < index
       ? DOWN
       : UP;
+    const counts = { foreign: w.foreignKeys, unblocks: w.unblocks };
     await guardedWrite(w, Buffer.from(key), judge(from));
+    // typed: the agent's redraw of the move is the guard's own doing from now on
+    own ??= counts;
     moves++;
     typed.push(key === DOWN ? 'Down' : key === UP ? 'Up' : key === RIGHT ? 'Right' : 'Left');
     // The next key (or the Enter) only once this one shows: an agent slow to take keys would

@@ -14,10 +14,11 @@
  * refused (nothing typed), or typed but not taken (the prompt stayed), with the reason.
  */
 import {
+  answerPrompt,
+  endedText,
   type PromptReply,
   readPrompt,
   requestOp,
-  sendAnswer,
 } from '../../runtime/control-client.ts';
 import { lastLines } from '../../runtime/ended-sessions.ts';
 import type { SessionInfo } from '../../runtime/protocol.ts';
@@ -320,13 +321,14 @@ export class AnswerFlow {
     const options = panel.options ?? [];
     let message: string;
     try {
-      const answered = await sendAnswer(panel.socket, panel.choice + 1, {
+      const { answered, ended } = await answerPrompt(panel.socket, panel.choice + 1, {
         question: panel.question ?? '',
         options,
         details: panel.details,
         episode: panel.episode ?? 0,
       });
-      message = `answered ${panel.name}: '${answered}'`;
+      message = `answered ${panel.name}: '${answered}'` +
+        (ended ? `; ${panel.name} then ended (${endedText(ended)})` : '');
     } catch (e) {
       // Exit code 3: the guard refused (not blocked, or not the prompt confirmed), nothing
       // typed; 5: the answer was typed but the prompt stayed on screen.
