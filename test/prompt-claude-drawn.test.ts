@@ -12,13 +12,16 @@
  *   as the start of the whole dialog (the same question and details, options cut short or
  *   missing), so the notifier holds it and the whole one as one prompt (testers: two notices
  *   216 ms apart, 1 of 23 prompts).
+ * - So does every screen from the echo to the dialog drawn whole, the bytes cut anywhere: a
+ *   read can end in any row (`1. le-dazzling… ◐ medium`, the rest the spinner's old row), and
+ *   while the input box of the frame before is still under the options nothing is read.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type Prompt, readPrompt } from '../src/detect/prompt.ts';
-import { sameDetails, sameDialog } from '../src/runtime/notify-gate.ts';
+import { partOf, sameDetails, sameDialog } from '../src/runtime/notify-gate.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import { Terminal } from '../src/vt/terminal.ts';
 import { REPO_ROOT } from './support/claude-home.ts';
@@ -45,6 +48,13 @@ test('a task of several lines echoed above the input box is no option list', () 
   assert.equal(p.details, []);
 });
 
+test('a dialog quoted in a reply, above the input box, is no prompt', () => {
+  const t = new Terminal(32, 120);
+  t.write(bytes('claude.idle.quote.raw'));
+  assert.match(t.screenText(), /^ {3}❯ 1\. Yes$/m);
+  assert.equal(read(t).options, []);
+});
+
 /** Where the capture's PTY read ended with the dialog half drawn (bytes into the fixture). */
 const HALF = 5199;
 
@@ -68,6 +78,26 @@ test('the dialog as a PTY read left it half drawn is the start of the whole one'
   ]);
   assert.ok(sameDialog(asInfo(half), asInfo(full)), JSON.stringify(half));
   assert.ok(sameDetails(asInfo(half), asInfo(full)), JSON.stringify(half));
+});
+
+test('the dialog read at every byte while it is drawn is the start of the whole one', () => {
+  const before = bytes('claude.working.multiline.raw');
+  const whole = bytes('claude.blocked.multiline.raw');
+  const t = new Terminal(32, 120);
+  t.write(before);
+  const reads: Array<{ at: number; p: Prompt }> = [];
+  for (let at = before.length; at < whole.length; at++) {
+    t.write(whole.subarray(at, at + 1));
+    const p = read(t);
+    if (p.options.length) reads.push({ at: at + 1, p });
+  }
+  const full = asInfo(reads.at(-1)!.p);
+  assert.is(full.options?.length, 4);
+  for (const { at, p } of reads) {
+    const info = asInfo(p);
+    const same = (sameDialog(info, full) && sameDetails(info, full)) || partOf(info, full);
+    assert.ok(same, `byte ${at}: ${JSON.stringify(p)}`);
+  }
 });
 
 test.run();

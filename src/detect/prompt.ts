@@ -450,6 +450,21 @@ function readMarkedGroups(rows: readonly string[]): Prompt | null {
   return null;
 }
 
+/**
+ * The row of Claude Code's input box (`❯` at the start of a row right under a full rule), the
+ * last on the screen; -1 when none. A dialog replaces the box: while the box is still on the
+ * screen, what is above it is the transcript, or a dialog still being drawn over the frame
+ * before it (Ink draws a frame top down; a PTY read can end anywhere in it:
+ * fixtures/claude-code/claude.blocked.multiline, one read ending at `3. Yes, and switch to
+ * auto mode · auto mode handle────...`, the box still under it).
+ */
+function inputBoxRow(rows: readonly string[]): number {
+  for (let i = rows.length - 1; i > 0; i--) {
+    if (/^❯/u.test(rows[i]) && fullRule(rows[i - 1])) return i;
+  }
+  return -1;
+}
+
 /** The selection cursor of an option list without numbers (` ❯ No, exit`), text from group 2. */
 const CURSOR = /^(\s*)❯\s+(\S.*?)\s*$/u;
 
@@ -467,9 +482,8 @@ const CURSOR = /^(\s*)❯\s+(\S.*?)\s*$/u;
 function unnumberedOptions(
   rows: readonly string[],
 ): Array<{ row: number; end: number; text: string; marked: boolean; indent: number }> {
-  const box = (i: number) => i > 0 && /^❯/u.test(rows[i]) && fullRule(rows[i - 1]);
-  for (let i = rows.length - 1; i >= 0; i--) {
-    if (box(i)) return []; // the input box: what is above it is the transcript
+  const box = inputBoxRow(rows);
+  for (let i = rows.length - 1; i > box; i--) {
     const m = CURSOR.exec(rows[i]);
     if (!m) continue;
     const col = rows[i].indexOf(m[2]);
@@ -607,6 +621,12 @@ export function readPrompt(
     else if (current.length && n === current.length + 1) current.push(option);
     else continue;
     if (current.length >= 2 || n === 1) options = current;
+  }
+  // Numbered rows above Claude Code's input box, or typed into it (`❯ 1. Yes`), are no
+  // dialog's options: the transcript, or a dialog not yet drawn whole ({@link inputBoxRow}).
+  const box = inputBoxRow(rows);
+  if (options.length && options[options.length - 1].row <= box) {
+    return { question: '', options: [], selected: -1, layout: 'vertical', details: [] };
   }
   if (!options.length) options = unnumberedOptions(rows);
   if (!options.length) {
