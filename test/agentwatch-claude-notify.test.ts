@@ -21,6 +21,10 @@
  * 4. `--notify-done` and short turns: three `task-question` turns (a reply in under a second),
  *    each sent with `agentwatch send` once the one before was announced: three done notices.
  *
+ * 5. A task of several lines (`task-cmd one` / `beta` / `gamma`, sent with `agentwatch send`),
+ *    twice: one notice per prompt, and no blocked line without the question or with the
+ *    prompt's echoed lines as its options.
+ *
  * In 1, the pane is resized 120 -> 100 -> 90 -> 120 columns while the first prompt shows: still
  * one notice for it.
  *
@@ -447,6 +451,63 @@ test('real Claude Code: the same prompt asked again 1.5 s after its answer is an
     assert.ok(
       desktop === shown,
       `${desktop} desktop notices; terminal replies at ${replies} ms, blocked at ${blockedAt} ms${context()}`,
+    );
+  } finally {
+    await s.close();
+  }
+});
+
+test('real Claude Code: a task of several lines, sent twice, gives one notice per prompt', async () => {
+  // Claude Code 2.1.332 echoes a prompt of several lines in its transcript as `❯ task-cmd
+  // one` / `  beta` / `  gamma`, which read as an option list with its cursor while its
+  // PermissionRequest hook said blocked before the dialog was drawn: a blocked line without
+  // the question, and a notice whose options were the prompt's lines, then the dialog's own
+  // (tester: 3 of 3 such tasks).
+  if (!existsSync(CLAUDE_BIN)) {
+    console.log(`  skipped: ${CLAUDE_BIN} is missing (npm ci installs Claude Code)`);
+    return;
+  }
+  const s = await startNotified(RULES);
+  const { log, pty, f } = s;
+  const cliEnv = { ...process.env, AGENTWATCH_DIR: s.dir };
+  const context = () =>
+    `\n--- notices ---\n${
+      existsSync(log) ? readFileSync(log, 'utf8') : ''
+    }\n--- screen ---\n${pty.screen()}\n--- blocked lines ---\n${
+      f.received.filter((r) => r.info.state === 'blocked').map((r) =>
+        JSON.stringify([r.info.question ?? null, r.info.options ?? null])
+      ).join('\n')
+    }`;
+  try {
+    const words = ['one', 'two'];
+    for (const word of words) {
+      let from = mark(f);
+      const sent = await runCli(['send', 'nt', `task-cmd ${word}\nbeta\ngamma`], cliEnv, 20_000);
+      assert.is(sent.code, 0, sent.stderr);
+      await f.waitFor('blocked', 30_000, from);
+      await until('the dialog', () => /Do you want to proceed\?/.test(pty.screen()), 30_000);
+      await sleep(ANSWER_DELAY_MS);
+      from = mark(f);
+      const r = await runCli(['answer', '--yes', 'nt', '1'], cliEnv, 20_000, { tty: true });
+      assert.is(r.code, 0, `${r.stdout}${r.stderr}${context()}`);
+      await f.waitFor('idle', 30_000, from);
+      await until('the input box', () => /\? for shortcuts/.test(pty.screen()), 30_000);
+    }
+    await until('every notice', () => logged(log).length >= words.length, 10_000).catch(() => {});
+    await sleep(1_000); // a late duplicate would come now
+    const blocked = f.received.filter((r) => r.info.state === 'blocked').map((r) => r.info);
+    for (const info of blocked) {
+      assert.is(info.question, 'Do you want to proceed?', `a blocked line's question${context()}`);
+      assert.not.ok(
+        (info.options ?? []).some((o) => /beta|gamma|task-cmd/.test(o)),
+        `a blocked line with the prompt's lines as options${context()}`,
+      );
+    }
+    const notices = logged(log).filter((n) => n.notice === 'blocked');
+    assert.equal(
+      notices.map((n) => [n.question, n.action]),
+      words.map((w) => ['Do you want to proceed?', `Bash: touch ${w}.txt`]),
+      `one notice per prompt${context()}`,
     );
   } finally {
     await s.close();

@@ -9,6 +9,10 @@
  * the dialog it is about: not none (testers: Qwen 2 of 4, Claude 2 of 40 at a load of 10),
  * never the question of the dialog cancelled just before.
  *
+ * And a task of several lines sent to Claude Code three times: every blocked line carries the
+ * dialog's question, none the task's echoed lines as options, and a notifier fed what was
+ * pushed announces each prompt once.
+ *
  * Skipped (with a printed reason) when an agent is missing from node_modules/.bin.
  * test/first-blocked-question.test.ts makes the late dialog happen on any machine.
  */
@@ -17,6 +21,7 @@ import type { Socket } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { subscribe } from '../src/runtime/control-client.ts';
+import { CONTENT_WAIT_MS, NotifyGate } from '../src/runtime/notify-gate.ts';
 import type { SessionInfo } from '../src/runtime/protocol.ts';
 import { makeQwenHome, QWEN_BIN } from './support/agent-homes.ts';
 import { CLAUDE_BIN, claudeArgs, makeClaudeHome } from './support/claude-home.ts';
@@ -37,11 +42,13 @@ interface Ask {
 /**
  * Sends each prompt of `asks` to the agent of `a` in turn: awaits its dialog on the screen,
  * presses Esc, awaits idle. Returns, per prompt, the first blocked info pushed after another
- * state, and every info pushed (for failure messages).
+ * state, every info pushed with when it came (ms since the epoch), and a context for failure
+ * messages.
  */
 async function rounds(a: HostedAgent, asks: Ask[], dialog: RegExp) {
   const { session: s, pane: w } = a;
   const pushed: SessionInfo[] = [];
+  const times: number[] = [];
   let sub: Socket | undefined;
   const context = () =>
     `\npushed: ${
@@ -52,7 +59,10 @@ async function rounds(a: HostedAgent, asks: Ask[], dialog: RegExp) {
       throw new Error(`${e.message}${context()}`);
     });
   try {
-    sub = subscribe(s.spec.socket, (i) => pushed.push(i), () => {});
+    sub = subscribe(s.spec.socket, (i) => {
+      pushed.push(i);
+      times.push(Date.now());
+    }, () => {});
     await wait('idle at start', () => w.classifyNow().state === 'idle');
     await wait('the subscription', () => pushed.length > 0);
     const firsts: (SessionInfo | undefined)[] = [];
@@ -74,7 +84,7 @@ async function rounds(a: HostedAgent, asks: Ask[], dialog: RegExp) {
         () => w.classifyNow().state === 'idle' && pushed.at(-1)?.state === 'idle',
       );
     }
-    return { firsts, context };
+    return { firsts, context, pushed, times };
   } finally {
     sub?.destroy();
   }
@@ -140,6 +150,64 @@ if (!existsSync(CLAUDE_BIN)) {
         assert.equal(
           r.firsts.map((i) => i?.question ?? null),
           asks.map((x) => x.question),
+          r.context(),
+        );
+      } finally {
+        await a.close();
+      }
+    } finally {
+      await server.close();
+      home.cleanup();
+    }
+  });
+}
+
+if (!existsSync(CLAUDE_BIN)) {
+  test.skip('Claude Code: a task of several lines, three times: its question, one notice each');
+} else {
+  test('Claude Code: a task of several lines, three times: its question, one notice each', async () => {
+    // Claude Code 2.1.332 echoes the task as `❯ task-bash alpha` / `  beta` / `  gamma`; with
+    // OSC 7501 answered (a headless session: `run --detach`) it says blocked about 0.2 s before
+    // it draws the dialog, and the echo read as an option list with its cursor (testers: 3 of
+    // 3 such tasks, a blocked line without the question and a notice whose options were the
+    // task's lines, then the dialog's own notice).
+    const rules: ScriptRule[] = [{
+      name: 'first-blocked/multiline',
+      match: (c) => c.task === 'task-bash' && c.toolResults.every((t) => t.isError),
+      reply: (c) => ({
+        content: [bash(`touch ${/task-bash (\w+)/.exec(c.promptText)?.[1] ?? 'x'}.txt`)],
+      }),
+    }];
+    const server = await startFakeAnthropic({ rules });
+    const home = makeClaudeHome({ baseUrl: server.url });
+    try {
+      const a = await startHostedAgent(
+        'aw-first-blocked-multi-',
+        { command: CLAUDE_BIN, args: claudeArgs(), env: home.env, cwd: home.project },
+        30,
+        100,
+      );
+      try {
+        const asks = ['one', 'two', 'three'].map((w) => ({
+          send: `task-bash ${w}\nbeta\ngamma`,
+          question: 'Do you want to proceed?',
+        }));
+        const r = await rounds(a, asks, /proceed\?[\s\S]*4\. No/);
+        const blocked = r.pushed.filter((i) => i.state === 'blocked');
+        for (const info of blocked) {
+          assert.is(info.question, 'Do you want to proceed?', r.context());
+          assert.not.ok(
+            (info.options ?? []).some((o) => /beta|gamma|task-bash/.test(o)),
+            `the task's lines as options${r.context()}`,
+          );
+        }
+        // what the host's notifier makes of them: one notice per prompt
+        const gate = new NotifyGate();
+        const notices = r.pushed.flatMap((i, k) => gate.observe(i, r.times[k]) ?? []);
+        notices.push(...gate.due(r.times.at(-1)! + CONTENT_WAIT_MS));
+        assert.equal(
+          notices.filter((n) => n.kind === 'blocked').map((n) => n.action),
+          ['one', 'two', 'three'].map((w) => `Bash: touch ${w}.txt`),
           r.context(),
         );
       } finally {

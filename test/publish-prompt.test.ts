@@ -19,6 +19,7 @@ import type { Session } from '../src/runtime/session.ts';
 import type { PtyPane } from '../src/runtime/pty-pane.ts';
 import { until } from './support/until.ts';
 import { writeFakeClaude } from './support/fake-claude.ts';
+import { REPO_ROOT } from './support/claude-home.ts';
 
 const QUESTION = 'Do you want to proceed?';
 
@@ -33,8 +34,18 @@ interface Setup {
   done(): Promise<void>;
 }
 
-/** A host (no periodic sweep) running the fake Claude Code, forced to the claude manifest. */
-async function setup(promptWaitMs: number): Promise<Setup> {
+/** A program the host runs instead of the fake Claude Code, and what its first screen shows. */
+interface Agent {
+  command: string;
+  args: string[];
+  ready: (screen: string) => boolean;
+}
+
+/**
+ * A host (no periodic sweep) running the fake Claude Code (or `agent`), forced to the claude
+ * manifest.
+ */
+async function setup(promptWaitMs: number, agent?: Agent): Promise<Setup> {
   const dir = mkdtempSync(join(tmpdir(), 'aw-publish-'));
   const manifests = loadBundledManifests();
   const host = new SessionHost({
@@ -51,8 +62,8 @@ async function setup(promptWaitMs: number): Promise<Setup> {
   };
   try {
     const session = await host.start({
-      command: writeFakeClaude(dir),
-      args: [],
+      command: agent?.command ?? writeFakeClaude(dir),
+      args: agent?.args ?? [],
       name: 'fake',
       agent: 'claude',
       headless: true,
@@ -69,7 +80,7 @@ async function setup(promptWaitMs: number): Promise<Setup> {
         10_000,
       );
     };
-    await press('', (s) => s.includes('READY'));
+    await press('', agent?.ready ?? ((s) => s.includes('READY')));
     return { host, session, pane, infos, press, done };
   } catch (e) {
     await done(); // a set-up that failed leaves no host, agent or folder behind
@@ -185,6 +196,84 @@ test('a dialog erased while the agent still says blocked keeps its prompt in wha
     const after = x.infos.at(-1)!;
     assert.is(after.state, 'working');
     assert.is(after.question, undefined);
+  } finally {
+    await x.done();
+  }
+});
+
+/**
+ * Real Claude Code 2.1.332 output (fixtures/claude-code/claude.working.multiline, then the rest
+ * of claude.blocked.multiline), written by a small program: at start the spinner frame under a
+ * task of several lines echoed `❯ task-bash alpha` / `  beta` / `  gamma`; Ctrl-A its in-band
+ * blocked (what its hook says, before the dialog); Ctrl-B the bytes up to where a PTY read
+ * ended with the dialog half drawn (inside Claude Code's synchronized update, which the pane
+ * does not read until it ends); Ctrl-E the rest, the dialog whole (control keys: the host's
+ * replies to the output's queries reach it as keys too).
+ */
+function multilineReplay(): Agent {
+  const dir = join(REPO_ROOT, 'fixtures', 'claude-code');
+  const program = String.raw`
+const fs = require('fs');
+const before = fs.readFileSync(process.argv[1]);
+const whole = fs.readFileSync(process.argv[2]);
+const half = Number(process.argv[3]);
+if (process.stdin.isTTY) process.stdin.setRawMode(true);
+process.stdout.write(before);
+let at = before.length;
+process.stdin.on('data', (d) => {
+  for (const k of d.toString()) {
+    if (k === '\x01') process.stdout.write('\x1b]7501;state=blocked:app=claude-code:kind=permission\x07');
+    if (k === '\x02' && at < half) { process.stdout.write(whole.subarray(at, half)); at = half; }
+    if (k === '\x05') { process.stdout.write(whole.subarray(at)); at = whole.length; }
+  }
+});`;
+  return {
+    command: process.execPath,
+    args: [
+      '-e',
+      program,
+      join(dir, 'claude.working.multiline.raw'),
+      join(dir, 'claude.blocked.multiline.raw'),
+      String(MULTILINE_HALF),
+    ],
+    ready: (s) => /^❯ task-bash alpha\n {2}beta\n {2}gamma$/m.test(s),
+  };
+}
+
+/** Where a PTY read of the capture ended with the dialog half drawn (test/prompt-claude-drawn.test.ts). */
+const MULTILINE_HALF = 5199;
+
+test('Claude Code says blocked under a task of several lines, before its dialog (real bytes): the echoed lines are no prompt; the dialog half drawn, then whole, is one notice', async () => {
+  const x = await setup(60_000, multilineReplay());
+  try {
+    const gate = new NotifyGate();
+    gate.observe(x.host.info(x.session.id), Date.now());
+    x.host.tick();
+    assert.is(x.pane.record.state, 'working');
+    await x.press('\x01', (_, osc) => osc.includes('state=blocked'));
+    x.host.tick();
+    assert.is(x.pane.record.state, 'blocked', 'OSC 7501 says blocked');
+    assert.equal(
+      x.infos.filter((i) => i.state === 'blocked'),
+      [],
+      'held: the echoed task is no dialog',
+    );
+    await x.press('\x02', (s) => /auto mode handle─{8}/.test(s));
+    x.host.tick();
+    await x.press('\x05', (s) => /^ {3}4\. No$/m.test(s));
+    x.host.tick();
+    const blocked = await until(
+      'the whole dialog published',
+      () => x.infos.filter((i) => i.state === 'blocked').find((i) => i.options?.length === 4),
+      10_000,
+    );
+    assert.is(blocked.question, QUESTION);
+    for (const i of x.infos.filter((i) => i.state === 'blocked')) {
+      assert.is(i.question, QUESTION, JSON.stringify(i));
+    }
+    const notices = x.infos.map((i) => gate.observe(i, Date.now())).filter((n) => n !== null);
+    assert.is(notices.length, 1, JSON.stringify(notices.map((n) => n!.options)));
+    assert.is(notices[0]!.action, 'Bash: touch hello.txt');
   } finally {
     await x.done();
   }

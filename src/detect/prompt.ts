@@ -104,6 +104,15 @@ const OPTION = /^[\s│┃|]*([❯›>●◉▶→*]\s*)?(\d{1,2})[.)]\s+(.+?)[\
  * (fixtures/opencode/marked/ocq). The same option, not another prompt: left out.
  */
 const PICKED = /\s+[✓✔]$/u;
+
+/**
+ * The old frame showing through a row still being drawn: a run of rule dashes at the end of an
+ * option (Claude Code 2.1.332 drawing its Bash dialog over the input box, read between two
+ * writes: `3. Yes, and switch to auto mode · auto mode handles these prompts for ─────`, the
+ * rest of the row still the box's rule). Cut off, so the dialog read half drawn is the start of
+ * the one read whole. No option ends in a rule of its own.
+ */
+const RULE_TAIL = /\s*[─━]{3,}$/u;
 /** {@link OPTION} with match indices, to know the column where an option's text starts. */
 const OPTION_AT = new RegExp(OPTION.source, 'ud');
 
@@ -441,6 +450,21 @@ function readMarkedGroups(rows: readonly string[]): Prompt | null {
   return null;
 }
 
+/**
+ * The row of Claude Code's input box (`❯` at the start of a row right under a full rule), the
+ * last on the screen; -1 when none. A dialog replaces the box: while the box is still on the
+ * screen, what is above it is the transcript, or a dialog still being drawn over the frame
+ * before it (Ink draws a frame top down; a PTY read can end anywhere in it:
+ * fixtures/claude-code/claude.blocked.multiline, one read ending at `3. Yes, and switch to
+ * auto mode · auto mode handle────...`, the box still under it).
+ */
+function inputBoxRow(rows: readonly string[]): number {
+  for (let i = rows.length - 1; i > 0; i--) {
+    if (/^❯/u.test(rows[i]) && fullRule(rows[i - 1])) return i;
+  }
+  return -1;
+}
+
 /** The selection cursor of an option list without numbers (` ❯ No, exit`), text from group 2. */
 const CURSOR = /^(\s*)❯\s+(\S.*?)\s*$/u;
 
@@ -449,15 +473,19 @@ const CURSOR = /^(\s*)❯\s+(\S.*?)\s*$/u;
  * `❯` and the rows right above and below it whose text starts in the cursor's text column (up
  * to 2 cells further in, where the cursor row shows a mark such as `✔`). Claude Code 2.1.332's
  * trust dialog (` ❯ No, exit` / `   Yes, I trust this folder`) and theme picker. Never its
- * input box (`❯` at the start of a row between two full rules). Fewer than two options: none.
+ * input box (`❯` at the start of a row under a full rule), nor anything above it: a dialog
+ * replaces the input box, and above it is the transcript, where Claude Code 2.1.332 echoes a
+ * prompt of several lines as `❯ alpha` / `  beta` / `  gamma`, a cursor with rows beside it
+ * (fixtures/claude-code/claude.working.multiline: its PermissionRequest hook says blocked
+ * about 0.2 s before the dialog replaces the box). Fewer than two options: none.
  */
 function unnumberedOptions(
   rows: readonly string[],
 ): Array<{ row: number; end: number; text: string; marked: boolean; indent: number }> {
-  for (let i = rows.length - 1; i >= 0; i--) {
+  const box = inputBoxRow(rows);
+  for (let i = rows.length - 1; i > box; i--) {
     const m = CURSOR.exec(rows[i]);
     if (!m) continue;
-    if (m[1] === '' && i > 0 && fullRule(rows[i - 1])) continue; // the input box
     const col = rows[i].indexOf(m[2]);
     const sibling = (row: string | undefined) => {
       if (row === undefined || !row.trim() || separator(row) || CURSOR.test(row)) return false;
@@ -584,7 +612,7 @@ export function readPrompt(
     const option = {
       row: i,
       end: i,
-      text: `${n}. ${m[3].replace(PICKED, '')}`,
+      text: `${n}. ${m[3].replace(PICKED, '').replace(RULE_TAIL, '')}`,
       marked: m[1] !== undefined,
       indent,
       digit,
@@ -593,6 +621,12 @@ export function readPrompt(
     else if (current.length && n === current.length + 1) current.push(option);
     else continue;
     if (current.length >= 2 || n === 1) options = current;
+  }
+  // Numbered rows above Claude Code's input box, or typed into it (`❯ 1. Yes`), are no
+  // dialog's options: the transcript, or a dialog not yet drawn whole ({@link inputBoxRow}).
+  const box = inputBoxRow(rows);
+  if (options.length && options[options.length - 1].row <= box) {
+    return { question: '', options: [], selected: -1, layout: 'vertical', details: [] };
   }
   if (!options.length) options = unnumberedOptions(rows);
   if (!options.length) {
