@@ -195,8 +195,8 @@ const ELSEWHERE = 'answer from your own terminal outside any session, or on the 
  *    is re-parented to its host, not to init (adoption.ts), and stays refused after the host
  *    ended.
  * What this cannot see: a process that left every host (a host that does not adopt: not
- * Linux, an old addon; or one that ended before its adoption was registered, within a
- * second), or a daemon already running outside every session (tmux server, ssh, systemd
+ * Linux, an old addon; one that ended before its adoption was registered; one started by an
+ * adopted process after its host ended, when its parent chain leads to init), or a daemon already running outside every session (tmux server, ssh, systemd
  * --user) that runs `answer` for it: to the kernel those look like a person's terminal.
  */
 export function answerRefusal(
