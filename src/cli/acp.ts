@@ -154,10 +154,6 @@ export const acpCommand: Command = {
       await host.close();
       return session.exit?.code || 1;
     }
-    io.stdout(
-      'type a prompt and Enter; Ctrl-C cancels a turn; Ctrl-D (or Ctrl-C twice when idle) quits\n',
-    );
-
     // In a terminal readline takes the keys raw (the terminal's own echo is off) and echoes
     // them itself, to its output: without one, what the person typed was never shown.
     const rl = createInterface({
@@ -166,6 +162,11 @@ export const acpCommand: Command = {
       terminal: tty,
       prompt: '',
     });
+    // once the keys are raw: a key typed as soon as this shows was echoed twice before (by the
+    // terminal while still cooked, then by readline: "eecho", CI22)
+    io.stdout(
+      'type a prompt and Enter; Ctrl-C cancels a turn; Ctrl-D (or Ctrl-C twice when idle) quits\n',
+    );
     let turn: Promise<unknown> = Promise.resolve();
     let lastInterrupt = 0;
     let quitting = false;
