@@ -156,6 +156,20 @@ function toolSaid(out: string): Promise<string> {
   }, 30_000);
 }
 
+/** A host's notify command `command` run once, for sim1 blocked (socket folder `dir`). */
+async function notifySim1(command: string, env: NodeJS.ProcessEnv, dir: string): Promise<void> {
+  await new Notifier({ command, desktop: false, env }).deliver({
+    kind: 'blocked',
+    title: 'sim1 (claude) needs you',
+    body: '',
+    question: '',
+    action: '',
+    options: [],
+    content: false,
+    info: fakeInfo('sim1', join(dir, 'sim1.sock'), { state: 'blocked' }),
+  }, true);
+}
+
 /**
  * The person, in a terminal of theirs (outside any session), answers the held dialog: the key
  * (the digit: claude.toml says its dialogs take one) reaches it; the dialog never leaves, so
@@ -211,18 +225,7 @@ test("1: a notify command (a session's --notify-cmd an agent's tool may have wri
       const script = `script -qc ${
         shellQuote(toolAnswer(out, `AGENTWATCH_DIR='${dir}' `))
       } /dev/null`;
-      const notifier = new Notifier({ command: wrap(script), desktop: false, env });
-      const info = fakeInfo('sim1', join(dir, 'sim1.sock'), { state: 'blocked' });
-      await notifier.deliver({
-        kind: 'blocked',
-        title: 'sim1 (claude) needs you',
-        body: '',
-        question: '',
-        action: '',
-        options: [],
-        content: false,
-        info,
-      }, true);
+      await notifySim1(wrap(script), env, dir);
       const said = await toolSaid(out);
       assert.match(said, /rc=3/, `${k}: ${said}`);
       assert.match(said, /was started by an agentwatch notify command/, `${k}: ${said}`);
@@ -252,17 +255,7 @@ test("1: no session's agent, tool or notify command holds another session's PTY 
     const tool = await toolSaid(fromTool);
     assert.match(tool, /^0\n/, `an agent's tool holds masters: ${tool}`);
     const fromNotify = join(dir, 'notify.out');
-    const notifier = new Notifier({ command: count(fromNotify), desktop: false, env });
-    await notifier.deliver({
-      kind: 'blocked',
-      title: 'sim1 (claude) needs you',
-      body: '',
-      question: '',
-      action: '',
-      options: [],
-      content: false,
-      info: fakeInfo('sim1', join(dir, 'sim1.sock'), { state: 'blocked' }),
-    }, true);
+    await notifySim1(count(fromNotify), env, dir);
     const notify = await toolSaid(fromNotify);
     assert.match(notify, /^0\n/, `a notify command holds masters: ${notify}`);
     assert.is(w.classifyNow().state, 'blocked', 'still waiting for the person');

@@ -219,6 +219,21 @@ export function attachRefusal(peer: Peer | null, facts: SessionFacts): string | 
   return peer ? peerRefusal(peer, facts, 'attach') : null;
 }
 
+/**
+ * The first pid of `listed` that a process of `chain` (nearest first) is, or leads as its
+ * session or process group (a listed process that ended leaves its pid to its descendants as
+ * their session or group id); undefined when none.
+ */
+function listedRoot(
+  chain: readonly ProcessFacts[],
+  listed: ReadonlySet<number>,
+): number | undefined {
+  for (const p of chain) {
+    for (const id of [p.pid, p.sid, p.pgid]) if (listed.has(id)) return id;
+  }
+  return undefined;
+}
+
 /** {@link answerRefusal} (`answer`) or {@link attachRefusal} (`attach`). */
 function peerRefusal(
   peer: Peer | null,
@@ -244,15 +259,8 @@ function peerRefusal(
       never;
   }
   // before the terminal checks: a notify command can give itself a terminal (`script`)
-  const notifier = chain.find((p) =>
-    notifiers.has(p.pid) || notifiers.has(p.sid) || notifiers.has(p.pgid)
-  );
-  if (notifier !== undefined) {
-    const leader = notifiers.has(notifier.pid)
-      ? notifier.pid
-      : notifiers.has(notifier.sid)
-      ? notifier.sid
-      : notifier.pgid;
+  const leader = listedRoot(chain, notifiers);
+  if (leader !== undefined) {
     return `process ${peer.pid} was started by an agentwatch notify command (process ${leader}), ` +
       `which runs what a session's --notify-cmd says; ${never}`;
   }
@@ -262,13 +270,8 @@ function peerRefusal(
     return `process ${peer.pid} descends from an agentwatch host (process ${host.pid}), which ` +
       `adopts what its sessions' processes and notify commands leave running; ${never}`;
   }
-  const orphan = chain.find((p) => adopted.has(p.pid) || adopted.has(p.sid) || adopted.has(p.pgid));
-  if (orphan !== undefined) {
-    const root = adopted.has(orphan.pid)
-      ? orphan.pid
-      : adopted.has(orphan.sid)
-      ? orphan.sid
-      : orphan.pgid;
+  const root = listedRoot(chain, adopted);
+  if (root !== undefined) {
     return `process ${peer.pid} descends from process ${root}, which an agentwatch host ` +
       `adopted when the session process or notify command that started it left it running; ` +
       never;
