@@ -219,6 +219,38 @@ test('a spinner frame tests one new line: the other lines keep their bits', () =
   assert.is(facts.size - before, glyphs.length, 'one new line per frame');
 });
 
+test("an OSC rule's evaluation carries what the screen's rules read beneath it, and only that one", () => {
+  const claude = manifests.get('claude')!;
+  const t = new Terminal(32, 120);
+  const cached = new Evaluator();
+  const enc = (s: string) => new TextEncoder().encode(s);
+  const bar = '─'.repeat(60);
+  // Claude Code 2.1.332's idle screen (mode footer) while OSC 7501 still says working
+  t.write(enc(`\x1b[?1049h● Done.\x1b[28;1H${bar}\r\n❯\r\n${bar}\r\n  ⏸ manual mode on`));
+  t.write(enc('\x1b]7501;state=working:app=claude-code\x07'));
+  const steps: Array<[string, string | null]> = [
+    ['', 'idle'],
+    // the next turn: the working footer, the in-band state unchanged
+    ['\x1b[31;1H\x1b[2K  ⏸ manual mode on · esc to interrupt', 'working'],
+    // no screen rule matches beneath (the footer erased)
+    ['\x1b[31;1H\x1b[2K', null],
+  ];
+  for (const [bytes, beneath] of steps) {
+    t.write(enc(bytes));
+    const e = cached.evaluate(t.snapshot(), claude);
+    assert.is(e.region, 'osc 7501');
+    assert.is(e.state, 'working');
+    assert.is(e.screenState, beneath, JSON.stringify(bytes));
+    assert.equal(e, evaluate(t.snapshot(), claude));
+  }
+  // a screen rule decides: no screenState
+  t.write(enc('\x1b]7501;\x07\x1b[31;1H  ⏸ manual mode on · esc to interrupt'));
+  const plain = cached.evaluate(t.snapshot(), claude);
+  assert.is(plain.region, 'below_last_rule');
+  assert.ok(!('screenState' in plain));
+  assert.equal(plain, evaluate(t.snapshot(), claude));
+});
+
 test('the Evaluator stays right when lines change a few at a time: rules, blanks, wraps, OSC', () => {
   // Screens made of the examples' lines (dialogs, footers, rules, input boxes) and blanks,
   // changed one to three lines at a time as agents redraw (a spinner frame, a dialog drawn

@@ -220,6 +220,37 @@ test("an in-band state unchanged since a working or idle report came does not co
   assert.equal(plain.map((s) => s.state), ['working', 'idle', 'working']);
 });
 
+test('a new turn under an in-band state that never changed: the screen beneath it, which agreed with the report, contradicts it (agentwatch-claude CI20: the next prompt read idle until its dialog)', () => {
+  /** OSC 7501 says `state`; the screen's own rules beneath it read `beneath`. */
+  const under = (state: RuleState, beneath: RuleState | null): Evaluation => ({
+    ...osc(state),
+    screenState: beneath,
+  });
+  const done = rep('idle', 1000, 'report done');
+  const seq = run([
+    at(500, 'working', null, { evaluation: under('working', 'working') }),
+    // the Stop report comes while OSC 7501 still says working and the spinner still shows
+    at(1200, 'working', done, { evaluation: under('working', 'working') }),
+    // the turn's idle screen: the screen agrees with the report, OSC 7501 never said done
+    at(1900, 'idle', done, { evaluation: under('working', 'idle') }),
+    at(2600, 'idle', done, { evaluation: under('working', 'idle') }),
+    // the person's next prompt: the screen works again, OSC 7501 still (or again) says working
+    at(3300, 'working', done, { evaluation: under('working', 'working') }),
+  ]);
+  assert.equal(seq.map((s) => s.state), ['working', 'idle', 'idle', 'idle', 'working']);
+  assert.equal(seq.map((s) => s.by), ['osc', 'report', 'report', 'report', 'osc']);
+  // the screen beneath never agreed (the spinner of the ended turn went on past the grace):
+  // the report keeps counting, as before
+  const lag = run([
+    at(500, 'working', null, { evaluation: under('working', 'working') }),
+    at(1200, 'working', done, { evaluation: under('working', 'working') }),
+    at(1000 + REPORT_GRACE_MS + 500, 'working', done, {
+      evaluation: under('working', 'working'),
+    }),
+  ]);
+  assert.equal(lag.map((s) => s.state), ['working', 'idle', 'idle']);
+});
+
 test('a blocked report with no dialog is cleared after the grace even while the in-band state stays working', () => {
   const r = rep('blocked', 0);
   const seq = run([

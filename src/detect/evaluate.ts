@@ -79,14 +79,36 @@ function activityOf(texts: RegionTexts, manifest: Manifest): string | undefined 
 export function evaluate(whole: ScreenInput, manifest: Manifest): Evaluation {
   const screen = withoutSidePanel(whole);
   const texts = new RegionTexts(screen);
-  for (const rule of manifest.rules) {
+  const rules = manifest.rules;
+  for (let i = 0; i < rules.length; i++) {
+    const rule = rules[i];
     const text = texts.text(rule.region);
     const decisive = matchRule(rule, text);
     if (!decisive) continue;
     const activity = rule.state === 'working' ? activityOf(texts, manifest) : undefined;
-    return ruleEvaluation(rule, decisive, text, activity);
+    const evaluation = ruleEvaluation(rule, decisive, text, activity);
+    if (rule.region.kind !== 'osc') return evaluation;
+    let beneath: Rule['state'] | null = null;
+    for (let j = i + 1; j < rules.length && beneath === null; j++) {
+      const below = rules[j];
+      if (!isInBand(below) && matchRule(below, texts.text(below.region))) beneath = below.state;
+    }
+    return withScreenState(evaluation, beneath);
   }
   return NO_MATCH;
+}
+
+/** True for a rule on a title or OSC region (what the agent says, not what the screen shows). */
+export function isInBand(rule: Rule): boolean {
+  return rule.region.kind === 'osc' || rule.region.kind === 'title';
+}
+
+/** `evaluation` (decided by an OSC rule) with the state the screen's rules give beneath it. */
+export function withScreenState(
+  evaluation: Evaluation,
+  screenState: Rule['state'] | null,
+): Evaluation {
+  return { ...evaluation, screenState };
 }
 
 /** The evaluation when no rule matches. */

@@ -9,7 +9,14 @@
  * changed. Pure: no I/O.
  */
 import type { Manifest, Rule } from './manifest.ts';
-import { activityIn, activityText, evaluationOf, NO_MATCH } from './evaluate.ts';
+import {
+  activityIn,
+  activityText,
+  evaluationOf,
+  isInBand,
+  NO_MATCH,
+  withScreenState,
+} from './evaluate.ts';
 import { type Bits, hasBit, type LineFacts, lineFactsOf, maskOfBits } from './line-facts.ts';
 import { findMatch, hasLiterals, type Pattern, testPattern } from './patterns.ts';
 import { isRuleLine, RegionTexts, trimLineEnd, widestBottom } from './regions.ts';
@@ -316,6 +323,8 @@ export class Evaluator {
     text: string | undefined;
     evaluation: Evaluation;
   } | null = null;
+  /** The region texts of the evaluation under way (made when a rule needs them), else null. */
+  #texts: RegionTexts | null = null;
   /** What the agent said in its `[activity]` region, and the generation (and text) it was read in. */
   #said: { at: number; text: string | undefined; said: string | undefined } | null = null;
   /**
@@ -338,47 +347,33 @@ export class Evaluator {
       this.#fresh = false;
       this.#layoutRegions(screen, generation);
     } else this.#readTitles(screen);
-    const bits = this.#bits;
-    const words = layout.facts.words;
+    this.#texts = null;
     const rules = manifest.rules;
-    let texts: RegionTexts | null = null;
     for (let i = 0; i < rules.length; i++) {
-      const rule = rules[i];
-      const plan = layout.plans[i];
-      const r = layout.ruleRegion[i];
-      const at = r * words;
-      let decisive: Pattern | null;
-      if (!plan.needsText || rejectedByBits(plan, bits, at)) {
-        decisive = plan.needsText ? null : matchWithBits(rule, plan, bits, at, noText);
-        this.stats.skipped++;
-      } else if (this.#unchanged(r, screen, this.#testedAt[i], this.#testedText[i])) {
-        decisive = this.#tested[i];
-        this.stats.skipped++;
-      } else {
-        const region = rule.region;
-        decisive = matchWithBits(
-          rule,
-          plan,
-          bits,
-          at,
-          () => (texts ??= new RegionTexts(screen, layout.widest, this.#lines)).text(region),
-        );
-        this.#testedAt[i] = generation;
-        this.#tested[i] = decisive;
-        this.#testedText[i] = this.#ownText(r, screen);
-        this.stats.tested++;
-      }
+      const decisive = this.#test(i, screen, generation);
       if (!decisive) continue;
+      const rule = rules[i];
+      const r = layout.ruleRegion[i];
+      // An OSC rule decided: what the screen's own rules give beneath it (see `screenState`).
+      let beneath: Rule['state'] | null | undefined;
+      if (rule.region.kind === 'osc') {
+        beneath = null;
+        for (let j = i + 1; j < rules.length && beneath === null; j++) {
+          if (!isInBand(rules[j]) && this.#test(j, screen, generation)) beneath = rules[j].state;
+        }
+      }
       const activity = rule.state === 'working' ? this.#activity(screen, generation) : undefined;
       const last = this.#last;
       if (
         last && last.position === i && last.decisive === decisive &&
-        this.#unchanged(r, screen, last.at, last.text) && last.evaluation.activity === activity
+        this.#unchanged(r, screen, last.at, last.text) && last.evaluation.activity === activity &&
+        last.evaluation.screenState === beneath
       ) {
         return last.evaluation;
       }
-      texts ??= new RegionTexts(screen, layout.widest, this.#lines);
-      const evaluation = evaluationOf(rule, decisive, this.#matchOf(decisive, r, texts), activity);
+      const texts = this.#textsOf(screen);
+      const decided = evaluationOf(rule, decisive, this.#matchOf(decisive, r, texts), activity);
+      const evaluation = beneath === undefined ? decided : withScreenState(decided, beneath);
       this.#last = {
         position: i,
         decisive,
@@ -389,6 +384,46 @@ export class Evaluator {
       return evaluation;
     }
     return NO_MATCH;
+  }
+
+  /** The region texts of the screen being evaluated, made at most once per evaluation. */
+  #textsOf(screen: ScreenInput): RegionTexts {
+    return this.#texts ??= new RegionTexts(screen, this.#layout!.widest, this.#lines);
+  }
+
+  /**
+   * Whether rule `i` of the manifest in force matches `screen` (read in evaluation
+   * `generation`): its deciding pattern, or null. From the lines' bits when they rule it in or
+   * out, from its last result when its region did not change, else by running its patterns.
+   */
+  #test(i: number, screen: ScreenInput, generation: number): Pattern | null {
+    const layout = this.#layout!;
+    const rule = this.#manifest!.rules[i];
+    const plan = layout.plans[i];
+    const r = layout.ruleRegion[i];
+    const bits = this.#bits;
+    const at = r * layout.facts.words;
+    if (!plan.needsText || rejectedByBits(plan, bits, at)) {
+      this.stats.skipped++;
+      return plan.needsText ? null : matchWithBits(rule, plan, bits, at, noText);
+    }
+    if (this.#unchanged(r, screen, this.#testedAt[i], this.#testedText[i])) {
+      this.stats.skipped++;
+      return this.#tested[i];
+    }
+    const region = rule.region;
+    const decisive = matchWithBits(
+      rule,
+      plan,
+      bits,
+      at,
+      () => this.#textsOf(screen).text(region),
+    );
+    this.#testedAt[i] = generation;
+    this.#tested[i] = decisive;
+    this.#testedText[i] = this.#ownText(r, screen);
+    this.stats.tested++;
+    return decisive;
   }
 
   /** Forgets what was kept for another manifest. */

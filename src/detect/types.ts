@@ -71,4 +71,13 @@ export interface Evaluation {
    * Code's spinner text, 'Running the tests…'); absent when it says nothing.
    */
   readonly activity?: string;
+  /**
+   * When a rule on the agent's in-band state (an OSC region: Claude Code's OSC 7501) decided:
+   * the state the screen's own rules give beneath it, that is of the first later rule on a
+   * screen region (not a title or OSC one) that matches; null when none matches. Absent when
+   * any other rule decided, or none did. An in-band state can lag the screen (Claude Code
+   * 2.1.332 keeps OSC 7501 at `working` after a turn ended while its Stop hook runs), and the
+   * runtime reads this to tell a new turn from that lag (signals.ts `decide`).
+   */
+  readonly screenState?: RuleState | null;
 }

@@ -16,8 +16,10 @@
  * - the screen contradicts it: after the report, a working or idle rule matched and no blocked
  *   rule did, and either the screen had agreed with the report since it came, or
  *   {@link REPORT_GRACE_MS} passed; an in-band state (an OSC rule) that has not changed since
- *   a working or idle report came is older than that report and does not contradict it (a prompt is drawn about 0.2 s after its PermissionRequest
- *   hook; Claude Code 2.1.332, fixtures/claude-code/README.md "Hooks"). A blocked report
+ *   a working or idle report came is older than that report and does not contradict it, while
+ *   the screen's rules beneath it do once they agreed with the report since it came (a new turn
+ *   the in-band state has not told yet). A prompt is drawn about 0.2 s after its
+ *   PermissionRequest hook (Claude Code 2.1.332, fixtures/claude-code/README.md "Hooks"). A blocked report
  *   that comes after the screen showed a dialog since the previous report is that dialog's
  *   (a slow hook can report after the person answered) and counts as agreed;
  * - it is older than the TTL and the screen does not agree;
@@ -388,14 +390,22 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
   if (ev && ev.state === 'blocked') memo = { ...memo, blockedSinceReport: true };
   let report: Report | null = null;
   if (r && memo.reportDroppedAt !== r.at) {
-    if (seen === r.state) memo = { ...memo, reportAgreedAt: r.at };
+    // The screen agrees when its rules read the report's state, beneath an OSC rule too.
+    const beneath = ev?.screenState;
+    if (seen === r.state || beneath === r.state) memo = { ...memo, reportAgreedAt: r.at };
     // An in-band state unchanged since a working or idle report came is older news than it:
     // Claude Code 2.1.332 keeps OSC 7501 at `working` while its Stop hook runs and says `done`
     // a second or more after the hook reported (more on a loaded machine). A blocked report
     // still needs the screen (its dialog) within the grace.
+    // That unchanged in-band state hides a new turn, though (Claude Code starts the next turn
+    // before it ever says `done` when the person is quick): the screen beneath it, which
+    // agreed with the report since it came and now reads otherwise, contradicts it.
     const staleOsc = r.state !== 'blocked' && memo.oscAtReport !== undefined;
-    const contradicted = seen !== null && seen !== 'blocked' && seen !== r.state && !staleOsc &&
-      (memo.reportAgreedAt === r.at || now - r.at >= REPORT_GRACE_MS);
+    const contradicted = staleOsc
+      ? beneath != null && beneath !== 'blocked' && beneath !== r.state &&
+        memo.reportAgreedAt === r.at
+      : seen !== null && seen !== 'blocked' && seen !== r.state &&
+        (memo.reportAgreedAt === r.at || now - r.at >= REPORT_GRACE_MS);
     const expired = seen !== r.state && now - r.at >= (input.reportTtlMs ?? DEFAULT_REPORT_TTL_MS);
     // A report's `at` is when its hook fired. A blocked report fired before a dialog left the
     // screen announced that dialog, which has been answered: it no longer counts, however
