@@ -152,4 +152,71 @@ test('a prompt answered elsewhere and asked again: the earlier confirmation is r
   }
 });
 
+test("a terminal's own reports (focus in and out, a cursor position) typed into the pane while a prompt shows start no new episode; a key does", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-episode-'));
+  const env = { ...process.env, AGENTWATCH_DIR: dir };
+  const host = createHost({ intervalMs: 100 }, env);
+  try {
+    const script = join(dir, 'dialog.cjs');
+    writeFileSync(script, DIALOG);
+    const log = join(dir, 'log');
+    writeFileSync(log, '');
+    const keys = () => readFileSync(log, 'utf8').split('\n').filter((l) => l.startsWith('K '));
+    const session = await host.start({
+      command: process.execPath,
+      args: [script, log],
+      name: 'gamma',
+      agent: 'claude',
+      headless: true,
+    });
+    const w = host.ptyPane(session.id)!;
+    const socket = session.spec.socket;
+    await until('the dialog, blocked', () => {
+      w.classifyNow();
+      return w.record.state === 'blocked';
+    });
+    const seen = await request<PromptReply>(socket, { op: 'prompt' });
+    // the person switches to another window to answer there: their terminal reports focus out
+    // (Gemini CLI 0.61.0 turns focus reporting on, CSI ? 1004 h), later focus in, and answers
+    // a cursor position query; each goes through `run` to the agent
+    for (const report of ['\x1b[O', '\x1b[I', '\x1b[12;40R\x1b[O']) {
+      const before = keys().length;
+      session.write(report);
+      await until('the report read', () => keys().length > before);
+    }
+    const typed = keys().length;
+    const answered = await personRequest<{ answered: string }>(socket, {
+      op: 'answer',
+      choice: '1',
+      confirmed: true,
+      expect: seen,
+    }, env);
+    assert.is(answered.answered, '1. Yes');
+    assert.equal(keys().slice(typed), ['K 31'], 'one key, the digit');
+
+    // the same dialog again: a key the person typed in the pane (with a focus report) is no report
+    session.write('r');
+    await until('opened again', () => readFileSync(log, 'utf8').includes('O\n'));
+    await until('blocked again', () => {
+      w.classifyNow();
+      return w.record.state === 'blocked';
+    });
+    const again = await request<PromptReply>(socket, { op: 'prompt' });
+    const before = keys().length;
+    session.write('\x1b[Ix');
+    await until('the key read', () => keys().length > before);
+    const refused = await personRequest(socket, {
+      op: 'answer',
+      choice: '1',
+      confirmed: true,
+      expect: again,
+    }, env).then(() => null, (e: { exitCode?: number; message: string }) => e);
+    assert.ok(refused, 'refused');
+    assert.is(refused!.exitCode, 3, refused!.message);
+  } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();

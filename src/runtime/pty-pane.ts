@@ -4,6 +4,7 @@
  * publishes changes only when a subscriber would see a difference (state, agent, reason,
  * activity, the blocked prompt); typing into it goes through the typing guard.
  */
+import { isTerminalReport } from './terminal-report.ts';
 import type { Socket } from 'node:net';
 import { explain, formatExplain } from '../detect/explain.ts';
 import { UserError } from '../errors.ts';
@@ -110,9 +111,11 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
     // (the person's in the pane, an attached board's), may have answered it: what follows is a
     // new episode, so a confirmation made before does not carry over to the dialog drawn next,
     // even one with the same text (tester7: `1` in Gemini's pane and `y` on the board at
-    // once answered both dialogs of a two-command turn, the second never shown).
-    session.onInput(() => {
-      if (!this.guardWriting && this.#shownPrompt) this.#foreignKeys++;
+    // once answered both dialogs of a two-command turn, the second never shown). A chunk of
+    // the person's terminal's own reports is no key (focus out as they switch to the window
+    // they answer from: Gemini CLI 0.61.0 turns focus reporting on).
+    session.onInput((data) => {
+      if (!this.guardWriting && this.#shownPrompt && !isTerminalReport(data)) this.#foreignKeys++;
     });
   }
 
@@ -170,7 +173,8 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
 
   /**
    * The keys' part of {@link promptEpisode}: how many times input other than the typing
-   * guard's own reached the agent while a prompt showed (only grows).
+   * guard's own, and other than a terminal's reports ({@link isTerminalReport}), reached the
+   * agent while a prompt showed (only grows).
    */
   get foreignKeys(): number {
     return this.#foreignKeys;
