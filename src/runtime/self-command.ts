@@ -4,7 +4,7 @@
  * absolute path.
  */
 import { createRequire } from 'node:module';
-import { basename, resolve } from 'node:path';
+import { basename, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
@@ -14,7 +14,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
  *   `process.execPath` with Node's own flags (`process.execArgv`, e.g. `--import tsx`) and
  *   the script (`process.argv[1]`);
  * * when the running script is something else (a test runner importing this module): the
- *   source entry `src/cli/main.ts` beside this file, with `--import tsx`.
+ *   bundle the test runner built when it names one ({@link TEST_BUNDLE_ENV}, test/run.ts), else
+ *   the source entry `src/cli/main.ts` beside this file, with `--import tsx`. A hook started
+ *   through tsx's loader (Node 20, tsx 4) was seen to hang for good before its first line ran,
+ *   its main thread waiting on the loader's thread (2 of 143 hook processes in one test run).
  */
 export function selfCommand(): { command: string; args: string[] } {
   if (isSea()) return { command: process.execPath, args: [] };
@@ -22,9 +25,18 @@ export function selfCommand(): { command: string; args: string[] } {
   if (script && /^(main\.[cm]?[jt]s|agentwatch(\.[cm]?js)?)$/.test(basename(script))) {
     return { command: process.execPath, args: [...absoluteExecArgv(), resolve(script)] };
   }
+  const bundle = process.env[TEST_BUNDLE_ENV];
+  if (bundle && isAbsolute(bundle)) return { command: process.execPath, args: [bundle] };
   const main = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
   return { command: process.execPath, args: ['--import', tsxLoader(), main] };
 }
+
+/**
+ * The environment variable in which the test runner (test/run.ts) names the bundle of
+ * src/cli/main.ts it built (an absolute path), for the processes a test's in-process host
+ * starts (hooks, sim agents).
+ */
+export const TEST_BUNDLE_ENV = 'AGENTWATCH_TEST_BUNDLE';
 
 function isSea(): boolean {
   try {

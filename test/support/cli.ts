@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as pty from 'node-pty';
+import { TEST_BUNDLE_ENV } from '../../src/runtime/self-command.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
@@ -20,7 +21,7 @@ const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
  * folders down, as src/runtime/ is, so that its resources and the native addon are found the
  * same way). A process of it starts in a quarter of the CPU time of the source through tsx.
  */
-export const TEST_BUNDLE_ENV = 'AGENTWATCH_TEST_BUNDLE';
+export { TEST_BUNDLE_ENV };
 
 /**
  * The argv after `process.execPath` that starts `agentwatch ARGS...` in a test, from any
