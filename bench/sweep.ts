@@ -415,9 +415,9 @@ async function runHost(
           (chunks / (ms / 1000)).toFixed(0)
         } chunks/s, started in ${startS.toFixed(0)} s, harness ${
           (harnessMs / ms * 100).toFixed(1)
-        }%, ${
-          ((cpu.user + cpu.system) / Math.max(1, chunks)).toFixed(0)
-        } µs CPU/chunk, GC ${gcs.minor}+${gcs.major} in ${
+        }%, ${((cpu.user + cpu.system) / Math.max(1, chunks)).toFixed(0)} µs CPU/chunk (${
+          (cpu.system / 10 / ms).toFixed(1)
+        }% of a core in the kernel), GC ${gcs.minor}+${gcs.major} in ${
           (gcs.ms / ms * 100).toFixed(1)
         }% (semi-space ${semiSpaceMB()})` +
         (agents.kind === 'node' ? ', node agents' : ''),
