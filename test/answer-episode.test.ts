@@ -21,10 +21,10 @@ import type { PromptReply } from '../src/runtime/protocol.ts';
 import { personRequest } from './support/cli.ts';
 import { until } from './support/until.ts';
 
-/** The dialog: argv LOG. Logs `K <hex>` per key read, `C` when it closes, `O` when it opens. */
+/** The dialog: argv LOG [DELAY]. Logs `K <hex>` per key read, `C` when it closes, `O` when it opens. */
 const DIALOG = String.raw`
 const fs = require('fs');
-const [log] = process.argv.slice(2);
+const [log, delay] = process.argv.slice(2);
 const out = process.stdout;
 const rows = out.rows || 32;
 const cols = out.columns || 120;
@@ -43,9 +43,12 @@ process.stdin.on('data', (d) => {
   fs.appendFileSync(log, 'K ' + d.toString('hex') + '\n');
   const k = d.toString();
   if (open && k === '1') {
-    open = false;
-    fs.appendFileSync(log, 'C\n');
-    draw();
+    // a slow agent (delay ms) redraws a while after it read the key
+    setTimeout(() => {
+      open = false;
+      fs.appendFileSync(log, 'C\n');
+      draw();
+    }, Number(delay) || 0);
   } else if (!open && k === 'r') {
     open = true;
     fs.appendFileSync(log, 'O\n');
@@ -213,6 +216,52 @@ test("a terminal's own reports (focus in and out, a cursor position) typed into 
     }, env).then(() => null, (e: { exitCode?: number; message: string }) => e);
     assert.ok(refused, 'refused');
     assert.is(refused!.exitCode, 3, refused!.message);
+  } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('two answers to one prompt at once (two terminals, the board and the CLI): one is typed, the other refused with nothing typed', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aw-episode-'));
+  const env = { ...process.env, AGENTWATCH_DIR: dir };
+  const host = createHost({ intervalMs: 100 }, env);
+  try {
+    const script = join(dir, 'dialog.cjs');
+    writeFileSync(script, DIALOG);
+    const log = join(dir, 'log');
+    writeFileSync(log, '');
+    const keys = () => readFileSync(log, 'utf8').split('\n').filter((l) => l.startsWith('K '));
+    const session = await host.start({
+      command: process.execPath,
+      args: [script, log, '400'],
+      name: 'delta',
+      agent: 'claude',
+      headless: true,
+    });
+    const w = host.ptyPane(session.id)!;
+    const socket = session.spec.socket;
+    await until('the dialog, blocked', () => {
+      w.classifyNow();
+      return w.record.state === 'blocked';
+    });
+    const seen = await request<PromptReply>(socket, { op: 'prompt' });
+    const answer = () =>
+      personRequest<{ answered: string }>(socket, {
+        op: 'answer',
+        choice: '1',
+        confirmed: true,
+        expect: seen,
+      }, env);
+    const results = await Promise.allSettled([answer(), answer()]);
+    const done = results.filter((r) => r.status === 'fulfilled');
+    const refused = results.flatMap((r) =>
+      r.status === 'rejected' ? [r.reason as { exitCode?: number; message: string }] : []
+    );
+    assert.is(done.length, 1, JSON.stringify(results));
+    assert.is(refused.length, 1, JSON.stringify(results));
+    assert.is(refused[0].exitCode, 3, refused[0].message);
+    assert.equal(keys(), ['K 31'], 'one key in all');
   } finally {
     await host.close();
     rmSync(dir, { recursive: true, force: true });

@@ -150,13 +150,15 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
   /**
    * The episode of the blocked prompt shown now: a number bumped each time an evaluation sees a
    * prompt appear after the pane was not blocked, or the prompt change (its question, options
-   * or details; the selection aside), at the moment {@link promptSince} is set, and each time
-   * keys other than the typing guard's reach the agent while a prompt shows. `answer` types
+   * or details; the selection aside), at the moment {@link promptSince} is set, each time
+   * keys other than the typing guard's reach the agent while a prompt shows, and each time an
+   * answer ends. `answer` types
    * only into the episode the person confirmed, so a confirmation never carries over to the same
    * prompt asked again after it was answered elsewhere.
    */
   get promptEpisode(): number {
-    return this.#promptEpisode + this.#foreignKeys; // both only grow: either changes the sum
+    // all three only grow: any of them changes the sum
+    return this.#promptEpisode + this.#foreignKeys + this.#answers;
   }
 
   /**
@@ -170,6 +172,8 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
 
   /** Keys other than the typing guard's that reached the agent while a prompt showed. */
   #foreignKeys = 0;
+  /** Answers that ended (typed or refused): each spends the episode it was confirmed for. */
+  #answers = 0;
 
   /**
    * The keys' part of {@link promptEpisode}: how many times input other than the typing
@@ -383,11 +387,35 @@ export class PtyPane extends ScreenPane<Session> implements Pane {
   }
 
   send(text: string, opts: { enter: boolean; append: boolean }): Promise<number> {
-    return guardedSend(this, text, opts.enter, opts.append);
+    return this.#oneAtATime(() => guardedSend(this, text, opts.enter, opts.append));
   }
 
+  /**
+   * Answers the prompt the person confirmed (see {@link guardedAnswer}), after any answer or
+   * send to this pane under way has ended; once it ended, typed or refused, the episode it was
+   * confirmed for is spent ({@link promptEpisode} changes): a second answer confirmed on the
+   * same reading, from another terminal or the board at the same moment, is refused with
+   * nothing typed. Before, both passed their checks while the agent had read the first key but
+   * not yet redrawn, and both keys were typed: the second one into whatever it drew next.
+   */
   answer(choice: string, expect: ConfirmedPrompt): Promise<string> {
-    return guardedAnswer(this, choiceIndex(choice, expect.options), expect);
+    return this.#oneAtATime(async () => {
+      try {
+        return await guardedAnswer(this, choiceIndex(choice, expect.options), expect);
+      } finally {
+        this.#answers++;
+      }
+    });
+  }
+
+  /** The end of the last guarded write (send or answer) queued on this pane. */
+  #typing: Promise<unknown> = Promise.resolve();
+
+  /** Runs `write` once every guarded write queued before it has ended, whatever their outcome. */
+  #oneAtATime<T>(write: () => Promise<T>): Promise<T> {
+    const run = this.#typing.then(write, write);
+    this.#typing = run.catch(() => {});
+    return run;
   }
 
   cancel(): number {
