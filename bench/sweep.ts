@@ -369,6 +369,9 @@ async function runHost(
       }
     });
     gcObserver.observe({ entryTypes: ['gc'] });
+    // how late the event loop ran what was due (a blocked screen waits behind it)
+    const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    loopDelay.enable();
     const cpu0 = process.cpuUsage();
     const stats0 = { ...host.sweepStats };
     const w0 = Date.now();
@@ -387,6 +390,7 @@ async function runHost(
     const w1 = Date.now();
     const cpu = process.cpuUsage(cpu0);
     gcObserver.disconnect();
+    loopDelay.disable();
     const stats = { ...host.sweepStats };
     const bytes = bytesOut() - bytes0;
     const chunks = chunksOut() - chunks0;
@@ -421,7 +425,9 @@ async function runHost(
           (cpu.system / 10 / ms).toFixed(1)
         }% of a core in the kernel), GC ${gcs.minor}+${gcs.major} in ${
           (gcs.ms / ms * 100).toFixed(1)
-        }% (semi-space ${semiSpaceMB()})` +
+        }% (semi-space ${semiSpaceMB()}), event loop delay p99/max ${
+          (loopDelay.percentile(99) / 1e6).toFixed(0)
+        }/${(loopDelay.max / 1e6).toFixed(0)} ms` +
         (agents.kind === 'node' ? ', node agents' : ''),
     };
   } finally {
