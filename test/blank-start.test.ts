@@ -73,6 +73,34 @@ test('the decision: blank and never drawn is starting (working) until it draws, 
   assert.is(decide(initialState(0), look(10, true, report)).reason, 'notify idle_prompt');
 });
 
+test("the decision: a blank screen whose title (or in-band state) says Ready is still starting (Gemini CLI 0.61.0 titles itself '◇  Ready' before it draws its trust dialog)", () => {
+  const ready = (now: number, blank: boolean | undefined, region: string): SignalInput => ({
+    ...look(now, blank),
+    evaluation: {
+      state: 'idle',
+      rule: 6,
+      pattern: 'Ready',
+      match: 'Ready',
+      region,
+      reason: `rule 6 'title: Ready' (idle): any[0] matched in ${region}`,
+    },
+  });
+  for (const region of ['title', 'osc 7501']) {
+    let r = initialState(0);
+    r = decide(r, ready(10, true, region));
+    assert.is(r.state, 'working', region);
+    assert.is(r.reason, NOTHING_DRAWN, region);
+    assert.ok(!r.ready, `${region}: not ready for a task`);
+    // drawn (the composer under the same title): idle, ready
+    r = decide(r, ready(1500, false, region));
+    assert.is(r.state, 'idle', region);
+    assert.ok(r.ready, region);
+  }
+  // a screen rule that reads idle on a blank screen still decides (a manifest's own choice)
+  const screenIdle = { ...ready(10, true, 'screen') };
+  assert.is(decide(initialState(0), screenIdle).state, 'idle');
+});
+
 test('a blank pane reads starting and send types nothing; once the agent draws, idle and send types', async () => {
   const { dir, env, host, close } = privateHost('aw-blank-');
   try {

@@ -482,8 +482,14 @@ export function decide(prev: StateRecord, input: SignalInput): StateRecord {
       memo,
     );
   }
-  // Nothing drawn yet, and the agent said nothing either (a hook's report says it runs).
-  if (ev.rule === null && input.blank === true && !memo.drawnSeen && r === null) {
+  // Nothing drawn yet, and the agent said nothing either (a hook's report says it runs; its
+  // title or in-band state saying it is ready does not: Gemini CLI 0.61.0 titles itself
+  // "◇  Ready (proj)" a second or more before it draws anything, its folder-trust dialog first).
+  const saysReady = ev.rule !== null && ev.state === 'idle' &&
+    (ev.region === 'title' || byRule(ev) === 'osc');
+  if (
+    (ev.rule === null || saysReady) && input.blank === true && !memo.drawnSeen && r === null
+  ) {
     return next(prev, 'working', now, NOTHING_DRAWN, 'screen', memo);
   }
   if (ev.rule === null && input.inputDrawn === false && !memo.inputSeen && !memo.startingEnded) {
